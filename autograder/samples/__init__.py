@@ -1,0 +1,238 @@
+"""Sample submissions built from the course's own notebooks.
+
+A sample submission is the *release* notebook with every solution cell filled in: by
+default with the instructor's solution taken from the *source* notebook, or, for a
+:class:`Variant`, with code a student might write instead (another correct way, or a
+typical bug). Nothing here is stored as a notebook: submissions are rebuilt from the
+source and release notebooks each time, so they can never drift from the course.
+
+Each notebook has a module ``nbNN.py`` next to this file defining ``VARIANTS``, a list
+of :class:`Variant`. They are gathered into :data:`VARIANTS`, keyed by assignment name
+(``"01_hyperplanes"`` ...). The tests (``tests/test_notebooks_grading.py``) grade every
+variant through nbgrader and check that correct variants get full marks and buggy ones
+lose exactly the test cells named in ``Variant.lost``; the autograder's demo uses them
+to build a class of sample students.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import os
+import pkgutil
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+from nbformat import NotebookNode
+
+__all__ = [
+    "ASSIGNMENTS",
+    "VARIANTS",
+    "Variant",
+    "combine_variants",
+    "load_variants",
+    "make_submission",
+    "solution_cell_ids",
+    "solution_sources",
+]
+
+#: The course's assignments, in order; the sample module ``nbNN`` belongs to the one
+#: whose name starts with ``NN_``.
+ASSIGNMENTS: tuple[str, ...] = (
+    "01_hyperplanes",
+    "02_perceptron_update",
+    "03_convergence_proof",
+    "04_naive_bayes_linear",
+    "05_xor_separability",
+    "06_svm_margins",
+)
+
+# The same delimiters nbgrader's ClearSolutions looks for (it matches a substring of
+# the line, so do we).
+_BEGIN = "BEGIN SOLUTION"
+_END = "END SOLUTION"
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One way a student might answer an assignment.
+
+    Parameters
+    ----------
+    name : str
+        Short identifier, e.g. ``"loops_instead_of_vectorised"``.
+    replace : Mapping[str, str]
+        grade id of a solution cell -> the full source the student leaves in that cell.
+        Solution cells not named keep the instructor's solution.
+    lost : frozenset[str]
+        grade ids of the autograded test cells that must score 0 for this answer; every
+        other autograded test must keep its full points. Empty for a correct variant.
+    description : str
+        One line: what the student did.
+    """
+
+    name: str
+    replace: Mapping[str, str]
+    lost: frozenset[str] = frozenset()
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        # Accept any iterable for `lost` but store a frozenset, so variants stay hashable
+        # in spirit and comparisons with sets work.
+        object.__setattr__(self, "lost", frozenset(self.lost))
+        object.__setattr__(self, "replace", dict(self.replace))
+
+    @property
+    def correct(self) -> bool:
+        """True when this variant must get full marks."""
+        return not self.lost
+
+
+def _as_notebook(nb: NotebookNode | str | os.PathLike[str]) -> NotebookNode:
+    if isinstance(nb, NotebookNode):
+        return nb
+    return nbformat.read(os.fspath(nb), as_version=4)
+
+
+def _nbgrader(cell: NotebookNode) -> Mapping[str, object]:
+    return cell.get("metadata", {}).get("nbgrader", {})
+
+
+def solution_cell_ids(nb: NotebookNode | str | os.PathLike[str]) -> list[str]:
+    """Grade ids of the solution cells (code and written answers), in notebook order."""
+    nb = _as_notebook(nb)
+    return [
+        str(_nbgrader(cell)["grade_id"]) for cell in nb.cells if _nbgrader(cell).get("solution")
+    ]
+
+
+def _strip_markers(source: str) -> str:
+    # What a student who typed exactly the instructor's solution leaves in the cell: the
+    # delimiter lines disappear (ClearSolutions replaces the region, delimiters included,
+    # with the stub; the student replaces the stub with code).
+    lines = source.split("\n")
+    return "\n".join(line for line in lines if _BEGIN not in line and _END not in line)
+
+
+def solution_sources(source_nb: NotebookNode | str | os.PathLike[str]) -> dict[str, str]:
+    """The instructor's answer for every solution cell of a source notebook.
+
+    Parameters
+    ----------
+    source_nb : NotebookNode or path
+        A source notebook (solutions in place, nbgrader metadata set).
+
+    Returns
+    -------
+    dict[str, str]
+        grade id -> the cell's source with the ``### BEGIN SOLUTION`` / ``### END
+        SOLUTION`` lines removed, i.e. what a student who wrote exactly the instructor's
+        solution hands in.
+    """
+    nb = _as_notebook(source_nb)
+    return {
+        str(_nbgrader(cell)["grade_id"]): _strip_markers(cell.source)
+        for cell in nb.cells
+        if _nbgrader(cell).get("solution")
+    }
+
+
+def make_submission(
+    release_nb: NotebookNode | str | os.PathLike[str],
+    source_nb: NotebookNode | str | os.PathLike[str],
+    replace: Mapping[str, str] | None = None,
+) -> NotebookNode:
+    """What a student hands in: the release notebook with its solution cells filled.
+
+    Parameters
+    ----------
+    release_nb : NotebookNode or path
+        The student version generated by nbgrader (not modified: a copy is returned).
+    source_nb : NotebookNode or path
+        The matching source notebook; its solutions fill every solution cell that
+        ``replace`` does not name.
+    replace : Mapping[str, str], optional
+        grade id -> source for the cells the student answered differently.
+
+    Returns
+    -------
+    NotebookNode
+        The filled-in release notebook, outputs as in the release (none for code cells).
+
+    Raises
+    ------
+    KeyError
+        If ``replace`` names a grade id that is not a solution cell of the release, or if
+        a solution cell of the release has no solution in the source notebook.
+    """
+    release = copy.deepcopy(_as_notebook(release_nb))
+    answers = solution_sources(source_nb)
+    replace = dict(replace or {})
+    release_ids = set(solution_cell_ids(release))
+    unknown = sorted(set(replace) - release_ids)
+    if unknown:
+        raise KeyError(f"not solution cells of this notebook: {unknown}")
+    for cell in release.cells:
+        meta = _nbgrader(cell)
+        if not meta.get("solution"):
+            continue
+        grade_id = str(meta["grade_id"])
+        if grade_id in replace:
+            cell.source = replace[grade_id]
+        elif grade_id in answers:
+            cell.source = answers[grade_id]
+        else:
+            raise KeyError(f"solution cell {grade_id!r} has no solution in the source notebook")
+    return release
+
+
+def combine_variants(name: str, variants: Iterable[Variant], description: str = "") -> Variant:
+    """Merge variants that touch different solution cells into one submission.
+
+    The merged variant loses the union of the tests each part loses. This is only
+    meaningful when the parts replace disjoint cells and their tests are independent
+    (a bug in one function must not break the tests of another); ValueError otherwise
+    for overlapping cells.
+    """
+    replace: dict[str, str] = {}
+    lost: set[str] = set()
+    for variant in variants:
+        overlap = set(replace) & set(variant.replace)
+        if overlap:
+            raise ValueError(f"variants replace the same cells: {sorted(overlap)}")
+        replace.update(variant.replace)
+        lost |= variant.lost
+    return Variant(name=name, replace=replace, lost=frozenset(lost), description=description)
+
+
+def _assignment_for(module_name: str, module: object) -> str:
+    explicit = getattr(module, "ASSIGNMENT", None)
+    if explicit:
+        return str(explicit)
+    number = module_name.removeprefix("nb")
+    for assignment in ASSIGNMENTS:
+        if assignment.startswith(number + "_"):
+            return assignment
+    raise LookupError(f"autograder.samples.{module_name}: no assignment numbered {number}")
+
+
+def load_variants() -> dict[str, list[Variant]]:
+    """Import every ``nbNN`` module of this package and gather its ``VARIANTS``."""
+    gathered: dict[str, list[Variant]] = {}
+    for info in sorted(pkgutil.iter_modules([str(Path(__file__).parent)]), key=lambda m: m.name):
+        if not re.fullmatch(r"nb\d\d", info.name):
+            continue
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        variants = list(module.VARIANTS)
+        names = [v.name for v in variants]
+        if len(set(names)) != len(names):
+            raise ValueError(f"{info.name}: duplicate variant names in {names}")
+        gathered[_assignment_for(info.name, module)] = variants
+    return gathered
+
+
+#: assignment name -> its variants (from the ``nbNN`` modules present).
+VARIANTS: dict[str, list[Variant]] = load_variants()
