@@ -1,0 +1,347 @@
+"""Static checks of every source notebook in ``notebooks/`` (no kernel needed).
+
+The notebooks are discovered with a glob, so a notebook added later is covered without
+touching this file. What is checked is the shape the course promises (CONTENT.md,
+NOTEBOOKS_COMMON): nbgrader metadata and readable grade ids, locked test cells with
+visible and hidden tests for every exercise, test cells that only talk to student code
+through ``linlib.grading``, stored outputs that are complete and clean, and the skeleton
+of a notebook (title, objectives, setup, summary, further questions).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections import Counter
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted(ROOT.glob("notebooks/*/*.ipynb"))
+NOTEBOOK_IDS = [path.stem for path in NOTEBOOKS]
+
+GRADE_ID = re.compile(r"^[a-z0-9_]+$")
+NBGRADER_KEYS = {"grade", "grade_id", "locked", "points", "schema_version", "solution", "task"}
+# Absolute paths of a machine: a notebook's outputs must not leak where it was run.
+MACHINE_PATH = re.compile(r"(?<![\w.])(/work/|/tmp/|/home/|/root/|/Users/|/private/)")
+HIDDEN_BEGIN = "### BEGIN HIDDEN TESTS"
+HIDDEN_END = "### END HIDDEN TESTS"
+# Assignments whose notebook must contain a manually graded written answer (CONTENT.md).
+WRITTEN_ANSWER_REQUIRED = ("03_", "05_")
+MIN_AUTOGRADED_EXERCISES = 4
+
+pytestmark = pytest.mark.skipif(not NOTEBOOKS, reason="no notebooks yet")
+
+
+def _read(path: Path) -> nbformat.NotebookNode:
+    return nbformat.read(path, as_version=4)
+
+
+def _meta(cell) -> dict:
+    return dict(cell.get("metadata", {}).get("nbgrader", {}))
+
+
+def _is_test(cell) -> bool:
+    meta = _meta(cell)
+    return bool(meta.get("grade")) and not meta.get("solution")
+
+
+def _is_code_solution(cell) -> bool:
+    return cell.cell_type == "code" and bool(_meta(cell).get("solution"))
+
+
+def _is_written_answer(cell) -> bool:
+    meta = _meta(cell)
+    return cell.cell_type == "markdown" and bool(meta.get("grade")) and bool(meta.get("solution"))
+
+
+def _without_solution_region(source: str) -> str:
+    """The cell as a student first sees it (the region replaced by a stub)."""
+    kept, inside = [], False
+    for line in source.split("\n"):
+        if "BEGIN SOLUTION" in line:
+            inside = True
+            indent = line[: len(line) - len(line.lstrip())]
+            kept.append(indent + "raise NotImplementedError()")
+        elif "END SOLUTION" in line:
+            inside = False
+        elif not inside:
+            kept.append(line)
+    return "\n".join(kept)
+
+
+def _parse(source: str) -> ast.Module:
+    # Strip IPython magics (the setup cell's %matplotlib inline) before parsing.
+    lines = ["" if line.lstrip().startswith(("%", "!")) else line for line in source.split("\n")]
+    return ast.parse("\n".join(lines))
+
+
+def _defined_functions(source: str) -> list[str]:
+    return [n.name for n in _parse(source).body if isinstance(n, ast.FunctionDef)]
+
+
+def _exercises(nb) -> list[tuple[int, str, list[str]]]:
+    """(cell index, solution grade id, functions defined) for every code solution cell."""
+    return [
+        (i, _meta(cell)["grade_id"], _defined_functions(cell.source))
+        for i, cell in enumerate(nb.cells)
+        if _is_code_solution(cell)
+    ]
+
+
+def _tests_of(nb, grade_id: str) -> list[tuple[int, object]]:
+    return [
+        (i, cell)
+        for i, cell in enumerate(nb.cells)
+        if _is_test(cell) and _meta(cell)["grade_id"].startswith(grade_id + "_")
+    ]
+
+
+def _hidden_part(source: str) -> str:
+    match = re.search(re.escape(HIDDEN_BEGIN) + r"(.*?)" + re.escape(HIDDEN_END), source, re.S)
+    return match.group(1) if match else ""
+
+
+def _visible_part(source: str) -> str:
+    return re.sub(re.escape(HIDDEN_BEGIN) + r".*?" + re.escape(HIDDEN_END), "", source, flags=re.S)
+
+
+def _headings(nb) -> list[str]:
+    return [
+        line.lstrip("#").strip().lower()
+        for cell in nb.cells
+        if cell.cell_type == "markdown"
+        for line in cell.source.split("\n")
+        if line.startswith("#")
+    ]
+
+
+# --------------------------------------------------------------------------- layout
+
+
+def test_notebooks_found_in_course_layout():
+    """Each notebook sits in a folder of the same name, numbered like the course."""
+    assert NOTEBOOKS, "no notebooks under notebooks/"
+    for path in NOTEBOOKS:
+        assert path.parent.name == path.stem, f"{path}: folder name must equal notebook name"
+        assert re.fullmatch(r"\d\d_[a-z0-9_]+", path.stem), f"{path.stem}: not NN_name"
+    numbers = [path.stem[:2] for path in NOTEBOOKS]
+    assert len(set(numbers)) == len(numbers), f"two notebooks share a number: {numbers}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=NOTEBOOK_IDS)
+def test_notebooks_valid_nbformat_and_python_kernel(path):
+    """The file is valid nbformat 4 and runs on a Python 3 kernel."""
+    nb = _read(path)
+    nbformat.validate(nb)
+    assert nb.metadata.get("kernelspec", {}).get("language") == "python"
+
+
+# --------------------------------------------------------------------------- nbgrader metadata
+
+
+def test_notebooks_grade_ids_unique_and_readable():
+    """Grade ids are unique across the whole course and readable (no generated cell-… ids)."""
+    ids = [
+        _meta(cell)["grade_id"]
+        for path in NOTEBOOKS
+        for cell in _read(path).cells
+        if "grade_id" in _meta(cell)
+    ]
+    duplicates = [gid for gid, n in Counter(ids).items() if n > 1]
+    assert not duplicates, f"grade ids used more than once in the course: {duplicates}"
+    for gid in ids:
+        assert GRADE_ID.fullmatch(gid), f"grade id {gid!r} must match {GRADE_ID.pattern}"
+        assert not gid.startswith("cell"), f"grade id {gid!r} looks generated; name it"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=NOTEBOOK_IDS)
+def test_notebooks_nbgrader_metadata_exact(path):
+    """Every nbgrader cell has exactly the schema-3 keys with consistent roles."""
+    for cell in _read(path).cells:
+        meta = _meta(cell)
+        if not meta:
+            continue
+        gid = meta.get("grade_id")
+        assert set(meta) == NBGRADER_KEYS, f"{gid}: nbgrader keys {sorted(meta)}"
+        assert meta["schema_version"] == 3, gid
+        assert meta["task"] is False, gid
+        if _is_test(cell):
+            assert cell.cell_type == "code", f"{gid}: a test cell must be code"
+            assert meta["locked"] is True, f"{gid}: test cells must be locked"
+            assert meta["points"] > 0, f"{gid}: a test cell without points"
+        elif _is_code_solution(cell):
+            assert meta["grade"] is False, f"{gid}: solution cells are graded by their tests"
+            assert meta["locked"] is False, f"{gid}: a student must be able to edit it"
+            assert "### BEGIN SOLUTION" in cell.source and "### END SOLUTION" in cell.source, gid
+        elif _is_written_answer(cell):
+            assert meta["locked"] is False, gid
+            assert meta["points"] > 0, f"{gid}: a written answer without points"
+        else:
+            # Read-only cells (locked, neither graded nor solution) are allowed too.
+            assert meta["locked"] is True and not meta["grade"] and not meta["solution"], gid
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=NOTEBOOK_IDS)
+def test_notebooks_exercises_have_visible_and_hidden_tests(path):
+    """Enough autograded exercises; each has visible and hidden tests, in prefixed cells."""
+    nb = _read(path)
+    exercises = _exercises(nb)
+    assert len(exercises) >= MIN_AUTOGRADED_EXERCISES, (
+        f"{path.stem}: {len(exercises)} autograded exercises, want ≥ {MIN_AUTOGRADED_EXERCISES}"
+    )
+    solution_ids = [gid for _, gid, _ in exercises]
+    for _, gid, functions in exercises:
+        assert functions, f"{gid}: a solution cell must define the function the student writes"
+        tests = _tests_of(nb, gid)
+        assert tests, f"{gid}: no test cells named {gid}_…"
+        visible = [c for _, c in tests if _parse(_visible_part(c.source)).body]
+        hidden = [c for _, c in tests if _hidden_part(c.source).strip()]
+        assert visible, f"{gid}: no visible test (outside the hidden block)"
+        assert hidden, f"{gid}: no hidden tests"
+    for cell in nb.cells:
+        if _is_test(cell):
+            gid = _meta(cell)["grade_id"]
+            owners = [s for s in solution_ids if gid.startswith(s + "_")]
+            assert owners, f"{gid}: test id must start with its exercise's grade id + '_'"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=NOTEBOOK_IDS)
+def test_notebooks_solution_cells_leave_a_docstring_stub(path):
+    """With the solution removed, the cell still defines the function with a docstring."""
+    for cell in _read(path).cells:
+        if not _is_code_solution(cell):
+            continue
+        stub = _parse(_without_solution_region(cell.source))
+        functions = [n for n in stub.body if isinstance(n, ast.FunctionDef)]
+        assert functions, f"{_meta(cell)['grade_id']}: the stub defines no function"
+        for fn in functions:
+            assert ast.get_docstring(fn), f"{fn.name}: the stub needs a docstring"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=NOTEBOOK_IDS)
+def test_notebooks_prompts_state_points(path):
+    """The prompt above an exercise states the points its tests are worth."""
+    nb = _read(path)
+    for index, gid, _ in _exercises(nb):
+        total = sum(_meta(c)["points"] for _, c in _tests_of(nb, gid))
+        prompt = next(
+            (c.source for c in reversed(nb.cells[:index]) if c.cell_type == "markdown"), ""
+        )
+        points = f"{total:g} point"
+        assert points in prompt, f"{gid}: prompt should say '{points}s' (its tests' total)"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=NOTEBOOK_IDS)
+def test_notebooks_test_cells_use_grading_helpers(path):
+    """Test cells open with a docstring/comment, call student code only via call_student,
+    check with linlib.grading (no bare assert), and disable references in hidden tests."""
+    nb = _read(path)
+    student_functions = {f for _, _, fns in _exercises(nb) for f in fns}
+    for cell in nb.cells:
+        if not _is_test(cell):
+            continue
+        gid = _meta(cell)["grade_id"]
+        first = cell.source.lstrip().split("\n", 1)[0]
+        assert first.startswith(('"""', "#")), f"{gid}: open with a one-line docstring/comment"
+        assert cell.source.count(HIDDEN_BEGIN) == cell.source.count(HIDDEN_END) <= 1, gid
+        tree = _parse(cell.source)
+        for node in ast.walk(tree):
+            assert not isinstance(node, ast.Assert), (
+                f"{gid}: use linlib.grading.assert_* instead of a bare assert"
+            )
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                name = node.func.id
+                assert name not in student_functions, (
+                    f"{gid}: calls {name}(...) directly; use call_student({name}, …)"
+                )
+        hidden = _hidden_part(cell.source)
+        if hidden.strip():
+            assert "call_student(" in hidden and "disable=" in hidden, (
+                f"{gid}: hidden tests must run the student's code with the linlib "
+                "reference disabled (call_student(..., disable=...))"
+            )
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=NOTEBOOK_IDS)
+def test_notebooks_exercises_reused_later(path):
+    """Each graded function is used again after its tests (the student's code draws later)."""
+    nb = _read(path)
+    for _, gid, functions in _exercises(nb):
+        last_test = max(i for i, _ in _tests_of(nb, gid))
+        later = [
+            c.source
+            for c in nb.cells[last_test + 1 :]
+            if c.cell_type == "code" and not _meta(c).get("grade") and not _meta(c).get("solution")
+        ]
+        used = [f for f in functions if any(re.search(rf"\b{f}\s*\(", source) for source in later)]
+        assert used, f"{gid}: {functions} never used after its tests"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=NOTEBOOK_IDS)
+def test_notebooks_written_answers_where_required(path):
+    """Notebooks 03 and 05 contain a manually graded written answer."""
+    nb = _read(path)
+    if path.stem.startswith(WRITTEN_ANSWER_REQUIRED):
+        assert any(_is_written_answer(c) for c in nb.cells), f"{path.stem}: no written answer"
+
+
+# --------------------------------------------------------------------------- outputs
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=NOTEBOOK_IDS)
+def test_notebooks_outputs_stored_clean(path):
+    """Outputs stored from one top-to-bottom run: no errors, no stderr, no machine paths,
+    figures inline as PNG."""
+    nb = _read(path)
+    counts = [c.execution_count for c in nb.cells if c.cell_type == "code"]
+    assert counts == list(range(1, len(counts) + 1)), (
+        f"{path.stem}: execution counts {counts}: execute the notebook top to bottom"
+    )
+    n_png = 0
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        gid = _meta(cell).get("grade_id", f"cell {counts.index(cell.execution_count) + 1}")
+        for out in cell.outputs:
+            assert out.output_type != "error", f"{gid}: stored error output"
+            assert not (out.output_type == "stream" and out.name == "stderr"), (
+                f"{gid}: stored stderr output"
+            )
+            text = str(out.get("text", "")) + str(out.get("data", {}).get("text/plain", ""))
+            assert not MACHINE_PATH.search(text), f"{gid}: absolute path in output: {text[:200]}"
+            n_png += "image/png" in out.get("data", {})
+    assert n_png >= 1, f"{path.stem}: no inline PNG figure stored"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=NOTEBOOK_IDS)
+def test_notebooks_no_machine_paths_in_sources(path):
+    """No cell's source names an absolute path of this machine."""
+    for cell in _read(path).cells:
+        assert not MACHINE_PATH.search(cell.source), cell.source[:200]
+
+
+# --------------------------------------------------------------------------- skeleton
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=NOTEBOOK_IDS)
+def test_notebooks_skeleton(path):
+    """Title, learning objectives, a setup cell (imports, seed), summary, further questions."""
+    nb = _read(path)
+    first = nb.cells[0]
+    assert first.cell_type == "markdown" and first.source.startswith("# "), "title first"
+    headings = _headings(nb)
+    assert any("learning objectives" in h for h in headings), "no 'Learning objectives'"
+    assert any(h.startswith("summary") for h in headings), "no 'Summary'"
+    assert any(h.startswith("further questions") for h in headings), "no 'Further questions'"
+    summary = next(i for i, h in enumerate(headings) if h.startswith("summary"))
+    further = next(i for i, h in enumerate(headings) if h.startswith("further questions"))
+    assert summary < further, "Summary comes before Further questions"
+    setup = next(c for c in nb.cells if c.cell_type == "code")
+    assert "import" in setup.source, "the first code cell is the setup cell (imports)"
+    assert re.search(r"seed|default_rng|random_state", setup.source), "setup cell sets a seed"
+    assert "%matplotlib inline" in setup.source, (
+        "setup cell: %matplotlib inline (figures stored inline whatever MPLBACKEND says)"
+    )
