@@ -197,10 +197,18 @@ def test_notebooks_exercises_have_visible_and_hidden_tests(path):
         assert functions, f"{gid}: a solution cell must define the function the student writes"
         tests = _tests_of(nb, gid)
         assert tests, f"{gid}: no test cells named {gid}_…"
-        visible = [c for _, c in tests if _parse(_visible_part(c.source)).body]
+        visible = [c for _, c in tests if not _hidden_part(c.source).strip()]
         hidden = [c for _, c in tests if _hidden_part(c.source).strip()]
-        assert visible, f"{gid}: no visible test (outside the hidden block)"
+        assert visible, f"{gid}: no visible test cell (one without a hidden block)"
         assert hidden, f"{gid}: no hidden tests"
+        for _, cell in tests:
+            # In the release the hidden block is gone; what remains must still call the
+            # student's function, or the untouched stub would pass (validate --invert).
+            visible_part = _visible_part(cell.source)
+            assert re.search(r"\b(call_student|assert_raises)\(", visible_part), (
+                f"{_meta(cell)['grade_id']}: outside the hidden block, call the student's "
+                "function at least once, so the release's stub fails this test"
+            )
     for cell in nb.cells:
         if _is_test(cell):
             gid = _meta(cell)["grade_id"]
