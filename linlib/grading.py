@@ -1,0 +1,536 @@
+"""Helpers for the notebooks' autograded test cells.
+
+nbgrader gives a test cell zero points when it raises *or* when it writes anything to
+stderr, so every helper here fails with a plain ``AssertionError`` whose message says what
+was expected and what came, and nothing here ever prints or warns.
+
+Test cells call a student's function through :func:`call_student`, which runs it with the
+library's reference implementations made unusable (so a student cannot hand in
+``linlib.signed_distance`` as their own) and with warnings and stderr silenced. The same
+test cell can be re-run by the autograder in a trusted process, where the student's
+function is a remote proxy; :func:`call_student` hands such a proxy its arguments and lets
+it do the disabling inside the student's sandboxed kernel with
+:func:`disabled_references`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import io
+import os
+import sys
+import types
+import warnings
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "ReferenceDisabledError",
+    "assert_close",
+    "assert_labels_equal",
+    "assert_raises",
+    "assert_true",
+    "call_student",
+    "disabled_references",
+]
+
+
+class ReferenceDisabledError(AssertionError):
+    """Raised when a student's code calls a reference that a test cell disabled.
+
+    It is an ``AssertionError`` so that nbgrader reports it as a failed test with its
+    message, like any other failed check.
+    """
+
+
+# ---------------------------------------------------------------------------------------
+# Comparisons
+# ---------------------------------------------------------------------------------------
+
+
+def _short(value: Any, limit: int = 300) -> str:
+    """``repr`` of *value*, shortened so one failure stays one readable paragraph."""
+    if isinstance(value, np.ndarray):
+        text = np.array2string(value, precision=6, threshold=20, edgeitems=3)
+    else:
+        text = repr(value)
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _as_number_array(value: Any, name: str, role: str) -> np.ndarray:
+    """Convert *value* to a float or complex array, or fail with a message about *role*."""
+    try:
+        array = np.asarray(value)
+    except (ValueError, TypeError) as error:  # ragged nested lists, for instance
+        raise AssertionError(
+            f"{name}: the {role} value {_short(value)} is not a number or a rectangular "
+            f"array of numbers ({error})."
+        ) from None
+    if array.dtype == bool:
+        return array.astype(float)
+    if not (np.issubdtype(array.dtype, np.number)):
+        raise AssertionError(
+            f"{name}: expected numbers, but the {role} value is {_short(value)} "
+            f"(of type {type(value).__name__})."
+        )
+    if np.issubdtype(array.dtype, np.complexfloating):
+        return array.astype(complex)
+    return array.astype(float)
+
+
+def assert_close(
+    actual: Any,
+    expected: Any,
+    *,
+    rtol: float = 1e-7,
+    atol: float = 1e-9,
+    name: str = "result",
+) -> None:
+    """Check that *actual* equals *expected* up to a tolerance.
+
+    Shapes are compared first (a list of three numbers and an array of shape ``(3,)``
+    agree; ``(3,)`` and ``(3, 1)`` do not), then values with
+    ``|actual - expected| <= atol + rtol * |expected|``. NaN matches NaN and an infinity
+    matches only the same infinity.
+
+    Parameters
+    ----------
+    actual : scalar, list, tuple or array of numbers
+        What the student's code returned.
+    expected : scalar, list, tuple or array of numbers
+        The reference value.
+    rtol, atol : float
+        Relative and absolute tolerance.
+    name : str
+        What the value is, for the failure message (e.g. ``"signed_distance(X, w, b)"``).
+
+    Raises
+    ------
+    AssertionError
+        With one paragraph saying what was expected and what came, and where the worst
+        difference is.
+
+    Introduced in 01 — hyperplanes.
+    """
+    if actual is None and expected is not None:
+        raise AssertionError(
+            f"{name}: got None. Did the function forget to `return` its result? "
+            f"Expected {_short(expected)}."
+        )
+    got = _as_number_array(actual, name, "returned")
+    want = _as_number_array(expected, name, "expected")
+    if got.shape != want.shape:
+        raise AssertionError(
+            f"{name}: expected shape {want.shape}, got shape {got.shape}. "
+            f"Expected {_short(np.asarray(expected))}, got {_short(np.asarray(actual))}."
+        )
+    if got.size == 0:
+        return
+    with np.errstate(all="ignore"):
+        both_nan = np.isnan(got) & np.isnan(want)
+        diff = np.abs(got - want)
+        within = np.where(np.isinf(want), got == want, diff <= atol + rtol * np.abs(want))
+        ok = both_nan | within
+        if bool(np.all(ok)):
+            return
+        # The worst offender: NaN or infinite mismatches first, then the largest excess
+        # over the tolerance.
+        excess = np.where(np.isfinite(diff), diff - (atol + rtol * np.abs(want)), np.inf)
+        excess = np.where(ok, -np.inf, excess)
+    bad = int(np.count_nonzero(~ok))
+    index = np.unravel_index(int(np.argmax(excess)), got.shape)
+    if got.ndim == 0:
+        where = ""
+        expected_text, got_text = _short(want.item()), _short(got.item())
+    else:
+        where = f" at index {tuple(int(i) for i in index)}"
+        where += f" ({bad} of {got.size} entries differ)"
+        expected_text, got_text = _short(want[index].item()), _short(got[index].item())
+    message = (
+        f"{name}: values differ{where}: expected {expected_text}, got {got_text} "
+        f"(tolerance: rtol={rtol:g}, atol={atol:g})."
+    )
+    if got.ndim > 0:
+        message += f" Expected {_short(want)}, got {_short(got)}."
+    raise AssertionError(message)
+
+
+def assert_labels_equal(actual: Any, expected: Any, *, name: str = "labels") -> None:
+    """Check that two sequences of class labels are equal, element by element.
+
+    Numeric labels compare by value (``1``, ``1.0`` and ``np.int64(1)`` agree); strings
+    compare as strings. The message reports how many labels differ and the first few.
+
+    Parameters
+    ----------
+    actual, expected : scalar, list, tuple or array
+        The predicted and the reference labels.
+    name : str
+        What the labels are, for the failure message.
+
+    Raises
+    ------
+    AssertionError
+        If the shapes or any label differ.
+
+    Introduced in 01 — hyperplanes.
+    """
+    if actual is None and expected is not None:
+        raise AssertionError(f"{name}: got None. Did the function forget to `return` its result?")
+    got = np.asarray(actual)
+    want = np.asarray(expected)
+    if got.shape != want.shape:
+        raise AssertionError(
+            f"{name}: expected shape {want.shape}, got shape {got.shape}. "
+            f"Expected {_short(want)}, got {_short(got)}."
+        )
+    if got.size == 0:
+        return
+    numeric = np.issubdtype(got.dtype, np.number) or got.dtype == bool
+    numeric_expected = np.issubdtype(want.dtype, np.number) or want.dtype == bool
+    if numeric and numeric_expected:
+        equal = got.astype(float) == want.astype(float)
+    else:
+        equal = np.asarray(got.astype(object) == want.astype(object), dtype=bool)
+        if equal.shape != got.shape:  # object comparison can collapse to one bool
+            equal = np.array([a == e for a, e in zip(got.ravel(), want.ravel(), strict=True)])
+            equal = equal.reshape(got.shape)
+    if bool(np.all(equal)):
+        return
+    wrong = np.argwhere(~equal)
+    shown = []
+    for index in wrong[:5]:
+        key = tuple(int(i) for i in index)
+        where = key[0] if len(key) == 1 else key
+        shown.append(f"at {where}: expected {want[key].item()!r}, got {got[key].item()!r}")
+    more = "" if len(wrong) <= 5 else f"; and {len(wrong) - 5} more"
+    raise AssertionError(
+        f"{name}: {len(wrong)} of {got.size} labels differ ({'; '.join(shown)}{more})."
+    )
+
+
+def assert_true(condition: Any, message: str = "condition is false") -> None:
+    """Fail with *message* unless *condition* is true.
+
+    Unlike a bare ``assert``, this is not removed by ``python -O`` and always explains
+    itself.
+
+    Introduced in 01 — hyperplanes.
+    """
+    if not bool(condition):
+        raise AssertionError(message)
+
+
+def assert_raises(
+    exc_type: type[BaseException] | tuple[type[BaseException], ...],
+    fn: Callable[..., Any],
+    *args: Any,
+    **kwargs: Any,
+) -> BaseException:
+    """Check that ``fn(*args, **kwargs)`` raises *exc_type*; return the exception.
+
+    *fn* is called through :func:`call_student` (warnings and stderr silenced; a
+    ``disable=`` keyword is passed on). An exception of another type fails the check with
+    a message naming both.
+
+    Introduced in 01 — hyperplanes.
+    """
+    expected_types = exc_type if isinstance(exc_type, tuple) else (exc_type,)
+    wanted = " or ".join(t.__name__ for t in expected_types)
+    label = getattr(fn, "__name__", "the function")
+    try:
+        call_student(fn, *args, **kwargs)
+    except ReferenceDisabledError:
+        raise
+    except expected_types as error:
+        return error
+    except Exception as error:
+        raise AssertionError(
+            f"{label} should raise {wanted}, but it raised "
+            f"{type(error).__name__}: {_short(str(error), 200)}"
+        ) from None
+    raise AssertionError(f"{label} should raise {wanted}, but it returned normally.")
+
+
+# ---------------------------------------------------------------------------------------
+# Disabling references
+# ---------------------------------------------------------------------------------------
+
+
+def _raiser_code(label: str, freevars: tuple[str, ...]) -> types.CodeType:
+    """A code object that raises ``ReferenceDisabledError`` for *label*.
+
+    It has the same free variables as the function it replaces, because CPython only lets
+    ``__code__`` be swapped for code whose closure has the same size.
+    """
+    message = f"{label} is disabled in this test: write it yourself."
+    touch = "".join(f"        {v}\n" for v in freevars)
+    assign = "".join(f"    {v} = None\n" for v in freevars)
+    source = (
+        "def _outer():\n"
+        f"{assign}"
+        "    def disabled(*args, **kwargs):\n"
+        f"{touch}"
+        "        raise __import__('linlib.grading', fromlist=['_']).ReferenceDisabledError(\n"
+        f"            {message!r})\n"
+        "    return disabled\n"
+    )
+    outer = compile(source, "<disabled reference>", "exec").co_consts[0]
+    inner = next(c for c in outer.co_consts if isinstance(c, types.CodeType))
+    short = label.rsplit(".", 1)[-1]
+    return inner.replace(co_name=short, co_qualname=label)
+
+
+def _raiser_function(label: str) -> Callable[..., Any]:
+    def disabled(*args: Any, **kwargs: Any) -> Any:
+        raise ReferenceDisabledError(f"{label} is disabled in this test: write it yourself.")
+
+    disabled.__name__ = label.rsplit(".", 1)[-1]
+    disabled.__qualname__ = label
+    return disabled
+
+
+def _functions_inside(obj: Any) -> Iterator[types.FunctionType]:
+    """The Python functions that implement *obj* (a function, method or descriptor)."""
+    seen: set[int] = set()
+    stack = [obj]
+    while stack:
+        item = stack.pop()
+        if item is None or id(item) in seen:
+            continue
+        seen.add(id(item))
+        if isinstance(item, types.FunctionType):
+            yield item
+            # functools.wraps keeps the undecorated function reachable: disable it too.
+            stack.append(getattr(item, "__wrapped__", None))
+        elif isinstance(item, types.MethodType | staticmethod | classmethod):
+            stack.append(item.__func__)
+        elif isinstance(item, property):
+            stack.extend([item.fget, item.fset, item.fdel])
+        elif not isinstance(item, type):
+            # Other descriptors (e.g. scikit-learn's ``available_if``) keep the method in
+            # an attribute ``fn``.
+            stack.append(getattr(item, "fn", None))
+
+
+def _resolve(name: str) -> tuple[Any, Any, str]:
+    """Find the object a disable name refers to: ``(parent, object, attribute name)``.
+
+    A bare name is a public name of ``linlib``; a dotted name is a module path followed
+    by attributes (``"linlib.geometry.signed_distance"``, ``"sklearn.svm.SVC.fit"``).
+    """
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"disable names must be non-empty strings, got {name!r}")
+    parts = name.split(".")
+    if len(parts) == 1:
+        parts = ["linlib", name]
+    module = None
+    split = len(parts)
+    while split > 0:
+        try:
+            module = importlib.import_module(".".join(parts[:split]))
+            break
+        except ImportError:
+            split -= 1
+    if module is None or split == len(parts):
+        raise ValueError(f"cannot disable {name!r}: no such function or class")
+    parent: Any = module
+    for attribute in parts[split:-1]:
+        parent = getattr(parent, attribute, None)
+    if parent is None or not hasattr(parent, parts[-1]):
+        raise ValueError(f"cannot disable {name!r}: no such function or class")
+    # Look in __dict__ first so that a class attribute gives the raw descriptor.
+    if isinstance(parent, type):
+        target = vars(parent).get(parts[-1], getattr(parent, parts[-1]))
+    else:
+        target = getattr(parent, parts[-1])
+    return parent, target, parts[-1]
+
+
+class _Undo:
+    """A list of undo actions, run last-in first-out."""
+
+    def __init__(self) -> None:
+        self.actions: list[Callable[[], None]] = []
+
+    def swap_code(self, function: types.FunctionType, label: str) -> None:
+        original = function.__code__
+        function.__code__ = _raiser_code(label, original.co_freevars)
+        self.actions.append(lambda: setattr(function, "__code__", original))
+
+    def set_attribute(self, owner: Any, attribute: str, value: Any) -> None:
+        had = attribute in vars(owner)
+        original = vars(owner).get(attribute)
+        setattr(owner, attribute, value)
+        if had:
+            self.actions.append(lambda: setattr(owner, attribute, original))
+        else:
+            self.actions.append(lambda: delattr(owner, attribute))
+
+    def run(self) -> None:
+        while self.actions:
+            self.actions.pop()()
+
+
+# Dunder methods a class keeps even when disabled: Python, debuggers and error messages
+# call them on their own, and none of them computes a result for a student.
+_KEEP_DUNDERS = frozenset({"__init_subclass__", "__class_getitem__", "__subclasshook__"})
+
+
+def _disable_class(cls: type, label: str, undo: _Undo) -> None:
+    """Make *cls* unusable: it cannot be instantiated, its own methods raise."""
+    for attribute, value in list(vars(cls).items()):
+        is_dunder = attribute.startswith("__") and attribute.endswith("__")
+        if is_dunder and attribute not in ("__init__", "__new__", "__call__"):
+            continue
+        if attribute in _KEEP_DUNDERS:
+            continue
+        for function in _functions_inside(value):
+            undo.swap_code(function, f"{label}.{attribute}")
+    if "__init__" not in vars(cls):
+        # An inherited __init__ is shared with other classes: shadow it instead.
+        undo.set_attribute(cls, "__init__", _raiser_function(f"{label}.__init__"))
+
+
+def _disable_one(name: str, undo: _Undo) -> None:
+    parent, target, attribute = _resolve(name)
+    label = name if "." in name else f"linlib.{name}"
+    if isinstance(target, type):
+        _disable_class(target, label, undo)
+        return
+    functions = list(_functions_inside(target))
+    if functions:
+        for function in functions:
+            undo.swap_code(function, label)
+        return
+    # Built-in functions, ufuncs, and other C callables have no __code__: replace the
+    # attribute where it lives, and the linlib public name if it is the same object.
+    undo.set_attribute(parent, attribute, _raiser_function(label))
+    linlib = sys.modules.get("linlib")
+    if linlib is not None and parent is not linlib and getattr(linlib, attribute, None) is target:
+        undo.set_attribute(linlib, attribute, _raiser_function(label))
+
+
+@contextlib.contextmanager
+def disabled_references(names: Iterable[str] = ()) -> Iterator[None]:
+    """Make the named library references unusable inside the ``with`` block.
+
+    Each name is a public name of ``linlib`` (``"signed_distance"``, ``"Perceptron"``) or
+    a dotted path (``"linlib.geometry.signed_distance"``,
+    ``"sklearn.naive_bayes.MultinomialNB"``, ``"numpy.linalg.norm"``). A function gets its
+    ``__code__`` swapped for code that raises :class:`ReferenceDisabledError`, so aliases
+    taken earlier (``from linlib import signed_distance as f``) fail too. A class cannot
+    be instantiated and its own methods raise, also on existing instances. Callables
+    without ``__code__`` (built-ins, ufuncs) are replaced where they live instead, which
+    does not reach aliases taken earlier. Everything is restored on exit, also after an
+    exception or ``KeyboardInterrupt``.
+
+    Parameters
+    ----------
+    names : iterable of str
+        The references to disable. An unknown name raises ``ValueError`` at once, so a
+        typo in a test cell is not silently ignored.
+
+    Introduced in 01 — hyperplanes.
+    """
+    if isinstance(names, str):
+        names = (names,)
+    undo = _Undo()
+    try:
+        for name in names:
+            _disable_one(name, undo)
+        yield
+    finally:
+        undo.run()
+
+
+@contextlib.contextmanager
+def _silenced() -> Iterator[None]:
+    """Swallow warnings and everything written to stderr (Python and file descriptor 2)."""
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(warnings.catch_warnings())
+        warnings.simplefilter("ignore")
+        with contextlib.suppress(Exception):
+            sys.stderr.flush()
+        stack.enter_context(contextlib.redirect_stderr(io.StringIO()))
+        # Compiled code writes to the file descriptor, which ipykernel forwards to the
+        # notebook's stderr: point it at /dev/null for the duration.
+        saved = None
+        try:
+            saved = os.dup(2)
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            try:
+                os.dup2(devnull, 2)
+            finally:
+                os.close(devnull)
+        except OSError:
+            if saved is not None:
+                os.close(saved)
+            saved = None
+        try:
+            yield
+        finally:
+            if saved is not None:
+                os.dup2(saved, 2)
+                os.close(saved)
+
+
+def _grading_call_of(fn: Any) -> Callable[..., Any] | None:
+    """The autograder proxy's ``__grading_call__``, or None for an ordinary callable.
+
+    It is looked up on the type, as Python looks up special methods: a student cannot
+    switch the protocol on by setting an attribute on their own function.
+    """
+    method = getattr(type(fn), "__grading_call__", None)
+    if method is None:
+        return None
+    return types.MethodType(method, fn)
+
+
+def call_student(
+    fn: Callable[..., Any],
+    *args: Any,
+    disable: Iterable[str] = (),
+    **kwargs: Any,
+) -> Any:
+    """Call a student's function the way a test cell must.
+
+    Warnings are ignored and stderr is swallowed during the call (nbgrader fails a test
+    cell that writes to stderr, even when the answer is right), and every reference named
+    in *disable* is unusable (see :func:`disabled_references`). Exceptions raised by the
+    student's function propagate unchanged.
+
+    If the class of *fn* defines ``__grading_call__`` (the autograder's remote proxy for a
+    student function), the call is delegated: ``fn.__grading_call__(args, kwargs,
+    tuple(disable))``, and the proxy does the same disabling in the student's kernel.
+
+    Parameters
+    ----------
+    fn : callable
+        The student's function.
+    *args, **kwargs
+        Its arguments (plain data).
+    disable : iterable of str
+        Library references the student must not use, e.g. ``("signed_distance",)``.
+
+    Returns
+    -------
+    Whatever *fn* returns.
+
+    Introduced in 01 — hyperplanes.
+    """
+    names = (disable,) if isinstance(disable, str) else tuple(disable)
+    remote = _grading_call_of(fn)
+    if remote is not None:
+        return remote(args, kwargs, names)
+    if not callable(fn):
+        raise AssertionError(
+            f"expected a function, got {_short(fn)} of type {type(fn).__name__}. "
+            "Did the solution cell run?"
+        )
+    with _silenced(), disabled_references(names):
+        return fn(*args, **kwargs)
