@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import inspect
 import io
 import os
 import sys
@@ -251,7 +252,7 @@ def assert_raises(
     except Exception as error:
         raise AssertionError(
             f"{label} should raise {wanted}, but it raised "
-            f"{type(error).__name__}: {_short(str(error), 200)}"
+            f"{type(error).__name__}: {' '.join(str(error).split())[:200]}"
         ) from None
     raise AssertionError(f"{label} should raise {wanted}, but it returned normally.")
 
@@ -261,19 +262,41 @@ def assert_raises(
 # ---------------------------------------------------------------------------------------
 
 
-def _raiser_code(label: str, freevars: tuple[str, ...]) -> types.CodeType:
-    """A code object that raises ``ReferenceDisabledError`` for *label*.
+def _parameters_of(code: types.CodeType) -> str:
+    """The parameter list of *code* as source text, e.g. ``"self, X, /, y, *, alpha"``."""
+    names = code.co_varnames
+    n_pos, n_kwonly = code.co_argcount, code.co_kwonlyargcount
+    params = list(names[:n_pos])
+    if code.co_posonlyargcount:
+        params.insert(code.co_posonlyargcount, "/")
+    rest = n_pos + n_kwonly
+    if code.co_flags & inspect.CO_VARARGS:
+        params.append("*" + names[rest])
+        rest += 1
+    elif n_kwonly:
+        params.append("*")
+    params.extend(names[n_pos : n_pos + n_kwonly])
+    if code.co_flags & inspect.CO_VARKEYWORDS:
+        params.append("**" + names[rest])
+    return ", ".join(params)
 
-    It has the same free variables as the function it replaces, because CPython only lets
-    ``__code__`` be swapped for code whose closure has the same size.
+
+def _raiser_code(label: str, original: types.CodeType) -> types.CodeType:
+    """Code that raises ``ReferenceDisabledError`` for *label*, in place of *original*.
+
+    It keeps the original's parameters (the function keeps its defaults, so
+    ``inspect.signature`` is unchanged: scikit-learn inspects ``__init__`` signatures in
+    ``get_params``) and its free variables (CPython only lets ``__code__`` be swapped for
+    code whose closure has the same size).
     """
     message = f"{label} is disabled in this test: write it yourself."
+    freevars = original.co_freevars
     touch = "".join(f"        {v}\n" for v in freevars)
     assign = "".join(f"    {v} = None\n" for v in freevars)
     source = (
         "def _outer():\n"
         f"{assign}"
-        "    def disabled(*args, **kwargs):\n"
+        f"    def disabled({_parameters_of(original)}):\n"
         f"{touch}"
         "        raise __import__('linlib.grading', fromlist=['_']).ReferenceDisabledError(\n"
         f"            {message!r})\n"
@@ -281,8 +304,9 @@ def _raiser_code(label: str, freevars: tuple[str, ...]) -> types.CodeType:
     )
     outer = compile(source, "<disabled reference>", "exec").co_consts[0]
     inner = next(c for c in outer.co_consts if isinstance(c, types.CodeType))
-    short = label.rsplit(".", 1)[-1]
-    return inner.replace(co_name=short, co_qualname=label)
+    if inner.co_freevars != freevars:
+        raise RuntimeError(f"cannot disable {label}: unexpected closure {freevars}")
+    return inner.replace(co_name=original.co_name, co_qualname=label)
 
 
 def _raiser_function(label: str) -> Callable[..., Any]:
@@ -312,9 +336,11 @@ def _functions_inside(obj: Any) -> Iterator[types.FunctionType]:
         elif isinstance(item, property):
             stack.extend([item.fget, item.fset, item.fdel])
         elif not isinstance(item, type):
-            # Other descriptors (e.g. scikit-learn's ``available_if``) keep the method in
-            # an attribute ``fn``.
+            # Other descriptors keep the function in an attribute: scikit-learn's
+            # ``available_if`` in ``fn``, NumPy's array-function dispatchers (np.linalg.norm)
+            # in ``_implementation``.
             stack.append(getattr(item, "fn", None))
+            stack.append(getattr(item, "_implementation", None))
 
 
 def _resolve(name: str) -> tuple[Any, Any, str]:
@@ -359,7 +385,7 @@ class _Undo:
 
     def swap_code(self, function: types.FunctionType, label: str) -> None:
         original = function.__code__
-        function.__code__ = _raiser_code(label, original.co_freevars)
+        function.__code__ = _raiser_code(label, original)
         self.actions.append(lambda: setattr(function, "__code__", original))
 
     def set_attribute(self, owner: Any, attribute: str, value: Any) -> None:

@@ -1,0 +1,500 @@
+"""Tests of linlib.grading: the checks and the call wrapper every notebook test cell uses."""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import linlib
+from linlib.grading import (
+    ReferenceDisabledError,
+    assert_close,
+    assert_labels_equal,
+    assert_raises,
+    assert_true,
+    call_student,
+    disabled_references,
+)
+
+# ---------------------------------------------------------------------------------------
+# assert_close
+# ---------------------------------------------------------------------------------------
+
+
+def failure(fn, *args, **kwargs) -> str:
+    """The message of the AssertionError that fn(*args, **kwargs) must raise."""
+    with pytest.raises(AssertionError) as info:
+        fn(*args, **kwargs)
+    return str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("actual", "expected"),
+    [
+        (1, 1.0),
+        (np.int64(3), 3),
+        ([1, 2, 3], np.array([1.0, 2.0, 3.0])),
+        ((1.0, 2.0), [1.0, 2.0 + 1e-12]),
+        (np.array([[1, 2], [3, 4]]), [[1.0, 2.0], [3.0, 4.0]]),
+        ([np.nan, 1.0], [np.nan, 1.0]),
+        ([np.inf, -np.inf], [np.inf, -np.inf]),
+        (True, 1),
+        ([], np.zeros(0)),
+    ],
+)
+def test_assert_close_accepts_equal_values(actual, expected):
+    assert_close(actual, expected)
+
+
+def test_assert_close_checks_shape_before_values():
+    message = failure(assert_close, np.zeros((3, 1)), [0, 0, 0], name="w")
+    assert "expected shape (3,), got shape (3, 1)" in message
+    assert message.startswith("w:")
+    # a scalar is not a one-element array
+    assert "expected shape (1,), got shape ()" in failure(assert_close, 2.0, [2.0])
+
+
+def test_assert_close_reports_worst_index_and_both_values():
+    message = failure(assert_close, [1.0, 2.5, 3.1, 4.0], [1.0, 2.0, 3.0, 4.0], name="d")
+    assert "index (1,)" in message  # |2.5 - 2| is the largest difference
+    assert "expected 2.0, got 2.5" in message
+    assert "2 of 4 entries differ" in message
+
+
+@pytest.mark.parametrize(
+    ("actual", "expected"),
+    [
+        (1.0, np.inf),
+        (np.inf, -np.inf),
+        (1e308, np.inf),
+        (np.nan, 1.0),
+        (1.0, np.nan),
+        (np.inf, 1.0),
+        ([1.0, np.nan], [1.0, 2.0]),
+    ],
+)
+def test_assert_close_nan_and_inf_match_only_themselves(actual, expected):
+    failure(assert_close, actual, expected)
+
+
+def test_assert_close_explains_none_and_non_numbers():
+    assert "return" in failure(assert_close, None, 1.0)
+    assert "expected numbers" in failure(assert_close, "1.0", 1.0)
+    assert "rectangular" in failure(assert_close, [[1, 2], [3]], [[1, 2], [3, 4]])
+
+
+def test_assert_close_writes_nothing_and_warns_nothing(capfd):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert_close([np.inf, np.nan, 0.0], [np.inf, np.nan, 0.0])
+        failure(assert_close, [np.inf, 0.0], [-np.inf, np.nan])
+    assert capfd.readouterr() == ("", "")
+
+
+finite_or_special = st.one_of(
+    st.floats(min_value=-1e6, max_value=1e6),
+    st.sampled_from([np.nan, np.inf, -np.inf, 0.0]),
+)
+
+
+@given(
+    hnp.arrays(np.float64, st.integers(1, 5), elements=finite_or_special),
+    st.data(),
+)
+def test_assert_close_agrees_with_numpy_allclose(expected, data):
+    """np.allclose(equal_nan=True) is an independent statement of the same rule."""
+    noise = data.draw(hnp.arrays(np.float64, expected.shape, elements=finite_or_special))
+    scale = data.draw(st.sampled_from([0.0, 1e-12, 1e-8, 1e-6, 1.0]))
+    with np.errstate(all="ignore"):
+        actual = np.where(np.isfinite(noise), expected + scale * noise, noise)
+    want = bool(np.allclose(actual, expected, rtol=1e-7, atol=1e-9, equal_nan=True))
+    try:
+        assert_close(actual, expected, rtol=1e-7, atol=1e-9)
+        passed = True
+    except AssertionError:
+        passed = False
+    assert passed == want
+
+
+# ---------------------------------------------------------------------------------------
+# assert_labels_equal, assert_true, assert_raises
+# ---------------------------------------------------------------------------------------
+
+
+def test_assert_labels_equal():
+    assert_labels_equal([1, -1, 1], np.array([1.0, -1.0, 1.0]))
+    assert_labels_equal(np.array(["ham", "spam"]), ["ham", "spam"])
+    message = failure(assert_labels_equal, ["a", "b", "c"], ["a", "c", "c"], name="predict")
+    assert message.startswith("predict: 1 of 3 labels differ")
+    assert "at 1: expected 'c', got 'b'" in message
+    assert "shape" in failure(assert_labels_equal, [1, 1], [1, 1, 1])
+    assert "6 more" in failure(assert_labels_equal, [1] * 11, [-1] * 11)
+    failure(assert_labels_equal, ["1", "-1"], [1, -1])  # strings are not numbers
+
+
+def test_assert_true_is_not_an_assert_statement():
+    assert_true(np.bool_(True), "never shown")
+    assert failure(assert_true, 0, "w must be a unit vector") == "w must be a unit vector"
+
+
+def test_assert_raises():
+    def check_positive(x):
+        if x <= 0:
+            raise ValueError("x must be positive")
+        return x
+
+    error = assert_raises(ValueError, check_positive, -1)
+    assert str(error) == "x must be positive"
+    assert "returned normally" in failure(assert_raises, ValueError, check_positive, 1)
+    message = failure(assert_raises, TypeError, check_positive, 0)
+    assert "should raise TypeError" in message
+    assert "ValueError: x must be positive" in message
+    assert_raises((TypeError, ValueError), check_positive, 0)
+
+
+# ---------------------------------------------------------------------------------------
+# call_student and disabled_references
+# ---------------------------------------------------------------------------------------
+
+# Reference and student functions for these tests live in this module; a reference
+# needs a home module to be found by a dotted name, so the tests register this module.
+THIS = __name__
+
+
+def reference_distance(X, w, b):
+    """A stand-in for a linlib reference: signed distances."""
+    X = np.asarray(X, dtype=float)
+    w = np.asarray(w, dtype=float)
+    return (X @ w + b) / np.linalg.norm(w)
+
+
+def student_copying(X, w, b):
+    return reference_distance(X, w, b)
+
+
+def student_own(X, w, b):
+    X = np.asarray(X, dtype=float)
+    w = np.asarray(w, dtype=float)
+    return (X @ w + b) / np.sqrt(w @ w)
+
+
+alias = reference_distance  # an alias taken before the test disables the reference
+
+
+def student_alias(X, w, b):
+    return alias(X, w, b)
+
+
+X_SMALL = [[3.0, 4.0], [0.0, 0.0], [1.0, -1.0]]
+W_SMALL = [3.0, 4.0]
+
+
+@pytest.fixture
+def ref_in_linlib(monkeypatch):
+    """Expose reference_distance as a public linlib name, like linlib.signed_distance."""
+    monkeypatch.setattr(linlib, "reference_distance", reference_distance, raising=False)
+    return "reference_distance"
+
+
+def test_independent_solution_passes_copied_one_fails(ref_in_linlib):
+    expected = np.array([24.0, -1.0, -2.0]) / 5
+    got = call_student(student_own, X_SMALL, W_SMALL, -1.0, disable=(ref_in_linlib,))
+    assert_close(got, expected)
+    with pytest.raises(ReferenceDisabledError, match="disabled in this test: write it yourself"):
+        call_student(student_copying, X_SMALL, W_SMALL, -1.0, disable=(ref_in_linlib,))
+    # and the reference works again afterwards
+    np.testing.assert_allclose(reference_distance(X_SMALL, W_SMALL, -1.0), expected)
+
+
+def test_aliases_taken_earlier_fail_too(ref_in_linlib):
+    with pytest.raises(ReferenceDisabledError):
+        call_student(student_alias, X_SMALL, W_SMALL, 0.0, disable=[ref_in_linlib])
+    with pytest.raises(ReferenceDisabledError):
+        call_student(student_alias, X_SMALL, W_SMALL, 0.0, disable=[f"{THIS}.reference_distance"])
+
+
+def test_reference_disabled_error_is_an_assertion_error():
+    # nbgrader shows a failed assertion with its message; that is how the student learns
+    # why the test failed.
+    assert issubclass(ReferenceDisabledError, AssertionError)
+
+
+def test_restored_after_exception_and_keyboard_interrupt(ref_in_linlib):
+    original_code = reference_distance.__code__
+
+    def student_crashes(X, w, b):
+        raise ZeroDivisionError("student bug")
+
+    def student_interrupted(X, w, b):
+        raise KeyboardInterrupt
+
+    with pytest.raises(ZeroDivisionError, match="student bug"):
+        call_student(student_crashes, X_SMALL, W_SMALL, 0.0, disable=(ref_in_linlib,))
+    assert reference_distance.__code__ is original_code
+    with pytest.raises(KeyboardInterrupt):
+        call_student(student_interrupted, X_SMALL, W_SMALL, 0.0, disable=(ref_in_linlib,))
+    assert reference_distance.__code__ is original_code
+    assert reference_distance([[1.0, 0.0]], [1.0, 0.0], 0.0)[0] == 1.0
+
+
+def test_nested_disabling_of_the_same_name_restores_the_original(ref_in_linlib):
+    original_code = reference_distance.__code__
+    with disabled_references([ref_in_linlib]):
+        with disabled_references([ref_in_linlib, f"{THIS}.reference_distance"]):
+            with pytest.raises(ReferenceDisabledError):
+                reference_distance(X_SMALL, W_SMALL, 0.0)
+        with pytest.raises(ReferenceDisabledError):
+            reference_distance(X_SMALL, W_SMALL, 0.0)
+    assert reference_distance.__code__ is original_code
+
+
+def test_unknown_names_are_rejected_and_nothing_stays_disabled(ref_in_linlib):
+    original_code = reference_distance.__code__
+    with pytest.raises(ValueError, match="no_such_function"):
+        call_student(
+            student_own, X_SMALL, W_SMALL, 0.0, disable=(ref_in_linlib, "no_such_function")
+        )
+    assert reference_distance.__code__ is original_code
+    for name in ("numpy.no_such_thing", "no_such_module_xyz.f", ""):
+        with pytest.raises(ValueError), disabled_references([name]):
+            pass
+
+
+def make_closure(offset):
+    def shifted(x):
+        return x + offset
+
+    return shifted
+
+
+shifted_by_one = make_closure(1)
+
+
+def decorated_impl(x):
+    return 2 * x
+
+
+@functools.wraps(decorated_impl)
+def decorated(x):
+    return decorated_impl(x)
+
+
+def test_closures_and_wrapped_functions_can_be_disabled():
+    with disabled_references([f"{THIS}.shifted_by_one", f"{THIS}.decorated"]):
+        with pytest.raises(ReferenceDisabledError):
+            shifted_by_one(1)
+        with pytest.raises(ReferenceDisabledError):
+            decorated(1)
+        with pytest.raises(ReferenceDisabledError):  # functools.wraps's __wrapped__
+            decorated.__wrapped__(1)
+    assert shifted_by_one(1) == 2
+    assert decorated(2) == 4
+
+
+def fancy(a, /, b, c=1, *args, d, e=2, **kwargs):
+    return (a, b, c, args, d, e, kwargs)
+
+
+def keyword_only(x, *, scale=1.0):
+    return x * scale
+
+
+def test_disabled_functions_keep_their_signatures():
+    """Library code inspects signatures (scikit-learn's get_params reads __init__'s)."""
+    import inspect
+
+    names = [f"{THIS}.fancy", f"{THIS}.keyword_only"]
+    before = [inspect.signature(fancy), inspect.signature(keyword_only)]
+    with disabled_references(names):
+        assert [inspect.signature(fancy), inspect.signature(keyword_only)] == before
+        with pytest.raises(ReferenceDisabledError):
+            fancy(1, 2, d=3)
+        with pytest.raises(ReferenceDisabledError):
+            keyword_only(1.0)
+    assert fancy(1, 2, 3, 4, d=5, f=6) == (1, 2, 3, (4,), 5, 2, {"f": 6})
+    assert keyword_only(2.0, scale=3.0) == 6.0
+
+
+def test_scikit_learn_class_is_disabled_also_for_instances_made_before():
+    from sklearn.naive_bayes import MultinomialNB
+
+    X = np.array([[2, 0], [0, 3], [1, 1]])
+    y = np.array([0, 1, 1])
+    made_before = MultinomialNB()
+
+    def student_uses_sklearn(X, y):
+        return MultinomialNB().fit(X, y).predict(X)
+
+    def student_uses_old_instance(X, y):
+        return made_before.fit(X, y).predict(X)
+
+    name = "sklearn.naive_bayes.MultinomialNB"
+    for student in (student_uses_sklearn, student_uses_old_instance):
+        with pytest.raises(ReferenceDisabledError, match="MultinomialNB"):
+            call_student(student, X, y, disable=[name])
+    assert list(student_uses_sklearn(X, y)) == [0, 1, 1]
+    assert list(student_uses_old_instance(X, y)) == [0, 1, 1]
+    # a sibling class sharing the base classes keeps working while MultinomialNB is off
+    from sklearn.naive_bayes import BernoulliNB
+
+    with disabled_references([name]):
+        assert list(BernoulliNB().fit(X, y).predict(X)) == [0, 1, 1]
+
+
+def test_one_method_can_be_disabled():
+    from sklearn.linear_model import Perceptron
+
+    X, y = [[0.0], [1.0]], [0, 1]
+    with disabled_references(["sklearn.linear_model.Perceptron.fit"]):
+        clf = Perceptron()  # constructing is fine
+        with pytest.raises(ReferenceDisabledError):
+            clf.fit(X, y)
+    assert Perceptron(tol=None, max_iter=5).fit(X, y).score(X, y) == 1.0
+
+
+def test_numpy_dispatcher_is_disabled_through_aliases():
+    from numpy.linalg import norm as norm_alias
+
+    with pytest.raises(ReferenceDisabledError):
+        call_student(norm_alias, [3.0, 4.0], disable=["numpy.linalg.norm"])
+    assert norm_alias([3.0, 4.0]) == 5.0
+
+
+def test_builtin_without_code_is_replaced_where_it_lives():
+    import math
+
+    with disabled_references(["math.hypot"]):
+        with pytest.raises(ReferenceDisabledError):
+            math.hypot(3.0, 4.0)
+    assert math.hypot(3.0, 4.0) == 5.0
+
+
+def test_student_warnings_and_stderr_are_silenced(capfd):
+    def noisy_student(x):
+        warnings.warn("deprecated thing", DeprecationWarning, stacklevel=1)
+        warnings.warn("runtime thing", RuntimeWarning, stacklevel=1)
+        print("to stderr", file=sys.stderr)
+        sys.stderr.flush()
+        os.write(2, b"straight to file descriptor 2\n")
+        with np.errstate(divide="warn"):
+            np.log(np.zeros(1))
+        return x + 1
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # like pytest -W error: any warning would raise
+        assert call_student(noisy_student, 1) == 2
+    assert capfd.readouterr().err == ""
+    # stderr works normally afterwards
+    os.write(2, b"after\n")
+    assert capfd.readouterr().err == "after\n"
+
+
+def test_student_stdout_is_left_alone(capfd):
+    def chatty(x):
+        print("the student's own print")
+        return x
+
+    assert call_student(chatty, 3) == 3
+    assert capfd.readouterr().out == "the student's own print\n"
+
+
+def test_student_exception_propagates_unchanged():
+    def broken(x):
+        raise IndexError("index 5 is out of bounds")
+
+    with pytest.raises(IndexError, match="index 5"):
+        call_student(broken, 1)
+
+
+def test_not_callable_is_explained():
+    assert "expected a function" in failure(call_student, None, 1)
+
+
+class RemoteProxy:
+    """Stands in for the autograder's proxy: records how it is called."""
+
+    def __init__(self):
+        self.calls = []
+
+    def __grading_call__(self, args, kwargs, disable):
+        self.calls.append((args, kwargs, disable))
+        return "remote result"
+
+
+def test_call_student_delegates_to_a_remote_proxy(ref_in_linlib):
+    proxy = RemoteProxy()
+    result = call_student(proxy, [1, 2], 3.0, disable=[ref_in_linlib], b=0.5)
+    assert result == "remote result"
+    assert proxy.calls == [(([1, 2], 3.0), {"b": 0.5}, ("reference_distance",))]
+    assert reference_distance.__code__ is not None
+    # A plain string is one name, not a sequence of letters.
+    call_student(proxy, disable=ref_in_linlib)
+    assert proxy.calls[-1][2] == ("reference_distance",)
+
+
+def test_a_student_cannot_switch_on_delegation_with_an_attribute(ref_in_linlib):
+    def cheat(X, w, b):
+        return reference_distance(X, w, b)
+
+    cheat.__grading_call__ = lambda args, kwargs, disable: reference_distance(*args)
+    with pytest.raises(ReferenceDisabledError):
+        call_student(cheat, X_SMALL, W_SMALL, 0.0, disable=[ref_in_linlib])
+
+
+def test_assert_raises_goes_through_call_student(ref_in_linlib):
+    def student_validates_by_calling_reference(X, w, b):
+        return reference_distance(X, w, b)
+
+    # A disabled reference is reported as such, not as "raised the wrong exception".
+    with pytest.raises(ReferenceDisabledError):
+        assert_raises(
+            ValueError,
+            student_validates_by_calling_reference,
+            X_SMALL,
+            [0.0, 0.0],
+            0.0,
+            disable=[ref_in_linlib],
+        )
+
+
+# ---------------------------------------------------------------------------------------
+# The real linlib references (helper A's modules)
+# ---------------------------------------------------------------------------------------
+
+
+def test_linlib_signed_distance_is_disabled_by_public_and_dotted_name():
+    from linlib.geometry import signed_distance as taken_early
+
+    def cheat(X, w, b):
+        return taken_early(X, w, b)
+
+    X, w, b = np.array([[1.0, 2.0], [3.0, -1.0]]), np.array([0.6, 0.8]), 0.5
+    expected = X @ w + b  # w is a unit vector
+    for name in ("signed_distance", "linlib.geometry.signed_distance"):
+        with pytest.raises(ReferenceDisabledError, match="signed_distance"):
+            call_student(cheat, X, w, b, disable=(name,))
+    assert_close(call_student(student_own, X, w, b, disable=("signed_distance",)), expected)
+    assert_close(taken_early(X, w, b), expected)
+
+
+def test_linlib_perceptron_class_is_disabled():
+    from sklearn.linear_model import Perceptron as SkPerceptron
+
+    X = np.array([[1.0, 1.0], [-1.0, -1.0], [2.0, 0.5]])
+    y = np.array([1, -1, 1])
+
+    def cheat(X, y):
+        return linlib.Perceptron().fit(X, y).predict(X)
+
+    with pytest.raises(ReferenceDisabledError, match="Perceptron"):
+        call_student(cheat, X, y, disable=("Perceptron",))
+    expected = SkPerceptron(shuffle=False, tol=None, max_iter=10).fit(X, y).predict(X)
+    assert_labels_equal(cheat(X, y), expected)
