@@ -1,3 +1,64 @@
+"""linlib: the helper library of the course on linear classifiers.
+
+Every public name is importable from the package itself, e.g. ``linlib.Perceptron`` or
+``from linlib import signed_distance``. Each function's docstring ends with the notebook
+that introduces it.
+"""
+
+from linlib._validation import check_binary_X_y, check_X
+from linlib.data import boolean_table, make_separable, make_xor, toy_corpus, toy_counts
+from linlib.geometry import (
+    activation,
+    anchor_basis_to_hyperplane,
+    augment,
+    functional_margin,
+    geometric_margin,
+    hyperplane_to_anchor_basis,
+    is_linearly_separable,
+    novikoff_bound,
+    signed_distance,
+)
+from linlib.naive_bayes import MultinomialNB
+from linlib.perceptron import (
+    BatchPerceptron,
+    Perceptron,
+    PerceptronCycle,
+    Step,
+    VotedPerceptron,
+    perceptron_cycle,
+    perceptron_trace,
+)
+from linlib.svm import HardMarginSVM, SoftMarginSVM
+
+__all__ = [
+    "BatchPerceptron",
+    "HardMarginSVM",
+    "MultinomialNB",
+    "Perceptron",
+    "PerceptronCycle",
+    "SoftMarginSVM",
+    "Step",
+    "VotedPerceptron",
+    "activation",
+    "anchor_basis_to_hyperplane",
+    "augment",
+    "boolean_table",
+    "check_X",
+    "check_binary_X_y",
+    "functional_margin",
+    "geometric_margin",
+    "hyperplane_to_anchor_basis",
+    "is_linearly_separable",
+    "make_separable",
+    "make_xor",
+    "novikoff_bound",
+    "perceptron_cycle",
+    "perceptron_trace",
+    "signed_distance",
+    "toy_corpus",
+    "toy_counts",
+]
+
 # --- plotting, grading helpers and the text corpus (helper B) ---
 from linlib import grading, plotting  # noqa: F401
 from linlib.plotting import (  # noqa: F401

@@ -1,0 +1,510 @@
+"""The perceptron: online, averaged, voted and batch, plus traces and cycle detection.
+
+The course's conventions (CONTENT.md): labels -1/+1, activation ``a = w·x + b``, predict
++1 iff ``a > 0``, update when ``y·a ≤ 0`` with ``w += y·x`` and ``b += y``, examples in a
+fixed order (the given one, or a seeded shuffle), stop after an epoch without updates or at
+``max_epochs``.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils import check_random_state
+
+from linlib._validation import (
+    check_binary_X_y,
+    validate_fit_data,
+    validate_predict_data,
+)
+
+__all__ = [
+    "BatchPerceptron",
+    "Perceptron",
+    "PerceptronCycle",
+    "Step",
+    "VotedPerceptron",
+    "perceptron_cycle",
+    "perceptron_trace",
+]
+
+# Smallest block of upcoming examples checked with one matrix-vector product. Below this
+# size numpy's call overhead dominates; the block then grows while no mistake turns up.
+_MIN_BLOCK = 16
+
+
+def _run_epoch(
+    X: NDArray[np.float64],
+    y: NDArray[np.float64],
+    w: NDArray[np.float64],
+    b: float,
+    updates: list[int] | None = None,
+) -> tuple[float, int]:
+    """One perceptron epoch over ``X`` in order; updates ``w`` in place.
+
+    Equivalent to the loop "for each i: if y_i (w·x_i + b) ≤ 0: w += y_i x_i; b += y_i",
+    but it finds the next mistake with one matrix-vector product over a block of upcoming
+    examples instead of a Python step per example. Activations are computed as
+    ``X_block @ w + b`` (dot product, then + b), the order scikit-learn uses, and updates
+    are added in the same order, so the weights match the textbook loop.
+
+    Returns the new ``b`` and the number of updates; appends updated row indices to
+    ``updates`` if given.
+    """
+    n = X.shape[0]
+    i = 0
+    block = _MIN_BLOCK
+    n_updates = 0
+    while i < n:
+        end = min(i + block, n)
+        a = X[i:end] @ w
+        a += b
+        a *= y[i:end]
+        mistakes = a <= 0.0
+        j = int(mistakes.argmax())
+        if not mistakes[j]:
+            i = end
+            block = min(2 * block, n)
+            continue
+        k = i + j
+        w += y[k] * X[k]
+        b += y[k]
+        n_updates += 1
+        if updates is not None:
+            updates.append(k)
+        i = k + 1
+        # Mistakes come in bursts early on and rarely later: look about twice as far ahead
+        # as the gap to this mistake.
+        block = max(_MIN_BLOCK, 2 * (j + 1))
+    return b, n_updates
+
+
+def _epoch_orders(n: int, max_epochs: int, shuffle: bool, random_state: object):
+    """Yield each epoch's example order (``None`` means the given order)."""
+    if not shuffle:
+        for _ in range(max_epochs):
+            yield None
+        return
+    # The course never runs unseeded: random_state=None means seed 0.
+    rng = check_random_state(0 if random_state is None else random_state)
+    for _ in range(max_epochs):
+        yield rng.permutation(n)
+
+
+class _OnlineRun(NamedTuple):
+    w: NDArray[np.float64]
+    b: float
+    n_epochs: int
+    converged: bool
+    update_steps: NDArray[np.int64]  # global 0-based step number of each update
+    update_rows: NDArray[np.int64]  # row of X of each update
+
+
+def _online_perceptron(
+    X: NDArray[np.float64],
+    y: NDArray[np.float64],
+    max_epochs: int,
+    shuffle: bool = False,
+    random_state: object = None,
+) -> _OnlineRun:
+    n, d = X.shape
+    w = np.zeros(d)
+    b = 0.0
+    steps: list[int] = []
+    rows: list[int] = []
+    n_epochs = 0
+    converged = False
+    for epoch, order in enumerate(_epoch_orders(n, max_epochs, shuffle, random_state)):
+        Xe, ye = (X, y) if order is None else (X[order], y[order])
+        positions: list[int] = []
+        b, n_updates = _run_epoch(Xe, ye, w, b, positions)
+        n_epochs = epoch + 1
+        steps.extend(epoch * n + p for p in positions)
+        rows.extend(positions if order is None else order[positions].tolist())
+        if n_updates == 0:
+            converged = True
+            break
+    return _OnlineRun(
+        w,
+        b,
+        n_epochs,
+        converged,
+        np.asarray(steps, dtype=np.int64),
+        np.asarray(rows, dtype=np.int64),
+    )
+
+
+def _check_max_epochs(max_epochs: object) -> int:
+    if isinstance(max_epochs, bool) or not isinstance(max_epochs, (int, np.integer)):
+        raise ValueError(f"max_epochs must be a positive integer; got {max_epochs!r}.")
+    if max_epochs < 1:
+        raise ValueError(f"max_epochs must be at least 1; got {max_epochs}.")
+    return int(max_epochs)
+
+
+class _BinaryLinearClassifier(ClassifierMixin, BaseEstimator):
+    """Shared predict/decision_function of a fitted ``coef_``/``intercept_`` classifier."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+    def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
+        """Activations ``a = X @ coef_[0] + intercept_[0]``, shape (n_samples,).
+
+        Positive values mean ``classes_[1]``.
+        """
+        X_arr = validate_predict_data(self, X)
+        return X_arr @ self.coef_[0] + self.intercept_[0]
+
+    def predict(self, X: ArrayLike) -> np.ndarray:
+        """``classes_[1]`` where the activation is > 0, else ``classes_[0]`` (ties → -1)."""
+        return self.classes_[(self.decision_function(X) > 0).astype(np.intp)]
+
+
+class Perceptron(_BinaryLinearClassifier):
+    """The textbook online perceptron (with bias), scikit-learn style.
+
+    Start from ``w = 0, b = 0``; visit the examples in a fixed order; whenever
+    ``y·(w·x + b) ≤ 0`` (a tie is a mistake) set ``w += y·x`` and ``b += y``; stop after an
+    epoch without updates or after ``max_epochs`` epochs. With ``shuffle=False`` the result
+    is identical to scikit-learn's ``Perceptron(shuffle=False, tol=None, max_iter=T)`` for
+    any ``T ≥ n_iter_`` (which keeps running but changes nothing after convergence).
+
+    Parameters
+    ----------
+    max_epochs : int, default=1000
+        Cap on the number of passes over the data.
+    average : bool, default=False
+        If True, ``coef_`` and ``intercept_`` are the averaged perceptron: the mean of the
+        weights *after each of the T·N steps* (T epochs run, N examples; the initial
+        ``w = 0`` is not counted), the normalisation scikit-learn's ``SGDClassifier(
+        average=True)`` uses. Dividing by T·N + 1 instead (counting ``w = 0``) scales
+        ``(w, b)`` by a positive factor and changes no prediction.
+    shuffle : bool, default=False
+        If True, each epoch visits the examples in a new permutation drawn from a
+        generator seeded with ``random_state``.
+    random_state : int, RandomState or None, default=None
+        Seed for ``shuffle``; ``None`` means seed 0 (the course never runs unseeded).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        Sorted labels; ``classes_[1]`` is the +1 class.
+    coef_ : ndarray of shape (1, n_features)
+    intercept_ : ndarray of shape (1,)
+    n_iter_ : int
+        Number of epochs run (including the final one without updates, if any).
+    n_updates_ : int
+        Number of updates (mistakes) in total.
+    converged_ : bool
+        True if the last epoch made no update, i.e. the training data are separated.
+    n_features_in_ : int
+
+    Introduced in 02 — the perceptron update rule.
+    """
+
+    def __init__(
+        self,
+        max_epochs: int = 1000,
+        average: bool = False,
+        shuffle: bool = False,
+        random_state: object = None,
+    ) -> None:
+        self.max_epochs = max_epochs
+        self.average = average
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    def fit(self, X: ArrayLike, y: ArrayLike) -> Perceptron:
+        """Run the perceptron on ``X`` (n_samples, n_features) and labels ``y``.
+
+        Returns ``self``.
+        """
+        max_epochs = _check_max_epochs(self.max_epochs)
+        X_arr, y_pm, classes = validate_fit_data(self, X, y)
+        run = _online_perceptron(X_arr, y_pm, max_epochs, bool(self.shuffle), self.random_state)
+        w, b = run.w, run.b
+        if self.average:
+            n_steps = run.n_epochs * X_arr.shape[0]
+            # Σ_t w_t over steps t = 1..S equals S·w_S - Σ_k (t_k - 1)·u_k, where update
+            # u_k = y·[x, 1] happened at step t_k; only the updates need to be visited.
+            lag = run.update_steps.astype(np.float64)  # t_k - 1 (0-based steps)
+            signs = y_pm[run.update_rows]
+            w = w - (lag * signs) @ X_arr[run.update_rows] / n_steps
+            b = b - float(lag @ signs) / n_steps
+        self.classes_ = classes
+        self.coef_ = w.reshape(1, -1)
+        self.intercept_ = np.array([b])
+        self.n_iter_ = run.n_epochs
+        self.n_updates_ = int(run.update_steps.shape[0])
+        self.converged_ = run.converged
+        return self
+
+
+class VotedPerceptron(ClassifierMixin, BaseEstimator):
+    """Freund & Schapire's voted perceptron.
+
+    Runs the online perceptron (same order, tie rule and stopping rule as
+    :class:`Perceptron`) and keeps every weight vector it passes through with its survival
+    count: a vector made by an update starts at count 1 (the example that created it) and
+    gains 1 for every following example it classifies correctly. The initial ``w = 0``
+    keeps count 0 because the very first example is always a mistake (``a = 0``).
+    (Seed 002's pseudocode starts new vectors at 0; the course follows Freund & Schapire.)
+
+    Prediction: ``sign(Σ_k c_k · sign(w_k·x + b_k))`` with the course's sign (``> 0`` → +1).
+
+    Parameters
+    ----------
+    max_epochs : int, default=100
+        Cap on the number of passes. Lower than :class:`Perceptron`'s because every
+        update stores a vector.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+    weights_ : ndarray of shape (n_vectors, n_features)
+        The weight vectors in the order they were made, starting with ``w = 0``.
+    intercepts_ : ndarray of shape (n_vectors,)
+    counts_ : ndarray of shape (n_vectors,), int
+        Survival counts; they sum to ``n_iter_ · n_samples``.
+    n_iter_, n_updates_, converged_ : as in :class:`Perceptron`
+
+    Introduced in 02 — the perceptron update rule (voted perceptron).
+    """
+
+    def __init__(self, max_epochs: int = 100) -> None:
+        self.max_epochs = max_epochs
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+    def fit(self, X: ArrayLike, y: ArrayLike) -> VotedPerceptron:
+        """Run the perceptron and record its weight vectors and survival counts."""
+        max_epochs = _check_max_epochs(self.max_epochs)
+        X_arr, y_pm, classes = validate_fit_data(self, X, y)
+        run = _online_perceptron(X_arr, y_pm, max_epochs)
+        n_steps = run.n_epochs * X_arr.shape[0]
+        signs = y_pm[run.update_rows]
+        steps = [X_arr[run.update_rows] * signs[:, None]]
+        self.weights_ = np.vstack([np.zeros((1, X_arr.shape[1])), np.cumsum(steps[0], axis=0)])
+        self.intercepts_ = np.concatenate([[0.0], np.cumsum(signs)])
+        # Vector k (k ≥ 1) lives from its update step t_k to the step before the next update.
+        starts = np.concatenate([[0], run.update_steps])
+        ends = np.concatenate([run.update_steps, [n_steps]])
+        self.counts_ = (ends - starts).astype(np.int64)
+        self.classes_ = classes
+        self.n_iter_ = run.n_epochs
+        self.n_updates_ = int(run.update_steps.shape[0])
+        self.converged_ = run.converged
+        return self
+
+    def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
+        """The vote ``Σ_k c_k · sign(w_k·x + b_k)``, shape (n_samples,); > 0 means +1."""
+        X_arr = validate_predict_data(self, X)
+        votes = np.zeros(X_arr.shape[0])
+        # Chunks keep the (n_samples, n_vectors) activation matrix small.
+        chunk = max(1, 2**22 // max(1, self.weights_.shape[0]))
+        for start in range(0, X_arr.shape[0], chunk):
+            a = X_arr[start : start + chunk] @ self.weights_.T + self.intercepts_
+            votes[start : start + chunk] = np.where(a > 0, 1.0, -1.0) @ self.counts_
+        return votes
+
+    def predict(self, X: ArrayLike) -> np.ndarray:
+        """``classes_[1]`` where the vote is > 0, else ``classes_[0]``."""
+        return self.classes_[(self.decision_function(X) > 0).astype(np.intp)]
+
+
+class BatchPerceptron(_BinaryLinearClassifier):
+    """Seed 002's batch perceptron, with the bias kept as ``b``.
+
+    Each epoch computes all activations with the current ``(w, b)``, averages
+    ``y_i·[x_i, 1]`` over the mistakes (``y_i a_i ≤ 0``) — dividing by N, the number of
+    *all* examples, as seed 002 does — and moves ``[w, b] += eta · delta``. It stops when
+    ``‖delta‖ < tol`` (in particular after an epoch without mistakes) or at ``max_epochs``.
+
+    Parameters
+    ----------
+    eta : float, default=1.0
+        Learning rate (> 0). From ``w = 0`` it only scales ``(w, b)``, so it changes no
+        prediction; it is there because seed 002 has it.
+    tol : float, default=1e-9
+        Stop when the norm of the averaged update is below this.
+    max_epochs : int, default=1000
+
+    Attributes
+    ----------
+    classes_, coef_, intercept_ : as in :class:`Perceptron`
+    n_iter_ : int
+        Number of epochs (batch updates computed).
+    converged_ : bool
+        True if the final ``(w, b)`` makes no mistake on the training data.
+
+    Introduced in 02 — the perceptron update rule (batch perceptron).
+    """
+
+    def __init__(self, eta: float = 1.0, tol: float = 1e-9, max_epochs: int = 1000) -> None:
+        self.eta = eta
+        self.tol = tol
+        self.max_epochs = max_epochs
+
+    def fit(self, X: ArrayLike, y: ArrayLike) -> BatchPerceptron:
+        """Run batch updates until the averaged update is below ``tol``."""
+        max_epochs = _check_max_epochs(self.max_epochs)
+        if not (isinstance(self.eta, (int, float, np.number)) and self.eta > 0):
+            raise ValueError(f"eta must be a positive number; got {self.eta!r}.")
+        if not (isinstance(self.tol, (int, float, np.number)) and self.tol >= 0):
+            raise ValueError(f"tol must be a non-negative number; got {self.tol!r}.")
+        X_arr, y_pm, classes = validate_fit_data(self, X, y)
+        n = X_arr.shape[0]
+        w = np.zeros(X_arr.shape[1])
+        b = 0.0
+        n_epochs = 0
+        converged = False
+        for n_epochs in range(1, max_epochs + 1):  # noqa: B007 (used after the loop)
+            mistakes = y_pm * (X_arr @ w + b) <= 0.0
+            if not mistakes.any():
+                converged = True
+                break
+            delta_w = y_pm[mistakes] @ X_arr[mistakes] / n
+            delta_b = float(y_pm[mistakes].sum()) / n
+            if np.sqrt(delta_w @ delta_w + delta_b * delta_b) < self.tol:
+                break
+            w = w + self.eta * delta_w
+            b = b + self.eta * delta_b
+        else:
+            converged = not (y_pm * (X_arr @ w + b) <= 0.0).any()
+        self.classes_ = classes
+        self.coef_ = w.reshape(1, -1)
+        self.intercept_ = np.array([b])
+        self.n_iter_ = n_epochs
+        self.converged_ = converged
+        return self
+
+
+class Step(NamedTuple):
+    """One example visit of the online perceptron (see :func:`perceptron_trace`).
+
+    Introduced in 02 — the perceptron update rule.
+    """
+
+    epoch: int  # 1 for the first pass over the data
+    index: int  # row of X (0-based)
+    x: NDArray[np.float64]
+    y: int  # -1 or +1
+    activation: float  # a = w·x + b *before* this step
+    updated: bool  # y·a ≤ 0
+    w: NDArray[np.float64]  # after this step
+    b: float  # after this step
+
+
+def perceptron_trace(X: ArrayLike, y: ArrayLike, max_epochs: int = 100) -> list[Step]:
+    """Every step of the online perceptron, for step tables and plots.
+
+    Same algorithm as :class:`Perceptron` (given order, update when ``y·a ≤ 0``) and same
+    stopping rule: the trace ends with the first epoch without updates (included), or after
+    ``max_epochs`` epochs.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+        Any two labels; scikit-learn's encoding (sorted, the second is +1).
+    max_epochs : int, default=100
+
+    Returns
+    -------
+    steps : list of Step
+        One per example visit: ``epoch`` (from 1), ``index`` (row of ``X``), ``x``, ``y``
+        (-1/+1), ``activation`` before the step, ``updated``, and ``w``, ``b`` after it.
+
+    Introduced in 02 — the perceptron update rule (seed 003's trace).
+    """
+    max_epochs = _check_max_epochs(max_epochs)
+    X_arr, y_pm, _ = check_binary_X_y(X, y)
+    w = np.zeros(X_arr.shape[1])
+    b = 0.0
+    steps: list[Step] = []
+    for epoch in range(1, max_epochs + 1):
+        any_update = False
+        for i in range(X_arr.shape[0]):
+            x = X_arr[i]
+            a = float(x @ w + b)
+            updated = y_pm[i] * a <= 0.0
+            if updated:
+                w = w + y_pm[i] * x
+                b = b + float(y_pm[i])
+                any_update = True
+            steps.append(Step(epoch, i, x.copy(), int(y_pm[i]), a, bool(updated), w.copy(), b))
+        if not any_update:
+            break
+    return steps
+
+
+class PerceptronCycle(NamedTuple):
+    """A repeated perceptron state at epoch boundaries (see :func:`perceptron_cycle`).
+
+    Introduced in 05 — XOR and linear separability.
+    """
+
+    start: int  # epochs completed when the repeated state first occurred (0 = initial)
+    period: int  # epochs between two occurrences
+    updates_per_cycle: int  # updates made during one period (> 0)
+    weights: NDArray[np.float64]  # (period, n_features): w at each boundary of the cycle
+    intercepts: NDArray[np.float64]  # (period,): b at each boundary of the cycle
+
+
+def perceptron_cycle(X: ArrayLike, y: ArrayLike, max_epochs: int = 1000) -> PerceptronCycle | None:
+    """Detect the perceptron cycling: the same ``(w, b)`` at two epoch boundaries.
+
+    The online perceptron (given order) is deterministic, so once ``(w, b)`` at the end of
+    an epoch equals an earlier end-of-epoch state, the run repeats forever: it never
+    converges. On non-separable integer data (XOR) this always happens, because the weights
+    stay bounded (the perceptron cycling theorem) and can take finitely many values.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+    max_epochs : int, default=1000
+
+    Returns
+    -------
+    cycle : PerceptronCycle or None
+        ``None`` if the perceptron converges (an epoch without updates) or no state repeats
+        within ``max_epochs`` epochs.
+
+    Introduced in 05 — XOR and linear separability (the perceptron cycles on XOR).
+    """
+    max_epochs = _check_max_epochs(max_epochs)
+    X_arr, y_pm, _ = check_binary_X_y(X, y)
+    w = np.zeros(X_arr.shape[1])
+    b = 0.0
+    states: list[tuple[NDArray[np.float64], float]] = [(w.copy(), b)]
+    updates_per_epoch: list[int] = []
+    seen = {(w.tobytes(), b): 0}
+    for epoch in range(1, max_epochs + 1):
+        b, n_updates = _run_epoch(X_arr, y_pm, w, b)
+        if n_updates == 0:
+            return None
+        updates_per_epoch.append(n_updates)
+        key = (w.tobytes(), b)
+        if key in seen:
+            start = seen[key]
+            cycle_states = states[start:epoch]
+            return PerceptronCycle(
+                start=start,
+                period=epoch - start,
+                updates_per_cycle=int(sum(updates_per_epoch[start:epoch])),
+                weights=np.array([s[0] for s in cycle_states]),
+                intercepts=np.array([s[1] for s in cycle_states]),
+            )
+        seen[key] = epoch
+        states.append((w.copy(), b))
+    return None

@@ -1,0 +1,240 @@
+"""Linear support vector machines solved as quadratic programs (quadprog).
+
+Hard margin: minimise ``½‖w‖²`` subject to ``y_i (w·x_i + b) ≥ 1``; the geometric margin
+of the solution is ``1/‖w‖``. Soft margin: minimise ``½‖w‖² + C Σ ξ_i`` subject to
+``y_i (w·x_i + b) ≥ 1 - ξ_i``, ``ξ_i ≥ 0``.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import quadprog
+from numpy.typing import ArrayLike, NDArray
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+from linlib._validation import validate_fit_data, validate_predict_data
+
+__all__ = ["HardMarginSVM", "SoftMarginSVM"]
+
+# quadprog needs a strictly convex objective; b does not appear in ½‖w‖², so it gets this
+# tiny weight (relative to the data's scale). The polishing step removes its effect.
+_B_RIDGE = 1e-10
+
+
+def _check_positive(value: object, name: str, allow_zero: bool = False) -> float:
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
+    if ok:
+        ok = value >= 0 if allow_zero else value > 0
+    if not ok or not np.isfinite(float(value)):
+        bound = "≥ 0" if allow_zero else "> 0"
+        raise ValueError(f"{name} must be a finite number {bound}; got {value!r}.")
+    return float(value)
+
+
+def _polish(
+    Z: NDArray[np.float64], y: NDArray[np.float64], active: NDArray[np.intp]
+) -> tuple[NDArray[np.float64], float, NDArray[np.float64]]:
+    """Solve the KKT system with the constraints in ``active`` held as equalities.
+
+    With ``Z = y·X`` (rows y_i x_i): ``w = Z_Aᵀ α``, ``Σ α_i y_i = 0`` and
+    ``Z_A w + y_A b = 1``, i.e. ``[[Z_A Z_Aᵀ, y_A], [y_Aᵀ, 0]] [α; b] = [1; 0]``.
+    """
+    Z_A = Z[active]
+    y_A = y[active]
+    k = active.shape[0]
+    K = np.empty((k + 1, k + 1))
+    K[:k, :k] = Z_A @ Z_A.T
+    K[:k, k] = y_A
+    K[k, :k] = y_A
+    K[k, k] = 0.0
+    rhs = np.concatenate([np.ones(k), [0.0]])
+    sol = np.linalg.lstsq(K, rhs, rcond=None)[0]
+    alpha = sol[:k]
+    return Z_A.T @ alpha, float(sol[k]), alpha
+
+
+class HardMarginSVM(ClassifierMixin, BaseEstimator):
+    """The maximum-margin separating hyperplane (hard-margin linear SVM).
+
+    Solves the primal ``min ½‖w‖² s.t. y_i (w·x_i + b) ≥ 1`` (n_features + 1 variables)
+    with quadprog's dual active-set method, then *polishes*: the equality-constrained KKT
+    system on the solver's active set is solved exactly, and the result is accepted only
+    with a certificate of optimality — every ``y_i (w·x_i + b) ≥ 1 - tol`` and every
+    multiplier ``≥ -tol`` (a convex problem: KKT conditions are sufficient). The smallest
+    functional margin is then 1 to about 1e-12.
+
+    Parameters
+    ----------
+    tol : float, default=1e-8
+        Tolerance of the optimality certificate (primal feasibility and multipliers).
+    support_tol : float, default=1e-6
+        A training point is reported in ``support_`` (it lies *on the margin*) when its
+        functional margin is at most ``1 + support_tol``.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+    coef_ : ndarray of shape (1, n_features)
+    intercept_ : ndarray of shape (1,)
+    margin_ : float
+        Geometric margin ``1/‖w‖`` (half the width of the empty band).
+    support_ : ndarray of int
+        Indices of the points on the margin: ``y_i (w·x_i + b) ≤ 1 + support_tol``.
+    dual_coef_ : ndarray of shape (n_samples,)
+        Lagrange multipliers ``α_i ≥ 0``; ``w = Σ α_i y_i x_i``. A point can be on the
+        margin (in ``support_``) and still have ``α_i = 0``: when many points lie on the
+        margin, the solution does not need all of them.
+    polished_ : bool
+        True if the polishing certificate held (it fails only in degenerate cases; the
+        solver's solution, rescaled to a smallest functional margin of 1, is kept then).
+
+    Raises
+    ------
+    ValueError
+        From ``fit``, if the data are not linearly separable (the QP is infeasible).
+
+    Introduced in 06 — SVM margins.
+    """
+
+    def __init__(self, tol: float = 1e-8, support_tol: float = 1e-6) -> None:
+        self.tol = tol
+        self.support_tol = support_tol
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+    def fit(self, X: ArrayLike, y: ArrayLike) -> HardMarginSVM:
+        """Find the maximum-margin hyperplane; ValueError if the data are not separable."""
+        tol = _check_positive(self.tol, "tol", allow_zero=True)
+        support_tol = _check_positive(self.support_tol, "support_tol", allow_zero=True)
+        X_arr, y_pm, classes = validate_fit_data(self, X, y)
+        n, d = X_arr.shape
+        Z = y_pm[:, None] * X_arr
+        # Constraint rows y_i [x_i, 1]·[w, b] ≥ 1; quadprog wants them as columns.
+        C = np.hstack([Z, y_pm[:, None]]).T
+        G = np.eye(d + 1)
+        scale = max(1.0, float(np.max(np.abs(X_arr))))
+        G[d, d] = _B_RIDGE / (scale * scale)
+        try:
+            sol, _, _, _, lagrangian, _ = quadprog.solve_qp(
+                G, np.zeros(d + 1), np.ascontiguousarray(C), np.ones(n), 0
+            )
+        except ValueError as exc:
+            if "inconsistent" in str(exc):
+                raise ValueError(
+                    "The data are not linearly separable: no (w, b) satisfies "
+                    "y_i (w·x_i + b) ≥ 1 for all i, so the hard-margin SVM has no solution. "
+                    "Use SoftMarginSVM for such data."
+                ) from exc
+            raise
+        active = np.flatnonzero(lagrangian > 0)
+        w, b, alpha = sol[:d].copy(), float(sol[d]), np.asarray(lagrangian, dtype=float)
+        polished = False
+        if active.size > 0:
+            w_p, b_p, alpha_A = _polish(Z, y_pm, active)
+            margins = Z @ w_p + y_pm * b_p
+            if margins.min() >= 1.0 - tol and alpha_A.min() >= -tol * max(1.0, alpha_A.max()):
+                w, b, polished = w_p, b_p, True
+                alpha = np.zeros(n)
+                alpha[active] = np.maximum(alpha_A, 0.0)
+        if not polished:
+            smallest = float(np.min(Z @ w + y_pm * b))
+            w, b = w / smallest, b / smallest
+        margins = Z @ w + y_pm * b
+        self.classes_ = classes
+        self.coef_ = w.reshape(1, -1)
+        self.intercept_ = np.array([b])
+        self.margin_ = float(1.0 / np.linalg.norm(w))
+        self.support_ = np.flatnonzero(margins <= 1.0 + support_tol)
+        self.dual_coef_ = alpha
+        self.polished_ = polished
+        return self
+
+    def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
+        """Activations ``X @ coef_[0] + intercept_[0]``, shape (n_samples,)."""
+        X_arr = validate_predict_data(self, X)
+        return X_arr @ self.coef_[0] + self.intercept_[0]
+
+    def predict(self, X: ArrayLike) -> np.ndarray:
+        """``classes_[1]`` where the activation is > 0, else ``classes_[0]``."""
+        return self.classes_[(self.decision_function(X) > 0).astype(np.intp)]
+
+
+class SoftMarginSVM(ClassifierMixin, BaseEstimator):
+    """Soft-margin linear SVM: ``min ½‖w‖² + C Σ ξ_i`` s.t. ``y_i(w·x_i + b) ≥ 1 - ξ_i``.
+
+    A look ahead for non-separable data: large ``C`` approaches the hard margin, small
+    ``C`` tolerates more margin violations. Solved as a dense QP in the primal
+    (n_features + 1 + n_samples variables), so meant for the course's small data sets
+    (up to a few hundred points); tiny ridge terms on ``b`` and ``ξ`` make the QP strictly
+    convex. Agrees with scikit-learn's ``SVC(kernel="linear", C=C)`` to libsvm's tolerance.
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        Price of a unit of margin violation (> 0).
+
+    Attributes
+    ----------
+    classes_, coef_, intercept_ : as in :class:`HardMarginSVM`
+    margin_ : float
+        ``1/‖w‖``.
+    slack_ : ndarray of shape (n_samples,)
+        ``ξ_i = max(0, 1 - y_i (w·x_i + b))``.
+    support_ : ndarray of int
+        Indices with functional margin ``≤ 1 + 1e-6`` (on or inside the margin).
+
+    Introduced in 06 — SVM margins (looking ahead to the soft margin).
+    """
+
+    def __init__(self, C: float = 1.0) -> None:
+        self.C = C
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+    def fit(self, X: ArrayLike, y: ArrayLike) -> SoftMarginSVM:
+        """Solve the soft-margin QP."""
+        C_val = _check_positive(self.C, "C")
+        X_arr, y_pm, classes = validate_fit_data(self, X, y)
+        n, d = X_arr.shape
+        m = d + 1 + n
+        scale = max(1.0, float(np.max(np.abs(X_arr))))
+        G = np.eye(m)
+        G[d, d] = _B_RIDGE / (scale * scale)
+        G[d + 1 :, d + 1 :] *= 1e-10 * C_val
+        a = np.zeros(m)
+        a[d + 1 :] = -C_val
+        # Columns: y_i [x_i, 1, e_i]·v ≥ 1 (margin with slack), then ξ_i ≥ 0.
+        Cmat = np.zeros((m, 2 * n))
+        Cmat[:d, :n] = (y_pm[:, None] * X_arr).T
+        Cmat[d, :n] = y_pm
+        Cmat[d + 1 :, :n] = np.eye(n)
+        Cmat[d + 1 :, n:] = np.eye(n)
+        bvec = np.concatenate([np.ones(n), np.zeros(n)])
+        sol = quadprog.solve_qp(G, a, Cmat, bvec, 0)[0]
+        w, b = sol[:d].copy(), float(sol[d])
+        margins = y_pm * (X_arr @ w + b)
+        self.classes_ = classes
+        self.coef_ = w.reshape(1, -1)
+        self.intercept_ = np.array([b])
+        norm = float(np.linalg.norm(w))
+        self.margin_ = float(1.0 / norm) if norm > 0 else float("inf")
+        self.slack_ = np.maximum(0.0, 1.0 - margins)
+        self.support_ = np.flatnonzero(margins <= 1.0 + 1e-6)
+        return self
+
+    def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
+        """Activations ``X @ coef_[0] + intercept_[0]``, shape (n_samples,)."""
+        X_arr = validate_predict_data(self, X)
+        return X_arr @ self.coef_[0] + self.intercept_[0]
+
+    def predict(self, X: ArrayLike) -> np.ndarray:
+        """``classes_[1]`` where the activation is > 0, else ``classes_[0]``."""
+        return self.classes_[(self.decision_function(X) > 0).astype(np.intp)]
