@@ -83,7 +83,7 @@ def new_axes(
     if title is not None:
         ax.set_title(title)
     if equal:
-        ax.set_aspect("equal", adjustable="datalim")
+        ax.set_aspect("equal", adjustable="box")
     ax.grid(True, color="#dddddd", linewidth=0.6)
     ax.set_axisbelow(True)
     return fig, ax
@@ -117,6 +117,12 @@ def _plane_2d(w: Any, b: Any) -> tuple[np.ndarray, float]:
     if not np.any(w):
         raise ValueError("w is the zero vector: w·x + b = 0 is not a line")
     return w, b
+
+
+def _refresh_legend(ax: Axes) -> None:
+    """Redraw an existing legend so it includes artists added since."""
+    if ax.get_legend() is not None:
+        ax.legend(loc="best", fontsize="small")
 
 
 def _label_axes(ax: Axes) -> None:
@@ -175,7 +181,7 @@ def plot_points(
         )
     _label_axes(ax)
     if aspect is not None:
-        ax.set_aspect(aspect, adjustable="datalim")
+        ax.set_aspect(aspect, adjustable="box")
     if legend:
         ax.legend(loc="best", fontsize="small")
     return ax
@@ -196,6 +202,19 @@ def _inside_view(ax: Axes, point: np.ndarray) -> bool:
     return bool(x0 <= point[0] <= x1 and y0 <= point[1] <= y1)
 
 
+def _draw_line(ax: Axes, w: np.ndarray, b: float, level: float, **style: Any) -> None:
+    """Draw the infinite line w·x + b = level.
+
+    ``ax.axline`` adds the two points it is given to the data limits, so they are taken
+    next to the foot of the view's centre: a line crossing the view leaves the limits
+    alone, and one that misses it brings its closest part into view.
+    """
+    centre, size = _view_center_and_size(ax)
+    point = _foot(centre, w, b - level)
+    step = 1e-3 * size * np.array([-w[1], w[0]]) / np.linalg.norm(w)
+    ax.axline(tuple(point), tuple(point + step), zorder=2, **style)
+
+
 def plot_hyperplane(
     ax: Axes,
     w: Any,
@@ -210,9 +229,11 @@ def plot_hyperplane(
     """Draw the line w·x + b = 0 across the whole view, with its normal vector.
 
     The line is infinite (``ax.axline``), so it always reaches the edges of the axes
-    whatever their limits. The normal arrow points along w, towards the +1 side, from
-    the foot of the perpendicular from the origin (the point of the line closest to the
-    origin) — or from the view's centre when that foot is out of view.
+    whatever their limits; drawing it does not change the limits if it crosses the view
+    (if it misses the view, the view grows to show it). The normal arrow points along w,
+    towards the +1 side, from the foot of the perpendicular from the origin (the point of
+    the line closest to the origin) — or from the view's centre when that foot is out of
+    view.
 
     Parameters
     ----------
@@ -235,19 +256,11 @@ def plot_hyperplane(
     Introduced in 01 — hyperplanes.
     """
     w, b = _plane_2d(w, b)
-    anchor = -b / (w @ w) * w
-    direction = np.array([-w[1], w[0]])
-    ax.axline(
-        tuple(anchor),
-        tuple(anchor + direction),
-        color=color,
-        linestyle=linestyle,
-        linewidth=1.6,
-        alpha=alpha,
-        label=label,
-        zorder=2,
+    _draw_line(
+        ax, w, b, 0.0, color=color, linestyle=linestyle, linewidth=1.6, alpha=alpha, label=label
     )
     if normal:
+        anchor = -b / (w @ w) * w
         centre, size = _view_center_and_size(ax)
         start = anchor if _inside_view(ax, anchor) else _foot(centre, w, b)
         tip = start + 0.15 * size * w / np.linalg.norm(w)
@@ -267,6 +280,8 @@ def plot_hyperplane(
             alpha=alpha,
         )
     _label_axes(ax)
+    if label is not None:
+        _refresh_legend(ax)
     return ax
 
 
@@ -311,19 +326,11 @@ def plot_margin(
     if not np.isfinite(half) or half < 0:
         raise ValueError(f"margin must be a non-negative number, got {margin!r}")
     unit = w / norm
-    anchor = -b / norm * unit
     direction = np.array([-unit[1], unit[0]])
     for sign in (1.0, -1.0):
-        start = anchor + sign * half * unit
-        ax.axline(
-            tuple(start),
-            tuple(start + direction),
-            color=color,
-            linestyle="--",
-            linewidth=1.0,
-            label=label if sign > 0 else None,
-            zorder=2,
-        )
+        edge_label = label if sign > 0 else None
+        level = sign * half * norm
+        _draw_line(ax, w, b, level, color=color, linestyle="--", linewidth=1.0, label=edge_label)
     # The band: a long strip along the line, clipped by the axes. add_artist (not
     # add_patch) keeps it out of the autoscaling, like the infinite lines.
     centre, size = _view_center_and_size(ax)
@@ -342,6 +349,8 @@ def plot_margin(
     band.set_clip_path(ax.patch)
     ax.add_artist(band)
     _label_axes(ax)
+    if label is not None:
+        _refresh_legend(ax)
     return ax
 
 
@@ -407,6 +416,9 @@ def plot_decision_regions(
     ax.pcolormesh(
         g1, g2, z, cmap=cmap, vmin=-1, vmax=1, shading="nearest", zorder=0, rasterized=True
     )
+    # The regions fill the view exactly (no white rim from autoscaling's margins).
+    ax.set_xlim(low[0], high[0])
+    ax.set_ylim(low[1], high[1])
     if points:
         plot_points(ax, X, y_arr)
     _label_axes(ax)
@@ -448,6 +460,8 @@ def plot_updates(
     """
     X = _points_2d(X)
     plot_points(ax, X, y)
+    # Early hyperplanes can be far from the data: keep the view on the points.
+    limits = ax.get_xlim(), ax.get_ylim()
     updates = [step for step in trace if step.updated]
     drawable = [
         (number, step)
@@ -470,6 +484,8 @@ def plot_updates(
             color=HYPERPLANE_COLOR if last else ax_color,
             linestyle="-" if last else "--",
         )
+    ax.set_xlim(limits[0])
+    ax.set_ylim(limits[1])
     if annotate:
         causes: dict[int, list[int]] = {}
         for number, step in enumerate(updates, start=1):
