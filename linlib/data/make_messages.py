@@ -24,7 +24,7 @@ from pathlib import Path
 SEED = 2024
 N_HAM = 230
 N_SPAM = 120
-N_AMBIGUOUS = 14  # of each class, included in the counts above
+N_AMBIGUOUS = 20  # of each class, included in the counts above
 PATH = Path(__file__).with_name("messages.tsv")
 HEADER = (
     "# Synthetic corpus: short messages written by linlib/data/make_messages.py "
@@ -36,6 +36,8 @@ WORDS: dict[str, list[str]] = {
     "greet": ["hi", "hey", "hello", "good morning", "hi there"],
     "salute": ["dear customer", "dear user", "hello friend", "attention"],
     "time": ["today", "tonight", "tomorrow", "this weekend", "on friday", "at 6", "later"],
+    "day": ["friday", "monday", "tomorrow", "next week", "the afternoon"],
+    "deadline": ["today only", "this weekend only", "until midnight", "for 24 hours"],
     "place": ["the cafe", "the station", "the library", "mum's", "the office", "the gym"],
     "doc": ["slides", "notes", "photos", "forms", "minutes", "tickets", "results"],
     "event": ["the meeting", "dinner", "the match", "the dentist", "the party", "practice"],
@@ -46,9 +48,9 @@ WORDS: dict[str, list[str]] = {
     "price": ["$9.99", "$19", "£5", "$1"],
     "amount": ["£1000", "$500", "$2000", "£250"],
     "percent": ["50%", "70%", "80%", "90%"],
-    "account": ["account", "bank account", "card", "password", "parcel"],
+    "account": ["account", "bank account", "card", "mailbox", "subscription"],
     "problem": ["has been suspended", "needs verification", "is on hold", "was locked"],
-    "link": ["this link", "the link below", "here", "www.example.com/claim"],
+    "link": ["this link", "the link below", "www.example.com/claim", "example.net/win"],
     "code": ["WIN", "PRIZE", "CLAIM", "GO"],
     "nice": ["you are a star", "really appreciated", "much appreciated", "so kind"],
     "urgent": ["urgent", "important", "final notice", "act now"],
@@ -73,13 +75,20 @@ HAM = [
     "{name} is coming {time}, can we meet at {place}",
     "ok see you {time}",
     "sorry i missed your call, i was at {event}",
-    "can we move {event} to {time}?",
+    "can we move {event} to {day}?",
     "the bus is late again, start without me",
     "good luck {time}, you will be great",
     "please reply when you have a minute",
     "where did you park? i'm at {place}",
     "thanks {name}, the {doc} look good",
     "who is bringing {food} {time}",
+    "can you call me {time}? no rush",
+    "i won't make it {time}, sorry, can we do {day}",
+    "the {doc} from {event} are online now",
+    "text me the address of {place}",
+    "the match was fun, we nearly won",
+    "shall i book a table at {place} for {event}?",
+    "is the offer of a lift {time} still on?",
 ]
 
 SPAM = [
@@ -94,7 +103,11 @@ SPAM = [
     "your {account} {problem}, verify now at {link}",
     "earn {amount} a week from home, no experience, call now",
     "final chance to win a {prize}! text {code} now",
-    "exclusive deal: {percent} off {product} {time} only",
+    "exclusive deal: {percent} off {product}, {deadline}",
+    "you have 1 new message waiting, click {link} to read it",
+    "your {account} will be closed {deadline}, reply YES to keep it",
+    "we tried to deliver your parcel, pay £1.99 at {link}",
+    "lowest rates on {product}, apply now, {deadline}",
     "{salute}, you are our lucky winner of {amount}. click {link}",
     "get cheap pills, no prescription, order now at {link}",
 ]
@@ -116,7 +129,7 @@ AMBIGUOUS_SPAM = [
     "hey, i sent you the {doc}, open {link} to see them",
     "{name} said you would like this, call me back {time}",
     "sorry i missed your call, please reply to get your {prize}",
-    "see you {time}? bring your {account} details",
+    "see you {time}? send me your {account} details first",
     "good news {name}, your {doc} are ready, reply {code}",
 ]
 
