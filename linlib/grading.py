@@ -385,21 +385,35 @@ class _Undo:
 
     def swap_code(self, function: types.FunctionType, label: str) -> None:
         original = function.__code__
-        function.__code__ = _raiser_code(label, original)
+        replacement = _raiser_code(label, original)
+        # Register the undo before the swap: an interrupt in between must not leave the
+        # function disabled.
         self.actions.append(lambda: setattr(function, "__code__", original))
+        function.__code__ = replacement
 
     def set_attribute(self, owner: Any, attribute: str, value: Any) -> None:
         had = attribute in vars(owner)
         original = vars(owner).get(attribute)
+
+        def restore() -> None:
+            if had:
+                setattr(owner, attribute, original)
+            elif attribute in vars(owner):
+                delattr(owner, attribute)
+
+        self.actions.append(restore)
         setattr(owner, attribute, value)
-        if had:
-            self.actions.append(lambda: setattr(owner, attribute, original))
-        else:
-            self.actions.append(lambda: delattr(owner, attribute))
 
     def run(self) -> None:
+        """Undo everything, even if one undo fails (then re-raise its error)."""
+        first_error: BaseException | None = None
         while self.actions:
-            self.actions.pop()()
+            try:
+                self.actions.pop()()
+            except BaseException as error:
+                first_error = first_error or error
+        if first_error is not None:
+            raise first_error
 
 
 # Dunder methods a class keeps even when disabled: Python, debuggers and error messages
