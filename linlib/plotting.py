@@ -473,7 +473,9 @@ def plot_updates(
     n = len(drawable)
     for position, (number, step) in enumerate(drawable):
         last = position == n - 1
-        shade = 0.8 * (1 - (position + 1) / n) if n > 1 else 0.0
+        # Earlier hyperplanes fade from light grey (0.85) to mid grey (0.45); the last
+        # one is the solid hyperplane colour, so it stands out from all of them.
+        shade = 0.85 - 0.4 * position / max(n - 2, 1)
         ax_color = (shade, shade, shade)
         plot_hyperplane(
             ax,
