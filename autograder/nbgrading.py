@@ -22,7 +22,7 @@ import os
 import shutil
 import sys
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,6 +30,9 @@ from typing import Any
 import nbformat
 from nbformat import NotebookNode
 from traitlets.config import Config
+
+from autograder.ledger import LEDGER_VERSION, Ledger
+from autograder.submissions import PreparedSubmission
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS_DIR = REPO_ROOT / "notebooks"
@@ -299,6 +302,29 @@ class SubmissionResult:
     def score(self) -> float:
         return sum(s for s, _ in self.scores.values())
 
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data for the ledger."""
+        return {
+            "scores": {k: list(v) for k, v in self.scores.items()},
+            "flags": list(self.flags),
+            "ok": self.ok,
+            "error": self.error,
+            "seconds": self.seconds,
+        }
+
+    @classmethod
+    def from_dict(cls, student: str, assignment: str, data: Mapping[str, Any]):
+        """The inverse of :meth:`to_dict`."""
+        return cls(
+            student,
+            assignment,
+            scores={k: (float(v[0]), float(v[1])) for k, v in data["scores"].items()},
+            flags=list(data.get("flags", [])),
+            ok=bool(data.get("ok", True)),
+            error=str(data.get("error", "")),
+            seconds=float(data.get("seconds", 0.0)),
+        )
+
     @property
     def max_score(self) -> float:
         return sum(m for _, m in self.scores.values())
@@ -403,11 +429,33 @@ def autograde_config(course_dir: str | os.PathLike, *, sandbox: bool, db_url: st
     return config
 
 
+def feedback_config(course_dir: str | os.PathLike, db_url: str | None = None) -> Config:
+    """GenerateFeedback configuration: nbgrader's, with hidden-test source redacted."""
+    from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
+    from nbgrader.preprocessors import GetGrades
+
+    from autograder.preprocessors import RedactHiddenTests
+
+    config = course_config(course_dir, db_url)
+    config.GenerateFeedback.preprocessors = [
+        GetGrades,
+        RedactHiddenTests,
+        CSSHTMLHeaderPreprocessor,
+    ]
+    return config
+
+
 def _autograde_task(
-    course_dir: str, assignment: str, student: str, sandbox: bool, db_url: str | None
+    course_dir: str,
+    assignment: str,
+    student: str,
+    sandbox: bool,
+    db_url: str | None,
+    feedback: bool = False,
 ) -> dict[str, Any]:
-    """Worker side: autograde one submission with nbgrader's Autograde converter."""
-    from nbgrader.converters import Autograde
+    """Worker side: autograde one submission with nbgrader's Autograde converter, then
+    (optionally) write its feedback with GenerateFeedback."""
+    from nbgrader.converters import Autograde, GenerateFeedback
     from nbgrader.coursedir import CourseDirectory
     from nbgrader.utils import capture_log
 
@@ -420,12 +468,24 @@ def _autograde_task(
     app.create_student = True
     result = capture_log(app)
     flags = collect_notebook_flags(Path(course_dir) / "autograded" / student / assignment)
-    return {
+    out = {
         "success": bool(result.get("success")),
         "error": result.get("error", ""),
         "log": result.get("log", ""),
         "flags": flags,
+        "feedback": False,
     }
+    if feedback and out["success"]:
+        config = feedback_config(course_dir, db_url)
+        config.CourseDirectory.assignment_id = assignment
+        config.CourseDirectory.student_id = student
+        app = GenerateFeedback(coursedir=CourseDirectory(config=config), config=config)
+        app.force = True
+        fb = capture_log(app)
+        out["feedback"] = bool(fb.get("success"))
+        if not out["feedback"]:
+            out["log"] += "\n" + fb.get("error", "")
+    return out
 
 
 def collect_notebook_flags(folder: Path) -> list[str]:
@@ -464,6 +524,34 @@ def ensure_students(course_dir: str | os.PathLike, students: Iterable[str], db_u
             gb.update_or_create_student(student)
 
 
+def record_zero_scores(
+    course_dir: str | os.PathLike, assignment: str, student: str, db_url: str | None = None
+) -> None:
+    """A submission with no gradable notebook: every test scores 0, as nbgrader does for a
+    missing notebook (its Autograde needs at least one notebook to run at all)."""
+    from nbgrader.api import Gradebook
+
+    config = course_config(course_dir, db_url)
+    course_id = config.CourseDirectory.get("course_id", "default_course")
+    with Gradebook(config.CourseDirectory.db_url, course_id) as gb, warnings.catch_warnings():
+        # nbgrader's add_submission trips SQLAlchemy's autoflush warnings (harmless; the
+        # same happens inside `nbgrader autograde`)
+        warnings.simplefilter("ignore")
+        gb.update_or_create_student(student)
+        submission = gb.update_or_create_submission(assignment, student)
+        for notebook in submission.notebooks:
+            for grade in notebook.grades:
+                grade.auto_score = 0
+                grade.needs_manual_grade = False
+        gb.db.commit()
+    autograded = Path(course_dir).resolve() / "autograded" / student / assignment
+    if autograded.exists():
+        shutil.rmtree(autograded)
+    feedback = Path(course_dir).resolve() / "feedback" / student / assignment
+    if feedback.exists():
+        shutil.rmtree(feedback)
+
+
 def run_autograde_batch(
     course_dir: str | os.PathLike,
     jobs: Iterable[tuple[str, str]],
@@ -472,24 +560,29 @@ def run_autograde_batch(
     sandbox: bool = False,
     db_url: str | None = None,
     timeout: float = SUBMISSION_TIMEOUT,
-    on_result=None,
-):
+    feedback: bool = False,
+) -> Iterator[tuple[str, str, dict[str, Any]]]:
     """Autograde ``(assignment, student)`` pairs already in ``submitted/``, in parallel.
 
-    Yields ``(assignment, student, outcome_dict)`` as each finishes; ``outcome_dict`` has
-    ``success``, ``error``, ``log``, ``flags``, ``seconds``.
+    Yields ``(assignment, student, outcome)`` as each finishes; ``outcome`` has ``success``,
+    ``error``, ``log``, ``flags``, ``feedback``, ``seconds``. A submission that crashes its
+    worker or exceeds ``timeout`` is reported as failed; the rest of the batch goes on.
     """
     from autograder.workers import Task, WorkerPool
 
     course_dir = Path(course_dir).resolve()
     jobs = list(jobs)
+    if not jobs:
+        return
     ensure_students(course_dir, sorted({s for _, s in jobs}), db_url)
-    pool = WorkerPool(workers, log_dir=course_dir / "logs", initializer=_worker_init)
+    pool = WorkerPool(
+        min(workers, len(jobs)), log_dir=course_dir / "logs", initializer=_worker_init
+    )
     tasks = [
         Task(
             key=(assignment, student),
             func=_autograde_task,
-            args=(str(course_dir), assignment, student, sandbox, db_url),
+            args=(str(course_dir), assignment, student, sandbox, db_url, feedback),
             timeout=timeout,
         )
         for assignment, student in jobs
@@ -500,8 +593,111 @@ def run_autograde_batch(
             value = dict(outcome.value)
         else:
             value = {"success": False, "error": outcome.error, "log": "", "flags": []}
+            value["feedback"] = False
         value["seconds"] = outcome.seconds
         yield assignment, student, value
+
+
+def grade_prepared(
+    course_dir: str | os.PathLike,
+    prepared: Iterable[PreparedSubmission],
+    *,
+    workers: int = 2,
+    sandbox: bool = False,
+    db_url: str | None = None,
+    feedback: bool = False,
+    ledger: Ledger | None = None,
+    timeout: float = SUBMISSION_TIMEOUT,
+    on_result: Callable[[SubmissionResult], None] | None = None,
+) -> dict[tuple[str, str], SubmissionResult]:
+    """Grade prepared submissions (any assignments) in one parallel batch.
+
+    With a ``ledger``, a submission whose files, assignment source and grading settings
+    are unchanged since it was last graded is not graded again: its recorded result is
+    reused (``skipped``), so an interrupted run, run again, resumes where it stopped.
+
+    Returns
+    -------
+    dict
+        (assignment, student) -> :class:`SubmissionResult`, in the order given.
+    """
+    course_dir = Path(course_dir).resolve()
+    prepared = list(prepared)
+    results: dict[tuple[str, str], SubmissionResult] = {}
+    digests: dict[tuple[str, str], str] = {}
+    salts: dict[str, str] = {}
+    jobs: list[tuple[str, str]] = []
+    by_key = {(p.assignment, p.student): p for p in prepared}
+    if len(by_key) != len(prepared):
+        raise GradingError("the same student appears twice for one assignment")
+
+    def finish(result: SubmissionResult) -> None:
+        key = (result.assignment, result.student)
+        results[key] = result
+        if ledger is not None and not result.skipped:
+            ledger.record(result.assignment, result.student, digests[key], result.to_dict())
+        if on_result is not None:
+            on_result(result)
+
+    pending: list[SubmissionResult] = []
+    for sub in prepared:
+        key = (sub.assignment, sub.student)
+        if sub.assignment not in salts:
+            salts[sub.assignment] = grading_salt(course_dir, sub.assignment, sandbox)
+        digests[key] = sub.digest(salts[sub.assignment])
+        if ledger is not None:
+            previous = ledger.lookup(sub.assignment, sub.student, digests[key])
+            if previous is not None:
+                reused = SubmissionResult.from_dict(sub.student, sub.assignment, previous)
+                reused.skipped = True
+                pending.append(reused)
+                continue
+        if sub.notebooks:
+            write_submission(course_dir, sub.assignment, sub.student, sub.notebooks)
+            jobs.append(key)
+        else:
+            record_zero_scores(course_dir, sub.assignment, sub.student, db_url)
+            scores = read_scores(course_dir, sub.assignment, [sub.student], db_url)
+            result = SubmissionResult(sub.student, sub.assignment, flags=list(sub.flags))
+            result.scores = scores.get(sub.student, {})
+            pending.append(result)
+    for result in pending:
+        finish(result)
+    for assignment, student, value in run_autograde_batch(
+        course_dir,
+        jobs,
+        workers=workers,
+        sandbox=sandbox,
+        db_url=db_url,
+        timeout=timeout,
+        feedback=feedback,
+    ):
+        sub = by_key[(assignment, student)]
+        result = SubmissionResult(student, assignment, flags=list(sub.flags))
+        for flag in value["flags"]:
+            if flag not in result.flags:
+                result.flags.append(flag)
+        result.ok = bool(value["success"])
+        result.error = value["error"]
+        result.seconds = value["seconds"]
+        if not result.ok:
+            result.flags.append("could not be graded: " + _first_line(value["error"]))
+        result.scores = read_scores(course_dir, assignment, [student], db_url).get(student, {})
+        finish(result)
+    return {(p.assignment, p.student): results[(p.assignment, p.student)] for p in prepared}
+
+
+def grading_salt(course_dir: Path, assignment: str, sandbox: bool) -> str:
+    """What else decides a grade besides the submission: the assignment's source files and
+    the grading settings. A change to either makes the ledger grade again."""
+    import hashlib
+
+    h = hashlib.sha256(f"{LEDGER_VERSION}|sandbox={bool(sandbox)}".encode())
+    source = course_dir / "source" / assignment
+    for path in sorted(source.rglob("*")):
+        if path.is_file():
+            h.update(str(path.relative_to(source)).encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
 
 
 def grade_submissions(
@@ -545,34 +741,32 @@ def grade_submissions(
 def grade_submission_results(
     course_dir: str | os.PathLike,
     assignment: str,
-    submissions: Mapping[str, Mapping[str, NotebookNode | bytes | str]],
+    submissions: Mapping[str, Mapping[str, NotebookNode | bytes]],
     *,
     workers: int = 2,
     sandbox: bool | None = None,
     db_url: str | None = None,
+    feedback: bool = False,
 ) -> dict[str, SubmissionResult]:
     """Like :func:`grade_submissions`, with each submission's flags and errors."""
-    course_dir = Path(course_dir).resolve()
-    use_sandbox = resolve_sandbox(sandbox)
+    from autograder.submissions import notebook_bytes
+
+    prepared = []
     for student, files in submissions.items():
-        named = {(n if n.endswith(".ipynb") else f"{n}.ipynb"): nb for n, nb in files.items()}
-        write_submission(course_dir, assignment, student, named)
-    results: dict[str, SubmissionResult] = {}
-    jobs = [(assignment, student) for student in submissions]
-    for _, student, value in run_autograde_batch(
-        course_dir, jobs, workers=workers, sandbox=use_sandbox, db_url=db_url
-    ):
-        result = SubmissionResult(student, assignment, flags=list(value["flags"]))
-        result.ok = value["success"]
-        result.error = value["error"]
-        result.seconds = value["seconds"]
-        if not result.ok:
-            result.flags.append("could not be graded: " + _first_line(value["error"]))
-        results[student] = result
-    scores = read_scores(course_dir, assignment, list(submissions), db_url)
-    for student, result in results.items():
-        result.scores = scores.get(student, {})
-    return {student: results[student] for student in submissions}
+        sub = PreparedSubmission(student, assignment)
+        for name, content in files.items():
+            name = name if name.endswith(".ipynb") else f"{name}.ipynb"
+            sub.notebooks[name] = content if isinstance(content, bytes) else notebook_bytes(content)
+        prepared.append(sub)
+    results = grade_prepared(
+        course_dir,
+        prepared,
+        workers=workers,
+        sandbox=resolve_sandbox(sandbox),
+        db_url=db_url,
+        feedback=feedback,
+    )
+    return {student: results[(assignment, student)] for student in submissions}
 
 
 def _first_line(text: str) -> str:

@@ -1,0 +1,230 @@
+"""``python -m autograder``: release the course, grade a class, run the demo.
+
+Exit status: 0 when the job ran (submissions that could not be graded are flagged rows in
+grades.csv, not failures); 2 for bad arguments or paths; 1 when the grader itself could not
+run (e.g. the sandbox cannot start, the gradebook cannot be opened).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from pathlib import Path
+
+PROG = "python -m autograder"
+
+DESCRIPTION = """\
+Release the course's notebooks to students and grade their submissions with nbgrader:
+in parallel, inside a sandbox, with grades.csv, redacted feedback and a summary.
+
+commands:
+  release   build the student version of every notebook (folder + zip per assignment)
+  grade     grade a folder (<student>/<assignment>/<notebook>.ipynb) or a Canvas/Moodle zip
+  demo      release, grade the bundled sample class, print the summary
+  times     each notebook's execution time in a fresh kernel (benchmarks.notebook_times)
+"""
+
+GRADE_EPILOG = """\
+Student ids: in a folder, the first folder name; in a Canvas zip, the numeric user id in
+'<lastfirst>_[LATE_]<user id>_<submission id>_<file>'; in a Moodle zip, the participant id
+in '<Full Name>_<participant id>_assignsubmission_file_/<file>'.
+Writes to --out: grades.csv (nbgrader's export columns + flags), feedback/<student>/
+<assignment>/<notebook>.html (hidden tests' source withheld) and summary.md.
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one clear line, not the whole usage block
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {value}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog=PROG, description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    sub = parser.add_subparsers(dest="command", metavar="{release,grade,demo,times}")
+    sub.required = True
+
+    def common(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--course",
+            type=Path,
+            default=Path("course"),
+            metavar="DIR",
+            help="nbgrader course directory to build and use (default: ./course)",
+        )
+
+    def grading(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--workers",
+            type=_positive_int,
+            default=None,
+            metavar="N",
+            help="notebooks graded at the same time (default: the number of cores)",
+        )
+        p.add_argument(
+            "--out",
+            type=Path,
+            default=Path("grading-out"),
+            metavar="DIR",
+            help="where grades.csv, feedback/ and summary.md go (default: ./grading-out)",
+        )
+        p.add_argument(
+            "--unsandboxed",
+            action="store_true",
+            help="grade without the sandbox (only for trusted code: students' code then "
+            "runs as you, with your files and network)",
+        )
+        p.add_argument(
+            "--progress",
+            action=argparse.BooleanOptionalAction,
+            default=None,
+            help="progress bar on stderr (default: when stderr is a terminal)",
+        )
+
+    p_release = sub.add_parser(
+        "release", help="build the student versions", description="Build the student versions."
+    )
+    common(p_release)
+    p_release.add_argument(
+        "--assignment",
+        action="append",
+        metavar="A",
+        help="only this assignment (repeatable; default: all)",
+    )
+    p_release.add_argument("--db", metavar="URL", help="SQLAlchemy URL of the gradebook")
+
+    p_grade = sub.add_parser(
+        "grade",
+        help="grade submissions",
+        description="Grade a class's submissions.",
+        epilog=GRADE_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p_grade.add_argument("submissions", type=Path, metavar="SUBMISSIONS", help="folder or LMS zip")
+    p_grade.add_argument(
+        "--assignment", metavar="A", help="the assignment (needed for an LMS zip if not guessable)"
+    )
+    p_grade.add_argument(
+        "--db",
+        metavar="URL",
+        help="SQLAlchemy URL of the gradebook (default: SQLite file in the course directory)",
+    )
+    p_grade.add_argument(
+        "--lms",
+        choices=["auto", "nbgrader", "canvas", "moodle"],
+        default="auto",
+        help="layout of SUBMISSIONS (default: auto-detect)",
+    )
+    p_grade.add_argument(
+        "--no-feedback", action="store_true", help="skip the feedback HTML (faster)"
+    )
+    common(p_grade)
+    grading(p_grade)
+
+    p_demo = sub.add_parser(
+        "demo",
+        help="grade the bundled sample class",
+        description="Release the course, grade the sample class, print the summary.",
+    )
+    common(p_demo)
+    grading(p_demo)
+
+    p_times = sub.add_parser(
+        "times",
+        help="notebook execution times",
+        description="Run benchmarks.notebook_times (each notebook in a fresh kernel).",
+    )
+    p_times.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    return parser
+
+
+def _progress(flag: bool | None) -> bool:
+    return sys.stderr.isatty() if flag is None else flag
+
+
+def _fail(message: str, status: int) -> int:
+    print(f"{PROG}: error: {message}", file=sys.stderr)
+    return status
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "times":
+        return _times(args.rest)
+
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from autograder import pipeline
+    from autograder.nbgrading import GradingError
+    from autograder.submissions import SubmissionsError
+
+    try:
+        if args.command == "release":
+            zips = pipeline.release_course(args.course, args.assignment, db_url=args.db)
+            for name, path in zips.items():
+                print(f"{name}: {path.parent / name}/ and {path}")
+            return 0
+        if args.command == "grade":
+            if not args.submissions.exists():
+                return _fail(f"no such file or folder: {args.submissions}", 2)
+            run = pipeline.grade_path(
+                args.submissions,
+                assignment=args.assignment,
+                layout=args.lms,
+                course_dir=args.course,
+                out_dir=args.out,
+                workers=args.workers,
+                sandbox=not args.unsandboxed,
+                db_url=args.db,
+                progress=_progress(args.progress),
+                feedback=not args.no_feedback,
+            )
+        else:
+            run = pipeline.run_demo(
+                args.course,
+                args.out,
+                workers=args.workers,
+                sandbox=not args.unsandboxed,
+                progress=_progress(args.progress),
+            )
+    except SubmissionsError as exc:
+        return _fail(str(exc), 2)
+    except SQLAlchemyError as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return _fail(f"cannot use the gradebook: {first}", 1)
+    except GradingError as exc:
+        hint = "; pass --unsandboxed to grade without it" if "sandbox" in str(exc) else ""
+        return _fail(f"{exc}{hint}", 1)
+    except KeyboardInterrupt:
+        return _fail("interrupted (grades written so far are kept; run again to resume)", 130)
+    print(run.summary)
+    written = ["grades.csv", "summary.md"]
+    if args.command == "demo" or not args.no_feedback:
+        written.append("feedback/")
+    print(f"wrote {', '.join(written)} in {run.out_dir}")
+    return 0
+
+
+def _times(rest: list[str]) -> int:
+    try:
+        module = importlib.import_module("benchmarks.notebook_times")
+    except ImportError:
+        return _fail("benchmarks/notebook_times.py is not available (run from the repo root)", 1)
+    result = module.main(rest) if rest else module.main()
+    return int(result or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
