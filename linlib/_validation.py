@@ -130,20 +130,25 @@ def _check_y_1d(y: ArrayLike, n_samples: int) -> np.ndarray:
     return arr
 
 
+def _show(value: object) -> str:
+    """repr of a label as the user wrote it (1, 'spam'), not numpy's np.int64(1)."""
+    return repr(value.item() if isinstance(value, np.generic) else value)
+
+
 def _encode_two_classes(arr: np.ndarray) -> tuple[NDArray[np.float64], np.ndarray]:
     target_type = type_of_target(arr, input_name="y")
     classes = np.unique(arr)
     if target_type == "continuous":
         raise ValueError(
             "Unknown label type: y is continuous (non-integer floats); a classifier needs "
-            f"class labels, e.g. -1/+1, 0/1 or strings. First values: {arr[:5]!r}."
+            f"class labels, e.g. -1/+1, 0/1 or strings. First values: {arr[:5].tolist()}."
         )
     if classes.shape[0] == 1:
         raise ValueError(
-            f"y has only one class ({classes[0]!r}); a binary classifier needs two classes."
+            f"y has only one class ({_show(classes[0])}); a binary classifier needs two classes."
         )
     if classes.shape[0] > 2:
-        shown = ", ".join(repr(c) for c in classes[:6]) + (", …" if classes.shape[0] > 6 else "")
+        shown = ", ".join(_show(c) for c in classes[:6]) + (", …" if classes.shape[0] > 6 else "")
         raise ValueError(
             "Only binary classification is supported. The type of the target is "
             f"{target_type}: y has {classes.shape[0]} classes ({shown}), "
@@ -218,10 +223,10 @@ def validate_fit_data(
             f"{type(estimator).__name__} requires y to be passed, but the target y is None."
         )
     X_arr, y_arr = validate_data(estimator, X, y, dtype=np.float64, order="C")
-    if positive_only:
-        check_non_negative(X_arr, f"{type(estimator).__name__} (input X)")
     y_arr = _check_y_1d(y_arr, X_arr.shape[0])
     y_pm, classes = _encode_two_classes(y_arr)
+    if positive_only:
+        check_non_negative(X_arr, f"{type(estimator).__name__} (input X)")
     return X_arr, y_pm, classes
 
 

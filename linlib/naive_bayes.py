@@ -112,4 +112,5 @@ class MultinomialNB(ClassifierMixin, BaseEstimator):
 
     def predict(self, X: ArrayLike) -> np.ndarray:
         """``classes_[1]`` where the decision value is > 0, else ``classes_[0]``."""
-        return self.classes_[(self.decision_function(X) > 0).astype(np.intp)]
+        positive = self.decision_function(X) > 0  # raises NotFittedError first
+        return self.classes_[positive.astype(np.intp)]

@@ -163,7 +163,8 @@ class _BinaryLinearClassifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X: ArrayLike) -> np.ndarray:
         """``classes_[1]`` where the activation is > 0, else ``classes_[0]`` (ties → -1)."""
-        return self.classes_[(self.decision_function(X) > 0).astype(np.intp)]
+        positive = self.decision_function(X) > 0  # raises NotFittedError first
+        return self.classes_[positive.astype(np.intp)]
 
 
 class Perceptron(_BinaryLinearClassifier):
@@ -318,7 +319,8 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
 
     def predict(self, X: ArrayLike) -> np.ndarray:
         """``classes_[1]`` where the vote is > 0, else ``classes_[0]``."""
-        return self.classes_[(self.decision_function(X) > 0).astype(np.intp)]
+        positive = self.decision_function(X) > 0  # raises NotFittedError first
+        return self.classes_[positive.astype(np.intp)]
 
 
 class BatchPerceptron(_BinaryLinearClassifier):

@@ -161,7 +161,8 @@ class HardMarginSVM(ClassifierMixin, BaseEstimator):
 
     def predict(self, X: ArrayLike) -> np.ndarray:
         """``classes_[1]`` where the activation is > 0, else ``classes_[0]``."""
-        return self.classes_[(self.decision_function(X) > 0).astype(np.intp)]
+        positive = self.decision_function(X) > 0  # raises NotFittedError first
+        return self.classes_[positive.astype(np.intp)]
 
 
 class SoftMarginSVM(ClassifierMixin, BaseEstimator):
@@ -237,4 +238,5 @@ class SoftMarginSVM(ClassifierMixin, BaseEstimator):
 
     def predict(self, X: ArrayLike) -> np.ndarray:
         """``classes_[1]`` where the activation is > 0, else ``classes_[0]``."""
-        return self.classes_[(self.decision_function(X) > 0).astype(np.intp)]
+        positive = self.decision_function(X) > 0  # raises NotFittedError first
+        return self.classes_[positive.astype(np.intp)]

@@ -1,0 +1,116 @@
+"""linlib.svm: exact hard margins, comparison with scikit-learn's SVC, soft margin."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_iris
+from sklearn.svm import SVC
+
+import linlib
+
+
+def svc_geometric_margin(svc, X, y_pm):
+    """The true geometric margin of SVC's hyperplane on the data (not 1/‖w‖)."""
+    return float(np.min(y_pm * svc.decision_function(X)) / np.linalg.norm(svc.coef_))
+
+
+@pytest.mark.parametrize(
+    ("n", "d", "margin", "seed"),
+    [(50, 2, 0.1, 0), (200, 3, 0.05, 1), (400, 10, 0.1, 2), (30, 1, 0.2, 3), (300, 20, 0.01, 4)],
+)
+def test_hard_margin_is_exact_and_at_least_svc(n, d, margin, seed):
+    X, y = linlib.make_separable(n, d, margin=margin, random_state=seed)
+    svm = linlib.HardMarginSVM().fit(X, y)
+    functional = y * svm.decision_function(X)
+    assert abs(functional.min() - 1.0) <= 1e-8
+    assert svm.polished_
+    assert svm.margin_ == pytest.approx(1 / np.linalg.norm(svm.coef_))
+    assert svm.margin_ >= margin  # make_separable guarantees at least this margin
+    svc = SVC(kernel="linear", C=1e6).fit(X, y)
+    assert svm.margin_ >= svc_geometric_margin(svc, X, y)
+    # Both approximate the same hyperplane (libsvm to about 1e-3).
+    w_ours = np.append(svm.coef_[0], svm.intercept_) * svm.margin_
+    w_svc = np.append(svc.coef_[0], svc.intercept_) / np.linalg.norm(svc.coef_)
+    np.testing.assert_allclose(w_ours, w_svc, atol=2e-2)
+
+
+def test_hard_margin_two_points_closed_form():
+    # Points (0, 0) and (2, 0): the bisector x = 1, w = (1, 0), b = -1, margin 1.
+    svm = linlib.HardMarginSVM().fit([[0, 0], [2, 0]], [-1, 1])
+    np.testing.assert_allclose(svm.coef_, [[1.0, 0.0]], atol=1e-12)
+    np.testing.assert_allclose(svm.intercept_, [-1.0], atol=1e-12)
+    assert svm.margin_ == pytest.approx(1.0)
+    np.testing.assert_array_equal(svm.support_, [0, 1])
+
+
+def test_support_points_and_multipliers():
+    # Three points on each margin line y = ±1 (more than needed): all are on the margin.
+    X = np.array([[0, 1], [1, 1], [2, 1], [0, -1], [1, -1], [2, -1], [5, 4], [3, -6]])
+    y = np.array([1, 1, 1, -1, -1, -1, 1, -1])
+    svm = linlib.HardMarginSVM().fit(X, y)
+    np.testing.assert_allclose(svm.coef_, [[0.0, 1.0]], atol=1e-9)
+    np.testing.assert_array_equal(svm.support_, [0, 1, 2, 3, 4, 5])
+    alpha = svm.dual_coef_
+    assert np.all(alpha >= 0)
+    # KKT: w = Σ α_i y_i x_i and Σ α_i y_i = 0; far points have α = 0.
+    np.testing.assert_allclose((alpha * y) @ X, svm.coef_[0], atol=1e-9)
+    assert (alpha * y).sum() == pytest.approx(0.0, abs=1e-9)
+    assert alpha[6] == 0 and alpha[7] == 0
+
+
+def test_hard_margin_on_iris_setosa_versicolor():
+    iris = load_iris()
+    keep = iris.target < 2
+    X, y = iris.data[keep], iris.target[keep]
+    svm = linlib.HardMarginSVM().fit(X, y)
+    y_pm = np.where(y == 1, 1, -1)
+    assert abs((y_pm * svm.decision_function(X)).min() - 1) <= 1e-8
+    svc = SVC(kernel="linear", C=1e6).fit(X, y)
+    assert svm.margin_ >= svc_geometric_margin(svc, X, y_pm)
+    np.testing.assert_array_equal(svm.predict(X), y)
+
+
+def test_hard_margin_rejects_non_separable_data():
+    with pytest.raises(ValueError, match="not linearly separable"):
+        linlib.HardMarginSVM().fit(*linlib.make_xor())
+    with pytest.raises(ValueError, match="not linearly separable"):
+        linlib.HardMarginSVM().fit([[0, 0], [0, 0], [1, 1]], [0, 1, 1])
+
+
+@pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
+def test_soft_margin_matches_svc(C):
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((80, 2))
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] + 0.3 * rng.standard_normal(80) > 0, 1, -1)
+    ours = linlib.SoftMarginSVM(C=C).fit(X, y)
+    ref = SVC(kernel="linear", C=C, tol=1e-8).fit(X, y)
+    np.testing.assert_allclose(ours.coef_, ref.coef_, atol=2e-3 * max(1.0, C))
+    np.testing.assert_allclose(ours.intercept_, ref.intercept_, atol=2e-3 * max(1.0, C))
+
+    # Objective value: ours is optimal, so not larger than SVC's (up to solver tolerance).
+    def objective(w, b):
+        return 0.5 * w @ w + C * np.maximum(0, 1 - y * (X @ w + b)).sum()
+
+    assert objective(ours.coef_[0], ours.intercept_[0]) <= objective(
+        ref.coef_[0], ref.intercept_[0]
+    ) + 1e-6 * max(1.0, C)
+    np.testing.assert_allclose(
+        ours.slack_, np.maximum(0, 1 - y * ours.decision_function(X)), atol=1e-12
+    )
+
+
+def test_soft_margin_with_large_C_approaches_hard_margin():
+    X, y = linlib.make_separable(60, 2, margin=0.1, random_state=6)
+    hard = linlib.HardMarginSVM().fit(X, y)
+    soft = linlib.SoftMarginSVM(C=1e4).fit(X, y)
+    np.testing.assert_allclose(soft.coef_, hard.coef_, rtol=1e-4, atol=1e-4)
+    assert np.all(soft.slack_ < 1e-5)
+
+
+def test_svm_parameters_are_validated():
+    X, y = [[0, 0], [1, 1]], [0, 1]
+    with pytest.raises(ValueError, match="C"):
+        linlib.SoftMarginSVM(C=0).fit(X, y)
+    with pytest.raises(ValueError, match="tol"):
+        linlib.HardMarginSVM(tol=-1).fit(X, y)
