@@ -256,6 +256,14 @@ def test_notebooks_test_cells_use_grading_helpers(path):
         assert first.startswith(('"""', "#")), f"{gid}: open with a one-line docstring/comment"
         assert cell.source.count(HIDDEN_BEGIN) == cell.source.count(HIDDEN_END) <= 1, gid
         tree = _parse(cell.source)
+        for node in tree.body:
+            # Checks live in functions: a test cell must not leave variables behind that
+            # the notebook's own cells (or the student's) would then pick up.
+            allowed = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.Expr)
+            assert isinstance(node, allowed), (
+                f"{gid}: line {node.lineno}: top level of a test cell holds only imports, "
+                "function definitions and calls (put the checks in a function)"
+            )
         for node in ast.walk(tree):
             assert not isinstance(node, ast.Assert), (
                 f"{gid}: use linlib.grading.assert_* instead of a bare assert"
