@@ -8,6 +8,7 @@ fixed order (the given one, or a seeded shuffle), stop after an epoch without up
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -34,52 +35,175 @@ __all__ = [
 # Smallest block of upcoming examples checked with one matrix-vector product. Below this
 # size numpy's call overhead dominates; the block then grows while no mistake turns up.
 _MIN_BLOCK = 16
+# Largest block, in bytes of X: after a mistake the rest of the block is scanned again with
+# the new weights, and that rescan should hit the CPU cache, not main memory.
+_MAX_BLOCK_BYTES = 1 << 20
+# A float32 copy of X halves the memory traffic of the scans; worth building for large X.
+_FLOAT32_MIN_SIZE = 1 << 16
+_U64 = 2.0**-53  # unit roundoff of float64
+_U32 = 2.0**-24  # unit roundoff of float32
+
+_blas_controller = None
 
 
-def _run_epoch(
-    X: NDArray[np.float64],
-    y: NDArray[np.float64],
-    w: NDArray[np.float64],
-    b: float,
-    updates: list[int] | None = None,
-) -> tuple[float, int]:
-    """One perceptron epoch over ``X`` in order; updates ``w`` in place.
+def _single_threaded_blas():
+    """Context manager limiting BLAS to one thread.
 
-    Equivalent to the loop "for each i: if y_i (w·x_i + b) ≤ 0: w += y_i x_i; b += y_i",
-    but it finds the next mistake with one matrix-vector product over a block of upcoming
-    examples instead of a Python step per example. Activations are computed as
-    ``X_block @ w + b`` (dot product, then + b), the order scikit-learn uses, and updates
-    are added in the same order, so the weights match the textbook loop.
-
-    Returns the new ``b`` and the number of updates; appends updated row indices to
-    ``updates`` if given.
+    The scans are many small, memory-bound matrix-vector products: a second BLAS thread
+    gains little on an idle machine and loses a lot on a busy one (or under pytest -n 2).
     """
-    n = X.shape[0]
-    i = 0
-    block = _MIN_BLOCK
-    n_updates = 0
-    while i < n:
-        end = min(i + block, n)
-        a = X[i:end] @ w
-        a += b
-        a *= y[i:end]
-        mistakes = a <= 0.0
-        j = int(mistakes.argmax())
-        if not mistakes[j]:
-            i = end
-            block = min(2 * block, n)
-            continue
-        k = i + j
-        w += y[k] * X[k]
-        b += y[k]
-        n_updates += 1
-        if updates is not None:
-            updates.append(k)
-        i = k + 1
-        # Mistakes come in bursts early on and rarely later: look about twice as far ahead
-        # as the gap to this mistake.
-        block = max(_MIN_BLOCK, 2 * (j + 1))
-    return b, n_updates
+    global _blas_controller
+    if _blas_controller is None:
+        from threadpoolctl import ThreadpoolController
+
+        _blas_controller = ThreadpoolController()
+    return _blas_controller.limit(limits=1, user_api="blas")
+
+
+def _sequential_activation(x: NDArray[np.float64], w: NDArray[np.float64], b: float) -> float:
+    """``w·x + b`` summed left to right in float64, exactly as scikit-learn's compiled loop.
+
+    Used only for the rare near-ties, where the summation order could flip the sign.
+    """
+    total = 0.0
+    for w_j, x_j in zip(w.tolist(), x.tolist(), strict=True):
+        total += w_j * x_j
+    return total + b
+
+
+class _Scanner:
+    """Runs perceptron epochs over fixed data, finding mistakes block by block.
+
+    The textbook loop visits one example at a time. Here the margins ``y_i (w·x_i + b)`` of
+    a block of upcoming examples come from one matrix-vector product — for large data on
+    a float32 copy of the signed, augmented rows ``y_i [x_i, 1]``, which halves the memory
+    traffic — and are compared with a rigorous bound ``thr`` on their rounding error.
+    Rows with a computed margin above ``thr`` are certainly not mistakes, whatever the
+    arithmetic; below ``-thr`` they certainly are. A row in between is decided exactly: by
+    its float64 margin when that is clear of its own error bound, and otherwise (a
+    near-tie, such as an exact a = 0 on integer data) by summing ``w·x`` left to right and
+    then adding ``b``, as scikit-learn's compiled loop does. After an update the scan
+    restarts just after the updated example. The updates are ``w += y·x``, ``b += y`` in
+    the textbook order, so the weights equal the textbook loop's bit for bit.
+    """
+
+    def __init__(
+        self,
+        X: NDArray[np.float64],
+        y: NDArray[np.float64],
+        aug_norms: NDArray[np.float64] | None = None,
+    ) -> None:
+        self.X, self.y = X, y
+        self.n, self.d = X.shape
+        if aug_norms is None:
+            aug_norms = np.sqrt(np.einsum("ij,ij->i", X, X) + 1.0)
+        self.aug_norms = aug_norms  # ‖[x_i, 1]‖
+        self.R = float(aug_norms.max())
+        # Error of a float64 margin (dot product, + b, times ±1): at most
+        # γ_{d+1}·‖[x, 1]‖·‖[w, b]‖ + underflow; (d + 4)·u covers γ_{d+1} and the + b.
+        self.k64 = 1.01 * (self.d + 4) * _U64
+        self.tiny64 = (self.d + 1) * 2.0**-1020
+        self.Z32 = None
+        self.max_block = max(_MIN_BLOCK, _MAX_BLOCK_BYTES // (8 * self.d))
+
+    def use_float32(self) -> None:
+        """Build ``Z32 = float32(y·[X, 1])`` for the screening scans (one pass over X)."""
+        # Out of range for float32, or so many features that γ_{d+1} loses its simple bound.
+        if self.Z32 is not None or not self.R < 1e30 or (self.d + 2) * _U32 > 0.005:
+            return
+        n, d = self.n, self.d
+        Z32 = np.empty((n, d + 1), dtype=np.float32)
+        Z32[:, :d] = self.X
+        y32 = self.y.astype(np.float32)
+        Z32[:, :d] *= y32[:, None]  # multiplying by ±1 is exact
+        Z32[:, d] = y32
+        self.Z32 = Z32
+        self._v64 = np.empty(d + 1)
+        self.max_block = max(_MIN_BLOCK, _MAX_BLOCK_BYTES // (4 * (d + 1)))
+
+    def _threshold(self, w: NDArray[np.float64], b: float):
+        """(float32 weights or None, threshold) for scanning with the current (w, b).
+
+        Float32: with z = y[x, 1], v = [w, b] and rounded ẑ, v̂, the computed ẑ·v̂ differs
+        from z·v by at most γ_{d+1}‖ẑ‖‖v̂‖ + ‖ẑ‖‖v̂ - v‖ + ‖ẑ - z‖‖v‖ + underflow, where
+        ‖ẑ - z‖ ≤ u·‖z‖ + ε and ‖ẑ‖ ≤ (1 + u)‖z‖ + ε. Below 1e36 nothing can overflow:
+        every partial sum is at most ‖ẑ‖‖v̂‖.
+        """
+        v_norm = math.sqrt(float(w @ w) + b * b)
+        if self.Z32 is not None and self.R * (v_norm + 1.0) < 1e36:
+            d1 = self.d + 1
+            v64 = self._v64
+            v64[:-1] = w
+            v64[-1] = b
+            v32 = v64.astype(np.float32)
+            diff = v64 - v32
+            rounding = math.sqrt(float(diff @ diff))  # ‖v̂ - v‖
+            eps = math.sqrt(d1) * 2.0**-149
+            z_norm = (1 + _U32) * self.R + eps
+            thr = (
+                z_norm * (1.01 * (d1 + 1) * _U32 * (v_norm + rounding) + rounding)
+                + (_U32 * self.R + eps) * v_norm
+                + d1 * 2.0**-148
+            )
+            return v32, np.float32(thr * 1.01)
+        return None, self.k64 * self.R * v_norm * 1.01 + self.tiny64
+
+    def _is_mistake(self, k: int, w: NDArray[np.float64], b: float) -> bool:
+        """Decide example k exactly as the textbook loop in float64 would."""
+        x = self.X[k]
+        margin = self.y[k] * (float(x @ w) + b)
+        bound = self.k64 * self.aug_norms[k] * math.sqrt(float(w @ w) + b * b) * 1.01
+        bound += self.tiny64
+        if margin > bound:
+            return False
+        if margin < -bound:
+            return True
+        return self.y[k] * _sequential_activation(x, w, b) <= 0.0
+
+    def run_epoch(
+        self, w: NDArray[np.float64], b: float, updates: list[int] | None = None
+    ) -> tuple[float, int]:
+        """One epoch in order; updates ``w`` in place, returns the new ``b`` and #updates."""
+        n, X, y, Z32 = self.n, self.X, self.y, self.Z32
+        i = 0
+        block = _MIN_BLOCK
+        n_updates = 0
+        v32, thr = self._threshold(w, b)
+        while i < n:
+            end = min(i + block, n)
+            if v32 is not None:
+                m = Z32[i:end] @ v32
+            else:
+                m = X[i:end] @ w
+                m += b
+                m *= y[i:end]
+            unsure = m <= thr
+            j = int(unsure.argmax())
+            k = -1
+            while unsure[j]:
+                if m[j] < -thr or self._is_mistake(i + j, w, b):
+                    k = i + j
+                    break
+                # A near-tie that is not a mistake: look for the next unsure row.
+                rest = unsure[j + 1 :]
+                if rest.size == 0:
+                    break
+                j += 1 + int(rest.argmax())
+            if k < 0:
+                i = end
+                block = min(2 * block, self.max_block)
+                continue
+            w += y[k] * X[k]
+            b += y[k]
+            n_updates += 1
+            if updates is not None:
+                updates.append(k)
+            v32, thr = self._threshold(w, b)
+            # Mistakes come in bursts early on and rarely later: look about twice as far
+            # ahead as the gap to this mistake.
+            block = min(max(_MIN_BLOCK, 2 * (k + 1 - i)), self.max_block)
+            i = k + 1
+        return b, n_updates
 
 
 def _epoch_orders(n: int, max_epochs: int, shuffle: bool, random_state: object):
@@ -117,16 +241,23 @@ def _online_perceptron(
     rows: list[int] = []
     n_epochs = 0
     converged = False
-    for epoch, order in enumerate(_epoch_orders(n, max_epochs, shuffle, random_state)):
-        Xe, ye = (X, y) if order is None else (X[order], y[order])
-        positions: list[int] = []
-        b, n_updates = _run_epoch(Xe, ye, w, b, positions)
-        n_epochs = epoch + 1
-        steps.extend(epoch * n + p for p in positions)
-        rows.extend(positions if order is None else order[positions].tolist())
-        if n_updates == 0:
-            converged = True
-            break
+    scanner = _Scanner(X, y)
+    with _single_threaded_blas():
+        for epoch, order in enumerate(_epoch_orders(n, max_epochs, shuffle, random_state)):
+            if order is not None:
+                run = _Scanner(X[order], y[order], scanner.aug_norms[order])
+            else:
+                if epoch == 1 and n * d >= _FLOAT32_MIN_SIZE:
+                    scanner.use_float32()  # only once the first epoch did not converge
+                run = scanner
+            positions: list[int] = []
+            b, n_updates = run.run_epoch(w, b, positions)
+            n_epochs = epoch + 1
+            steps.extend(epoch * n + p for p in positions)
+            rows.extend(positions if order is None else order[positions].tolist())
+            if n_updates == 0:
+                converged = True
+                break
     return _OnlineRun(
         w,
         b,
@@ -437,7 +568,8 @@ def perceptron_trace(X: ArrayLike, y: ArrayLike, max_epochs: int = 100) -> list[
         any_update = False
         for i in range(X_arr.shape[0]):
             x = X_arr[i]
-            a = float(x @ w + b)
+            # Left-to-right sum, then + b: the textbook's (and scikit-learn's) arithmetic.
+            a = _sequential_activation(x, w, b)
             updated = y_pm[i] * a <= 0.0
             if updated:
                 w = w + y_pm[i] * x
@@ -491,8 +623,9 @@ def perceptron_cycle(X: ArrayLike, y: ArrayLike, max_epochs: int = 1000) -> Perc
     states: list[tuple[NDArray[np.float64], float]] = [(w.copy(), b)]
     updates_per_epoch: list[int] = []
     seen = {(w.tobytes(), b): 0}
+    scanner = _Scanner(X_arr, y_pm)
     for epoch in range(1, max_epochs + 1):
-        b, n_updates = _run_epoch(X_arr, y_pm, w, b)
+        b, n_updates = scanner.run_epoch(w, b)
         if n_updates == 0:
             return None
         updates_per_epoch.append(n_updates)

@@ -22,6 +22,15 @@ def sk_perceptron(X, y, max_iter):
         return SkPerceptron(shuffle=False, tol=None, max_iter=max_iter).fit(X, y)
 
 
+@pytest.fixture(params=["float64-scan", "float32-scan"])
+def scan_mode(request, monkeypatch):
+    """Run a test with the float64 scans, and again with the float32 screening scans
+    (normally used only for large data) switched on from the second epoch."""
+    if request.param == "float32-scan":
+        monkeypatch.setattr(linlib.perceptron, "_FLOAT32_MIN_SIZE", 0)
+    return request.param
+
+
 def random_sets(n_sets, seed, integer):
     rng = np.random.default_rng(seed)
     for _ in range(n_sets):
@@ -38,7 +47,7 @@ def random_sets(n_sets, seed, integer):
 
 
 @pytest.mark.parametrize("integer", [True, False], ids=["integer-with-ties", "float"])
-def test_perceptron_equals_sklearn_for_several_epoch_caps(integer):
+def test_perceptron_equals_sklearn_for_several_epoch_caps(integer, scan_mode):
     n_checked = 0
     for X, y, T in random_sets(120, seed=1 if integer else 2, integer=integer):
         ours = linlib.Perceptron(max_epochs=T).fit(X, y)
@@ -52,7 +61,29 @@ def test_perceptron_equals_sklearn_for_several_epoch_caps(integer):
     assert n_checked == 120
 
 
-def test_perceptron_equals_sklearn_on_larger_separable_set():
+def cancellation_sets(n_sets, seed):
+    """Rows mixing ±1e16 with small integers: w·x is inexact and depends on the order of
+    summation, so only scikit-learn's left-to-right arithmetic reproduces its decisions."""
+    rng = np.random.default_rng(seed)
+    for _ in range(n_sets):
+        n, d = int(rng.integers(4, 30)), int(rng.integers(3, 8))
+        X = rng.choice([-1e16, 1e16, -3.0, -1.0, 0.0, 1.0, 2.0, 5.0], size=(n, d))
+        y = rng.integers(0, 2, size=n)
+        y[:2] = [0, 1]
+        yield X, y, int(rng.integers(1, 12))
+
+
+def test_perceptron_equals_sklearn_with_order_dependent_sums(scan_mode):
+    for X, y, T in cancellation_sets(150, seed=21):
+        ours = linlib.Perceptron(max_epochs=T).fit(X, y)
+        ref = sk_perceptron(X, y, T)
+        np.testing.assert_array_equal(ours.coef_, ref.coef_)
+        np.testing.assert_array_equal(ours.intercept_, ref.intercept_)
+        trace = linlib.perceptron_trace(X, y, max_epochs=T)
+        np.testing.assert_array_equal(trace[-1].w, ref.coef_[0])
+
+
+def test_perceptron_equals_sklearn_on_larger_separable_set(scan_mode):
     X, y = linlib.make_separable(3000, 8, margin=0.05, random_state=3)
     ours = linlib.Perceptron().fit(X, y)
     assert ours.converged_
