@@ -126,7 +126,6 @@ def test_notebooks_variants_well_formed(assignment):
         assert variant.replace, f"{variant.name}: replaces no cell"
         assert set(variant.replace) <= solutions, f"{variant.name}: not solution cells"
         assert variant.lost <= tests, f"{variant.name}: lost names unknown tests"
-        assert variant.lost != tests, f"{variant.name}: loses everything; not a useful sample"
         assert variant.description, f"{variant.name}: say what the student did"
     n_correct = sum(v.correct for v in variants)
     n_buggy = len(variants) - n_correct
