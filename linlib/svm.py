@@ -7,6 +7,7 @@ of the solution is ``1/‖w‖``. Soft margin: minimise ``½‖w‖² + C Σ ξ_
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -19,7 +20,7 @@ from linlib._validation import validate_fit_data, validate_predict_data
 __all__ = ["HardMarginSVM", "SoftMarginSVM"]
 
 # quadprog needs a strictly convex objective; b does not appear in ½‖w‖², so it gets this
-# tiny weight (relative to the data's scale). The polishing step removes its effect.
+# tiny weight (on centred, scaled data). The polishing step removes its effect.
 _B_RIDGE = 1e-10
 
 
@@ -31,6 +32,14 @@ def _check_positive(value: object, name: str, allow_zero: bool = False) -> float
         bound = "≥ 0" if allow_zero else "> 0"
         raise ValueError(f"{name} must be a finite number {bound}; got {value!r}.")
     return float(value)
+
+
+def _center_and_scale(X: NDArray[np.float64]) -> tuple[NDArray[np.float64], float]:
+    """The data's mean and a power of two near their spread (exact to divide by)."""
+    center = X.mean(axis=0)
+    spread = float(np.sqrt(np.max(np.einsum("ij,ij->i", X - center, X - center))))
+    scale = 2.0 ** math.ceil(math.log2(spread)) if spread > 0 else 1.0
+    return center, scale
 
 
 def _polish(
@@ -113,12 +122,16 @@ class HardMarginSVM(ClassifierMixin, BaseEstimator):
         support_tol = _check_positive(self.support_tol, "support_tol", allow_zero=True)
         X_arr, y_pm, classes = validate_fit_data(self, X, y)
         n, d = X_arr.shape
-        Z = y_pm[:, None] * X_arr
+        # Solve on centred data scaled by a power of two, so that the conditioning (and the
+        # tiny ridge on b) does not depend on where the data sit or on their units. With
+        # x = center + scale·x', the solution maps back as w = w'/scale, b = b' - w·center.
+        center, scale = _center_and_scale(X_arr)
+        X_s = (X_arr - center) / scale
+        Z = y_pm[:, None] * X_s
         # Constraint rows y_i [x_i, 1]·[w, b] ≥ 1; quadprog wants them as columns.
         C = np.hstack([Z, y_pm[:, None]]).T
         G = np.eye(d + 1)
-        scale = max(1.0, float(np.max(np.abs(X_arr))))
-        G[d, d] = _B_RIDGE / (scale * scale)
+        G[d, d] = _B_RIDGE
         try:
             sol, _, _, _, lagrangian, _ = quadprog.solve_qp(
                 G, np.zeros(d + 1), np.ascontiguousarray(C), np.ones(n), 0
@@ -141,10 +154,15 @@ class HardMarginSVM(ClassifierMixin, BaseEstimator):
                 w, b, polished = w_p, b_p, True
                 alpha = np.zeros(n)
                 alpha[active] = np.maximum(alpha_A, 0.0)
-        if not polished:
-            smallest = float(np.min(Z @ w + y_pm * b))
-            w, b = w / smallest, b / smallest
-        margins = Z @ w + y_pm * b
+        # Back to the original units (w = Σ α_i y_i x_i holds with α scaled by 1/scale²).
+        w = w / scale
+        b = b - float(w @ center)
+        alpha = alpha / (scale * scale)
+        # Divide by the smallest functional margin (1 up to rounding, or up to the solver's
+        # tolerance if polishing failed) so that it is 1 in the original coordinates.
+        smallest = float(np.min(y_pm * (X_arr @ w + b)))
+        w, b, alpha = w / smallest, b / smallest, alpha / smallest
+        margins = y_pm * (X_arr @ w + b)
         self.classes_ = classes
         self.coef_ = w.reshape(1, -1)
         self.intercept_ = np.array([b])
@@ -206,21 +224,26 @@ class SoftMarginSVM(ClassifierMixin, BaseEstimator):
         X_arr, y_pm, classes = validate_fit_data(self, X, y)
         n, d = X_arr.shape
         m = d + 1 + n
-        scale = max(1.0, float(np.max(np.abs(X_arr))))
+        # Centre and scale as in HardMarginSVM; with x = center + scale·x' the problem in
+        # x' has w' = scale·w, so its price of slack becomes C·scale².
+        center, scale = _center_and_scale(X_arr)
+        X_s = (X_arr - center) / scale
+        C_s = C_val * scale * scale
         G = np.eye(m)
-        G[d, d] = _B_RIDGE / (scale * scale)
-        G[d + 1 :, d + 1 :] *= 1e-10 * C_val
+        G[d, d] = _B_RIDGE
+        G[d + 1 :, d + 1 :] *= 1e-10 * C_s
         a = np.zeros(m)
-        a[d + 1 :] = -C_val
+        a[d + 1 :] = -C_s
         # Columns: y_i [x_i, 1, e_i]·v ≥ 1 (margin with slack), then ξ_i ≥ 0.
         Cmat = np.zeros((m, 2 * n))
-        Cmat[:d, :n] = (y_pm[:, None] * X_arr).T
+        Cmat[:d, :n] = (y_pm[:, None] * X_s).T
         Cmat[d, :n] = y_pm
         Cmat[d + 1 :, :n] = np.eye(n)
         Cmat[d + 1 :, n:] = np.eye(n)
         bvec = np.concatenate([np.ones(n), np.zeros(n)])
         sol = quadprog.solve_qp(G, a, Cmat, bvec, 0)[0]
-        w, b = sol[:d].copy(), float(sol[d])
+        w = sol[:d] / scale
+        b = float(sol[d]) - float(w @ center)
         margins = y_pm * (X_arr @ w + b)
         self.classes_ = classes
         self.coef_ = w.reshape(1, -1)

@@ -114,3 +114,32 @@ def test_svm_parameters_are_validated():
         linlib.SoftMarginSVM(C=0).fit(X, y)
     with pytest.raises(ValueError, match="tol"):
         linlib.HardMarginSVM(tol=-1).fit(X, y)
+
+
+@pytest.mark.parametrize("scale", [1e-6, 1e-3, 1.0, 1e3, 1e6])
+@pytest.mark.parametrize("offset", [0.0, 1000.0])
+def test_hard_margin_exact_whatever_the_units_and_position(scale, offset):
+    X, y = linlib.make_separable(300, 5, margin=0.05, random_state=1)
+    reference = linlib.HardMarginSVM().fit(X, y)
+    X_moved = (X + offset) * scale
+    svm = linlib.HardMarginSVM().fit(X_moved, y)
+    assert svm.polished_
+    assert abs((y * svm.decision_function(X_moved)).min() - 1.0) <= 1e-8
+    # Moving the data changes nothing; scaling it scales the margin.
+    assert svm.margin_ == pytest.approx(scale * reference.margin_, rel=1e-8)
+    np.testing.assert_array_equal(svm.support_, reference.support_)
+    np.testing.assert_allclose(
+        (svm.dual_coef_ * y) @ X_moved, svm.coef_[0], rtol=1e-8, atol=1e-10 / scale
+    )
+
+
+@pytest.mark.parametrize("scale", [1e-4, 1e4])
+def test_soft_margin_whatever_the_units(scale):
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((60, 2))
+    y = np.where(X[:, 0] - X[:, 1] + 0.4 * rng.standard_normal(60) > 0, 1, -1)
+    base = linlib.SoftMarginSVM(C=1.0).fit(X, y)
+    # Scaling x by s and C by 1/s² gives the same classifier with w scaled by 1/s.
+    moved = linlib.SoftMarginSVM(C=1.0 / scale**2).fit(X * scale + 5 * scale, y)
+    np.testing.assert_allclose(moved.coef_ * scale, base.coef_, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(moved.slack_, base.slack_, atol=1e-4)
