@@ -64,6 +64,62 @@ def _polish(
     return Z_A.T @ alpha, float(sol[k]), alpha
 
 
+def _hard_margin(
+    X: NDArray[np.float64], y: NDArray[np.float64], tol: float, normalize: bool
+) -> tuple[NDArray[np.float64], float, NDArray[np.float64], bool]:
+    """Solve the hard-margin QP with quadprog, then polish; returns (w, b, α, polished).
+
+    With ``normalize`` the QP is solved on centred data scaled by a power of two, so that
+    its conditioning (and the tiny ridge on b) does not depend on where the data sit or on
+    their units; with x = center + scale·x', the solution maps back as w = w'/scale,
+    b = b' - w·center and α = α'/scale². Without it, the ridge is scaled by the data's
+    largest entry. If the polishing certificate fails, (w, b) is divided by the smallest
+    functional margin so that it is 1.
+    """
+    n, d = X.shape
+    if normalize:
+        center, scale = _center_and_scale(X)
+        ridge = _B_RIDGE
+    else:
+        center, scale = np.zeros(d), 1.0
+        ridge = _B_RIDGE / max(1.0, float(np.max(np.abs(X)))) ** 2
+    Z = y[:, None] * ((X - center) / scale)
+    # Constraint rows y_i [x_i, 1]·[w, b] ≥ 1; quadprog wants them as columns.
+    C = np.hstack([Z, y[:, None]]).T
+    G = np.eye(d + 1)
+    G[d, d] = ridge
+    try:
+        sol, _, _, _, lagrangian, _ = quadprog.solve_qp(
+            G, np.zeros(d + 1), np.ascontiguousarray(C), np.ones(n), 0
+        )
+    except ValueError as exc:
+        if "inconsistent" in str(exc):
+            raise ValueError(
+                "The data are not linearly separable: no (w, b) satisfies "
+                "y_i (w·x_i + b) ≥ 1 for all i, so the hard-margin SVM has no solution. "
+                "Use SoftMarginSVM for such data."
+            ) from exc
+        raise
+    active = np.flatnonzero(lagrangian > 0)
+    w, b, alpha = sol[:d].copy(), float(sol[d]), np.asarray(lagrangian, dtype=float)
+    polished = False
+    if active.size > 0:
+        w_p, b_p, alpha_A = _polish(Z, y, active)
+        margins = Z @ w_p + y * b_p
+        if margins.min() >= 1.0 - tol and alpha_A.min() >= -tol * max(1.0, alpha_A.max()):
+            w, b, polished = w_p, b_p, True
+            alpha = np.zeros(n)
+            alpha[active] = np.maximum(alpha_A, 0.0)
+    if normalize:
+        w = w / scale
+        b = b - float(w @ center)
+        alpha = alpha / (scale * scale)
+    if normalize or not polished:
+        smallest = float(np.min(y * (X @ w + b)))
+        w, b, alpha = w / smallest, b / smallest, alpha / smallest
+    return w, b, alpha, polished
+
+
 class HardMarginSVM(ClassifierMixin, BaseEstimator):
     """The maximum-margin separating hyperplane (hard-margin linear SVM).
 
@@ -121,47 +177,13 @@ class HardMarginSVM(ClassifierMixin, BaseEstimator):
         tol = _check_positive(self.tol, "tol", allow_zero=True)
         support_tol = _check_positive(self.support_tol, "support_tol", allow_zero=True)
         X_arr, y_pm, classes = validate_fit_data(self, X, y)
-        n, d = X_arr.shape
-        # Solve on centred data scaled by a power of two, so that the conditioning (and the
-        # tiny ridge on b) does not depend on where the data sit or on their units. With
-        # x = center + scale·x', the solution maps back as w = w'/scale, b = b' - w·center.
-        center, scale = _center_and_scale(X_arr)
-        X_s = (X_arr - center) / scale
-        Z = y_pm[:, None] * X_s
-        # Constraint rows y_i [x_i, 1]·[w, b] ≥ 1; quadprog wants them as columns.
-        C = np.hstack([Z, y_pm[:, None]]).T
-        G = np.eye(d + 1)
-        G[d, d] = _B_RIDGE
-        try:
-            sol, _, _, _, lagrangian, _ = quadprog.solve_qp(
-                G, np.zeros(d + 1), np.ascontiguousarray(C), np.ones(n), 0
-            )
-        except ValueError as exc:
-            if "inconsistent" in str(exc):
-                raise ValueError(
-                    "The data are not linearly separable: no (w, b) satisfies "
-                    "y_i (w·x_i + b) ≥ 1 for all i, so the hard-margin SVM has no solution. "
-                    "Use SoftMarginSVM for such data."
-                ) from exc
-            raise
-        active = np.flatnonzero(lagrangian > 0)
-        w, b, alpha = sol[:d].copy(), float(sol[d]), np.asarray(lagrangian, dtype=float)
-        polished = False
-        if active.size > 0:
-            w_p, b_p, alpha_A = _polish(Z, y_pm, active)
-            margins = Z @ w_p + y_pm * b_p
-            if margins.min() >= 1.0 - tol and alpha_A.min() >= -tol * max(1.0, alpha_A.max()):
-                w, b, polished = w_p, b_p, True
-                alpha = np.zeros(n)
-                alpha[active] = np.maximum(alpha_A, 0.0)
-        # Back to the original units (w = Σ α_i y_i x_i holds with α scaled by 1/scale²).
-        w = w / scale
-        b = b - float(w @ center)
-        alpha = alpha / (scale * scale)
-        # Divide by the smallest functional margin (1 up to rounding, or up to the solver's
-        # tolerance if polishing failed) so that it is 1 in the original coordinates.
-        smallest = float(np.min(y_pm * (X_arr @ w + b)))
-        w, b, alpha = w / smallest, b / smallest, alpha / smallest
+        w, b, alpha, polished = _hard_margin(X_arr, y_pm, tol, normalize=False)
+        violation = abs(float(np.min(y_pm * (X_arr @ w + b))) - 1.0)
+        if not polished or violation > 1e-10:
+            # Badly scaled or far-off data: solve again on centred, rescaled data.
+            retry = _hard_margin(X_arr, y_pm, tol, normalize=True)
+            if retry[3] or not polished:
+                w, b, alpha, polished = retry
         margins = y_pm * (X_arr @ w + b)
         self.classes_ = classes
         self.coef_ = w.reshape(1, -1)
