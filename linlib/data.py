@@ -53,6 +53,9 @@ def make_separable(
     center: ArrayLike | None = None,
     direction: ArrayLike | None = None,
     return_separator: bool = False,
+) -> (
+    tuple[NDArray[np.float64], NDArray[np.int64]]
+    | tuple[NDArray[np.float64], NDArray[np.int64], tuple[NDArray[np.float64], float]]
 ):
     """A linearly separable two-class set with a guaranteed margin and radius.
 

@@ -8,6 +8,7 @@ fixed order (the given one, or a seeded shuffle), stop after an epoch without up
 
 from __future__ import annotations
 
+import contextlib
 import math
 from typing import NamedTuple
 
@@ -113,10 +114,9 @@ class _Scanner:
             return
         n, d = self.n, self.d
         Z32 = np.empty((n, d + 1), dtype=np.float32)
-        Z32[:, :d] = self.X
-        y32 = self.y.astype(np.float32)
-        Z32[:, :d] *= y32[:, None]  # multiplying by ±1 is exact
-        Z32[:, d] = y32
+        # y·x is exact (y = ±1), and rounding is symmetric: one pass gives float32(y·x).
+        np.multiply(self.X, self.y[:, None], out=Z32[:, :d], casting="same_kind")
+        Z32[:, d] = self.y
         self.Z32 = Z32
         self._v64 = np.empty(d + 1)
         self.max_block = max(_MIN_BLOCK, _MAX_BLOCK_BYTES // (4 * (d + 1)))
@@ -242,7 +242,8 @@ def _online_perceptron(
     n_epochs = 0
     converged = False
     scanner = _Scanner(X, y)
-    with _single_threaded_blas():
+    # OpenBLAS splits a matrix-vector product over threads from about 9216 entries on.
+    with _single_threaded_blas() if n * d >= 9216 else contextlib.nullcontext():
         for epoch, order in enumerate(_epoch_orders(n, max_epochs, shuffle, random_state)):
             if order is not None:
                 run = _Scanner(X[order], y[order], scanner.aug_norms[order])
