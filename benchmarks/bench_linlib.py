@@ -59,8 +59,10 @@ def _alternate(ours: Callable[[], object], theirs: Callable[[], object], n_runs:
     return t_ours, t_theirs, ratios, res_ours, res_theirs
 
 
-def bench_perceptron(n_runs: int = N_RUNS) -> list[tuple[str, float, float, float]]:
-    X, y = perceptron_data()
+def bench_perceptron(
+    n_runs: int = N_RUNS, n_samples: int = 100_000, n_features: int = 50
+) -> list[tuple[str, float, float, float]]:
+    X, y = perceptron_data(n_samples, n_features)
     probe = linlib.Perceptron().fit(X, y)
     assert probe.converged_, "the benchmark set should be separable"
     epochs = probe.n_iter_
@@ -80,8 +82,10 @@ def bench_perceptron(n_runs: int = N_RUNS) -> list[tuple[str, float, float, floa
     return [(what, statistics.median(t_ours), statistics.median(t_sk), statistics.median(ratios))]
 
 
-def bench_svm(n_runs: int = N_RUNS) -> list[tuple[str, float, float, float]]:
-    X, y = linlib.make_separable(2000, 10, margin=0.1, random_state=0)
+def bench_svm(
+    n_runs: int = N_RUNS, n_samples: int = 2000, n_features: int = 10
+) -> list[tuple[str, float, float, float]]:
+    X, y = linlib.make_separable(n_samples, n_features, margin=0.1, random_state=0)
 
     def ours():
         return linlib.HardMarginSVM().fit(X, y)
@@ -95,18 +99,22 @@ def bench_svm(n_runs: int = N_RUNS) -> list[tuple[str, float, float, float]]:
     sk_margin = float(np.min(y * sk.decision_function(X)) / np.linalg.norm(sk.coef_))
     assert mine.margin_ >= sk_margin, (mine.margin_, sk_margin)
     what = (
-        f"HardMarginSVM.fit 2000x10 (min y·a - 1 = {functional.min() - 1:.1e}; "
+        f"HardMarginSVM.fit {n_samples}x{n_features} (min y·a - 1 = {functional.min() - 1:.1e}; "
         f"margin {mine.margin_:.6f} vs SVC {sk_margin:.6f})"
     )
     return [(what, statistics.median(t_ours), statistics.median(t_sk), statistics.median(ratios))]
 
 
-def main() -> None:
-    rows = bench_perceptron() + bench_svm()
+def print_table(rows: list[tuple[str, float, float, float]]) -> None:
+    """What, ours, sklearn, ratio: one line each."""
     width = max(len(r[0]) for r in rows)
     print(f"{'what':<{width}}  {'ours (s)':>9}  {'sklearn (s)':>11}  {'ratio':>6}")
     for what, ours, theirs, ratio in rows:
         print(f"{what:<{width}}  {ours:9.4f}  {theirs:11.4f}  {ratio:6.2f}")
+
+
+def main() -> None:
+    print_table(bench_perceptron() + bench_svm())
     print(f"(median of {N_RUNS} alternating runs; ratio = median of ours/sklearn per run)")
 
 

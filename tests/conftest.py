@@ -1,6 +1,16 @@
-"""Shared pytest configuration: a deterministic Hypothesis profile, loaded by default."""
+"""Shared pytest configuration: a deterministic Hypothesis profile, loaded by default, and
+the repository root on sys.path for the (not installed) benchmarks package."""
+
+import sys
+from pathlib import Path
 
 from hypothesis import HealthCheck, settings
+
+# The benchmarks package is run from the repository root (python -m benchmarks) and is not
+# installed; tests that keep it runnable import it from there.
+_ROOT = str(Path(__file__).resolve().parents[1])
+if _ROOT not in sys.path:
+    sys.path.insert(0, _ROOT)
 
 # Derandomized, no example database, no deadline: the suite runs on a shared 2-core CI
 # machine where timing-based deadlines would make tests flaky.
