@@ -146,14 +146,17 @@ class _Scanner:
                 + d1 * 2.0**-148
             )
             return v32, np.float32(thr * 1.01)
+        if not self.R * v_norm < 1e300:
+            # Some summation order might overflow: leave every decision to the exact path.
+            return None, math.inf
         return None, self.k64 * self.R * v_norm * 1.01 + self.tiny64
 
     def _is_mistake(self, k: int, w: NDArray[np.float64], b: float) -> bool:
         """Decide example k exactly as the textbook loop in float64 would."""
         x = self.X[k]
         margin = self.y[k] * (float(x @ w) + b)
-        bound = self.k64 * self.aug_norms[k] * math.sqrt(float(w @ w) + b * b) * 1.01
-        bound += self.tiny64
+        scale = self.aug_norms[k] * math.sqrt(float(w @ w) + b * b)
+        bound = self.k64 * scale * 1.01 + self.tiny64 if scale < 1e300 else math.inf
         if margin > bound:
             return False
         if margin < -bound:
@@ -173,11 +176,12 @@ class _Scanner:
             end = min(i + block, n)
             if v32 is not None:
                 m = Z32[i:end] @ v32
+                unsure = m <= thr  # no overflow, hence no NaN, in this range
             else:
                 m = X[i:end] @ w
                 m += b
                 m *= y[i:end]
-            unsure = m <= thr
+                unsure = ~(m > thr)  # NaN (overflow) counts as unsure
             j = int(unsure.argmax())
             k = -1
             while unsure[j]:

@@ -331,3 +331,22 @@ def test_updates_never_exceed_novikoff_bound(n, d, margin, seed, offset):
     assert model.converged_
     bound = linlib.novikoff_bound(X, y, u, c)
     assert model.n_updates_ <= bound
+
+
+def test_perceptron_equals_sklearn_when_activations_overflow():
+    # Products of ±1e300 overflow to ±inf (or nan) in any order; every such decision is
+    # left to the left-to-right arithmetic, so the results still match bit for bit.
+    rng = np.random.default_rng(31)
+    values = [-1e300, 1e300, -1e155, 1e155, -2.0, 1.0, 0.0, 3e-300]
+    for _ in range(60):
+        n, d = int(rng.integers(3, 20)), int(rng.integers(1, 5))
+        X = rng.choice(values, size=(n, d))
+        y = rng.integers(0, 2, size=n)
+        y[:2] = [0, 1]
+        T = int(rng.integers(1, 8))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            ours = linlib.Perceptron(max_epochs=T).fit(X, y)
+            ref = sk_perceptron(X, y, T)
+        np.testing.assert_array_equal(ours.coef_, ref.coef_)
+        np.testing.assert_array_equal(ours.intercept_, ref.intercept_)
