@@ -138,12 +138,13 @@ class _Scanner:
             v32 = v64.astype(np.float32)
             diff = v64 - v32
             rounding = math.sqrt(float(diff @ diff))  # ‖v̂ - v‖
-            eps = math.sqrt(d1) * 2.0**-149
+            # Underflow allowances are generous enough even if subnormals flush to zero.
+            eps = math.sqrt(d1) * 2.0**-125
             z_norm = (1 + _U32) * self.R + eps
             thr = (
                 z_norm * (1.01 * (d1 + 1) * _U32 * (v_norm + rounding) + rounding)
                 + (_U32 * self.R + eps) * v_norm
-                + d1 * 2.0**-148
+                + d1 * 2.0**-123
             )
             return v32, np.float32(thr * 1.01)
         if not self.R * v_norm < 1e300:
