@@ -333,6 +333,16 @@ def test_notebooks_outputs_stored_clean(path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=NOTEBOOK_IDS)
+def test_notebooks_no_volatile_metadata(path):
+    """No execution timestamps: executing a notebook again must leave the file unchanged."""
+    for cell in _read(path).cells:
+        assert "execution" not in cell.metadata, (
+            f"{path.stem}: cell metadata holds execution timestamps; execute with "
+            "--ExecutePreprocessor.record_timing=False and drop metadata['execution']"
+        )
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=NOTEBOOK_IDS)
 def test_notebooks_no_machine_paths_in_sources(path):
     """No cell's source names an absolute path of this machine."""
     for cell in _read(path).cells:
