@@ -79,11 +79,12 @@ class _Scanner:
     a block of upcoming examples come from one matrix-vector product — for large data on
     a float32 copy of the signed, augmented rows ``y_i [x_i, 1]``, which halves the memory
     traffic — and are compared with a rigorous bound ``thr`` on their rounding error.
-    Rows with a computed margin above ``thr`` are certainly not mistakes, whatever the
-    arithmetic; below ``-thr`` they certainly are. A row in between is decided exactly: by
-    its float64 margin when that is clear of its own error bound, and otherwise (a
-    near-tie, such as an exact a = 0 on integer data) by summing ``w·x`` left to right and
-    then adding ``b``, as scikit-learn's compiled loop does. After an update the scan
+    Rows with a computed margin above ``thr`` are certainly not mistakes, neither in exact
+    arithmetic nor in scikit-learn's float64 loop; below ``-thr`` they certainly are. A
+    row in between is decided exactly: by its float64 margin when that is clear of its own
+    error bound, and otherwise (a near-tie, such as an exact a = 0 on integer data) by
+    summing ``w·x`` left to right and then adding ``b``, as scikit-learn's compiled loop
+    does. After an update the scan
     restarts just after the updated example. The updates are ``w += y·x``, ``b += y`` in
     the textbook order, so the weights equal the textbook loop's bit for bit.
     """
@@ -100,9 +101,11 @@ class _Scanner:
             aug_norms = np.sqrt(np.einsum("ij,ij->i", X, X) + 1.0)
         self.aug_norms = aug_norms  # ‖[x_i, 1]‖
         self.R = float(aug_norms.max())
-        # Error of a float64 margin (dot product, + b, times ±1): at most
-        # γ_{d+1}·‖[x, 1]‖·‖[w, b]‖ + underflow; (d + 4)·u covers γ_{d+1} and the + b.
-        self.k64 = 1.01 * (self.d + 4) * _U64
+        # Error of a float64 margin (dot product, + b, times ±1), in any summation order:
+        # at most γ_{d+1}·‖[x, 1]‖·‖[w, b]‖ + underflow; (d + 4)·u covers γ_{d+1} and the
+        # + b. Our margin and scikit-learn's left-to-right one may err in opposite
+        # directions, so a sign is certain to agree with sklearn's only beyond twice that.
+        self.k64 = 2.02 * (self.d + 4) * _U64
         self.tiny64 = (self.d + 1) * 2.0**-1020
         self.Z32 = None
         self.max_block = max(_MIN_BLOCK, _MAX_BLOCK_BYTES // (8 * self.d))
@@ -139,6 +142,8 @@ class _Scanner:
             diff = v64 - v32
             rounding = math.sqrt(float(diff @ diff))  # ‖v̂ - v‖
             # Underflow allowances are generous enough even if subnormals flush to zero.
+            # The extra 1% of thr exceeds the float64 error of sklearn's own margin by
+            # far (2^-24 / 100 ≫ 2^-53), so a clear float32 sign is also sklearn's sign.
             eps = math.sqrt(d1) * 2.0**-125
             z_norm = (1 + _U32) * self.R + eps
             thr = (

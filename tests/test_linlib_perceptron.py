@@ -25,10 +25,24 @@ def sk_perceptron(X, y, max_iter):
 @pytest.fixture(params=["float64-scan", "float32-scan"])
 def scan_mode(request, monkeypatch):
     """Run a test with the float64 scans, and again with the float32 screening scans
-    (normally used only for large data) switched on from the second epoch."""
+    (normally used only for large data) switched on from the second epoch; afterwards
+    check that the scans really ran in that precision."""
+    scanner = linlib.perceptron._Scanner
+    original = scanner._threshold
+    scans = {"float32-scan": 0, "float64-scan": 0}
+
+    def counting_threshold(self, w, b):
+        v32, thr = original(self, w, b)
+        scans["float32-scan" if v32 is not None else "float64-scan"] += 1
+        return v32, thr
+
+    monkeypatch.setattr(scanner, "_threshold", counting_threshold)
     if request.param == "float32-scan":
         monkeypatch.setattr(linlib.perceptron, "_FLOAT32_MIN_SIZE", 0)
-    return request.param
+    yield request.param
+    assert scans[request.param] > 0, scans
+    if request.param == "float64-scan":
+        assert scans["float32-scan"] == 0, scans
 
 
 def random_sets(n_sets, seed, integer):
@@ -184,23 +198,27 @@ def test_trace_steps_are_consistent_updates():
         assert s.b == b
 
 
+def sgd_average(X, y, max_iter):
+    """SGDClassifier(average=True) averages the weights after each of the T·N steps, the
+    normalisation Perceptron(average=True) documents."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return SGDClassifier(
+            loss="perceptron",
+            penalty=None,
+            learning_rate="constant",
+            eta0=1.0,
+            average=True,
+            shuffle=False,
+            tol=None,
+            max_iter=max_iter,
+        ).fit(X, y)
+
+
 def test_averaged_perceptron_equals_sgd_average():
-    # SGDClassifier(average=True) averages the weights after each of the T·N steps, the
-    # normalisation the docstring states.
     for X, y, T in random_sets(40, seed=9, integer=False):
         ours = linlib.Perceptron(max_epochs=T, average=True).fit(X, y)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            ref = SGDClassifier(
-                loss="perceptron",
-                penalty=None,
-                learning_rate="constant",
-                eta0=1.0,
-                average=True,
-                shuffle=False,
-                tol=None,
-                max_iter=ours.n_iter_,
-            ).fit(X, y)
+        ref = sgd_average(X, y, ours.n_iter_)
         np.testing.assert_allclose(ours.coef_, ref.coef_, rtol=1e-9, atol=1e-9)
         np.testing.assert_allclose(ours.intercept_, ref.intercept_, rtol=1e-9, atol=1e-9)
 
@@ -216,6 +234,17 @@ def test_averaged_perceptron_by_hand():
     np.testing.assert_allclose(model.intercept_, [1 / 4])
 
 
+def sk_shuffled_epochs(X, y, n_epochs, seed):
+    """sklearn's perceptron, one epoch per partial_fit, each on the permutation that
+    RandomState(seed).permutation draws for that epoch (the documented shuffle)."""
+    rng = np.random.RandomState(seed)
+    model = SkPerceptron(shuffle=False)
+    for _ in range(n_epochs):
+        order = rng.permutation(len(y))
+        model.partial_fit(X[order], y[order], classes=[-1, 1])
+    return model
+
+
 def test_shuffle_is_seeded_and_reproducible():
     X, y = linlib.make_separable(300, 4, margin=0.05, random_state=10)
     a = linlib.Perceptron(shuffle=True, random_state=3).fit(X, y)
@@ -224,9 +253,21 @@ def test_shuffle_is_seeded_and_reproducible():
     d = linlib.Perceptron(shuffle=True, random_state=0).fit(X, y)
     np.testing.assert_array_equal(a.coef_, b.coef_)
     np.testing.assert_array_equal(c.coef_, d.coef_)  # None means seed 0
+    for model, seed in ((a, 3), (c, 0)):
+        ref = sk_shuffled_epochs(X, y, model.n_iter_, seed)
+        np.testing.assert_array_equal(model.coef_, ref.coef_)
+        np.testing.assert_array_equal(model.intercept_, ref.intercept_)
     plain = linlib.Perceptron().fit(X, y)
     assert not np.array_equal(a.coef_, plain.coef_)
     assert a.converged_ and np.all(y * a.decision_function(X) > 0)
+    # Averaging follows the visiting order too: against sklearn's averaged SGD on the
+    # same permutations.
+    avg = linlib.Perceptron(shuffle=True, random_state=3, average=True).fit(X, y)
+    rng = np.random.RandomState(3)
+    orders = np.concatenate([rng.permutation(len(y)) for _ in range(avg.n_iter_)])
+    ref = sgd_average(X[orders], y[orders], 1)
+    np.testing.assert_allclose(avg.coef_, ref.coef_, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(avg.intercept_, ref.intercept_, rtol=1e-9, atol=1e-9)
 
 
 def voted_reference(X, y, epochs):
@@ -295,13 +336,23 @@ def test_xor_cycles_and_separable_data_does_not():
     X, y = linlib.make_xor()
     cycle = linlib.perceptron_cycle(X, y)
     assert cycle is not None and cycle.period >= 1 and cycle.updates_per_cycle > 0
-    # Re-run the textbook loop for start + period epochs: the state returns.
-    model_a = linlib.Perceptron(max_epochs=cycle.start).fit(X, y) if cycle.start else None
-    model_b = linlib.Perceptron(max_epochs=cycle.start + cycle.period).fit(X, y)
-    w_start = model_a.coef_[0] if model_a else np.zeros(2)
-    np.testing.assert_array_equal(model_b.coef_[0], w_start)
-    np.testing.assert_array_equal(cycle.weights[0], w_start)
-    assert not model_b.converged_
+    # scikit-learn's textbook loop after each number of epochs in the cycle: the states
+    # the cycle reports, and after one more period the first of them again.
+    for k in range(cycle.period + 1):
+        epochs = cycle.start + k
+        ref = sk_perceptron(X, y, epochs) if epochs else None
+        w, b = (ref.coef_[0], ref.intercept_[0]) if ref else (np.zeros(2), 0.0)
+        np.testing.assert_array_equal(w, cycle.weights[k % cycle.period])
+        assert b == cycle.intercepts[k % cycle.period]
+    # Updates per period, counted with the textbook loop written out (integer data: exact).
+    w, b, updates = np.zeros(2), 0, []
+    for _ in range(cycle.start + cycle.period):
+        updates.append(0)
+        for x, t in zip(X, y, strict=True):
+            if t * (w @ x + b) <= 0:
+                w, b, updates[-1] = w + t * x, b + t, updates[-1] + 1
+    assert sum(updates[cycle.start :]) == cycle.updates_per_cycle
+    assert not linlib.Perceptron(max_epochs=cycle.start + cycle.period).fit(X, y).converged_
     for name in ("and", "or", "nand"):
         assert linlib.perceptron_cycle(*linlib.boolean_table(name)) is None
 
