@@ -395,13 +395,21 @@ def read_scores(
     return out
 
 
-def autograde_config(course_dir: str | os.PathLike, *, sandbox: bool, db_url: str | None = None):
+def autograde_config(
+    course_dir: str | os.PathLike,
+    *,
+    sandbox: bool,
+    db_url: str | None = None,
+    prewarm: bool = False,
+):
     """The Autograde configuration: nbgrader's preprocessor lists plus ours (see below).
 
     - sanitize: :class:`~autograder.preprocessors.RecordSubmissionFlags` first (flags deleted,
       duplicated or edited test cells), and :class:`~autograder.preprocessors.RestoreTestCells`
       in place of ``OverwriteCells`` (also puts back deleted test cells, from the gradebook);
-    - autograde: ``Execute`` becomes F's ``SafeExecute`` when ``sandbox`` is on; before
+    - autograde: ``Execute`` becomes F's ``SafeExecute`` when ``sandbox`` is on, or
+      :class:`~autograder.prewarm.PrewarmedExecute` (kernels forked from a pre-warmed
+      template) when it is off and ``prewarm`` is on; before
       ``SaveAutoGrades``, :class:`~autograder.preprocessors.StderrToStdout` keeps the points of
       a passing test cell whose code wrote warnings to stderr.
     """
@@ -420,6 +428,10 @@ def autograde_config(course_dir: str | os.PathLike, *, sandbox: bool, db_url: st
         from autograder.safe_execute import SafeExecute
 
         auto[auto.index(Execute)] = SafeExecute
+    elif prewarm:
+        from autograder.prewarm import PrewarmedExecute
+
+        auto[auto.index(Execute)] = PrewarmedExecute
     auto.insert(auto.index(SaveAutoGrades), pp.StderrToStdout)
     config.Autograde.sanitize_preprocessors = sanitize
     config.Autograde.autograde_preprocessors = auto
@@ -452,14 +464,24 @@ def _autograde_task(
     sandbox: bool,
     db_url: str | None,
     feedback: bool = False,
+    prewarm: bool = False,
 ) -> dict[str, Any]:
     """Worker side: autograde one submission with nbgrader's Autograde converter, then
     (optionally) write its feedback with GenerateFeedback."""
+    import resource
+
     from nbgrader.converters import Autograde, GenerateFeedback
     from nbgrader.coursedir import CourseDirectory
     from nbgrader.utils import capture_log
 
-    config = autograde_config(course_dir, sandbox=sandbox, db_url=db_url)
+    def cpu() -> float:
+        # this worker and the kernels it started (reaped children), user + system
+        own = resource.getrusage(resource.RUSAGE_SELF)
+        kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+    cpu_start = cpu()
+    config = autograde_config(course_dir, sandbox=sandbox, db_url=db_url, prewarm=prewarm)
     config.CourseDirectory.assignment_id = assignment
     config.CourseDirectory.student_id = student
     coursedir = CourseDirectory(config=config)
@@ -485,6 +507,7 @@ def _autograde_task(
         out["feedback"] = bool(fb.get("success"))
         if not out["feedback"]:
             out["log"] += "\n" + fb.get("error", "")
+    out["cpu_seconds"] = cpu() - cpu_start
     return out
 
 
@@ -505,8 +528,13 @@ def collect_notebook_flags(folder: Path) -> list[str]:
     return flags
 
 
-def _worker_init() -> None:
-    # Import nbgrader (and nbconvert, jupyter_client) once per worker, not once per notebook.
+def _worker_init(prewarm_log: str | None = None) -> None:
+    # Start the kernel template first (it warms up while this worker imports nbgrader),
+    # then import nbgrader (and nbconvert, jupyter_client) once per worker, not per notebook.
+    if prewarm_log is not None:
+        from autograder.prewarm import start_template
+
+        start_template(prewarm_log)
     import nbgrader.converters
     import nbgrader.preprocessors  # noqa: F401
 
@@ -561,41 +589,52 @@ def run_autograde_batch(
     db_url: str | None = None,
     timeout: float = SUBMISSION_TIMEOUT,
     feedback: bool = False,
+    prewarm: bool = True,
 ) -> Iterator[tuple[str, str, dict[str, Any]]]:
     """Autograde ``(assignment, student)`` pairs already in ``submitted/``, in parallel.
 
     Yields ``(assignment, student, outcome)`` as each finishes; ``outcome`` has ``success``,
     ``error``, ``log``, ``flags``, ``feedback``, ``seconds``. A submission that crashes its
     worker or exceeds ``timeout`` is reported as failed; the rest of the batch goes on.
+    Without the sandbox, ``prewarm`` forks kernels from a pre-warmed template process
+    (:mod:`autograder.prewarm`).
     """
-    from autograder.workers import Task, WorkerPool
+    from autograder.workers import Task, WorkerPool, WorkerPoolBroken
 
     course_dir = Path(course_dir).resolve()
     jobs = list(jobs)
     if not jobs:
         return
     ensure_students(course_dir, sorted({s for _, s in jobs}), db_url)
+    prewarm = prewarm and not sandbox
+    prewarm_log = str(course_dir / "logs" / "kernels.log") if prewarm else None
     pool = WorkerPool(
-        min(workers, len(jobs)), log_dir=course_dir / "logs", initializer=_worker_init
+        min(workers, len(jobs)),
+        log_dir=course_dir / "logs",
+        initializer=_worker_init,
+        initargs=(prewarm_log,),
     )
     tasks = [
         Task(
             key=(assignment, student),
             func=_autograde_task,
-            args=(str(course_dir), assignment, student, sandbox, db_url, feedback),
+            args=(str(course_dir), assignment, student, sandbox, db_url, feedback, prewarm),
             timeout=timeout,
         )
         for assignment, student in jobs
     ]
-    for outcome in pool.run(tasks):
-        assignment, student = outcome.key
-        if outcome.ok:
-            value = dict(outcome.value)
-        else:
-            value = {"success": False, "error": outcome.error, "log": "", "flags": []}
-            value["feedback"] = False
-        value["seconds"] = outcome.seconds
-        yield assignment, student, value
+    try:
+        for outcome in pool.run(tasks):
+            assignment, student = outcome.key
+            if outcome.ok:
+                value = dict(outcome.value)
+            else:
+                value = {"success": False, "error": outcome.error, "log": "", "flags": []}
+                value["feedback"] = False
+            value["seconds"] = outcome.seconds
+            yield assignment, student, value
+    except WorkerPoolBroken as exc:
+        raise GradingError(str(exc)) from exc
 
 
 def grade_prepared(

@@ -278,7 +278,7 @@ def build_demo_submissions(course_dir: Path, dest: Path, assignments: Iterable[s
     dest = Path(dest)
     for assignment in assignments:
         release_nb = Path(course_dir) / "release" / assignment / f"{assignment}.ipynb"
-        source_nb = nbgrading.NOTEBOOKS_DIR / assignment / f"{assignment}.ipynb"
+        source_nb = Path(course_dir) / "source" / assignment / f"{assignment}.ipynb"
         full = make_submission(release_nb, source_nb)
         bugs, used = [], set()
         for variant in VARIANTS.get(assignment, []):

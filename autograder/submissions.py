@@ -40,7 +40,7 @@ from pathlib import Path, PurePosixPath
 import nbformat
 
 CANVAS_REGEXP = (
-    r"^(?:.*/)?(?P<last_first>[^/_]+)_(?:LATE_)?(?P<student_id>\d+)_(?P<submission_id>\d+)_"
+    r"^(?:.*/)?(?P<last_first>[^/_]+)_(?:(?P<late>LATE)_)?(?P<student_id>\d+)_(?P<submission_id>\d+)_"
     r"(?P<file_id>[^/]+)$"
 )
 MOODLE_REGEXP = (
@@ -186,9 +186,15 @@ def detect_layout(files: Mapping[str, bytes | None]) -> tuple[str, dict[str, byt
     current: dict[str, bytes | None] | None = dict(files)
     while current:
         layout = _layout_of(current)
+        stripped = _strip_common_folder(current)
+        deeper = stripped is not None and all(len(PurePosixPath(k).parts) >= 3 for k in stripped)
+        if layout == "nbgrader" and deeper:
+            # "export/alice/01_x/01_x.ipynb": one wrapping folder around the layout
+            current = stripped
+            continue
         if layout is not None:
             return layout, current
-        current = _strip_common_folder(current)
+        current = stripped
     example = next(iter(files))
     raise SubmissionsError(
         "cannot tell the layout of the submissions (expected <student>/<assignment>/"
@@ -242,6 +248,10 @@ def read_submissions(
         sub = by_student.setdefault(student, RawSubmission(student, assignment))
         if groups.get("kind") == "onlinetext":
             continue
+        if groups.get("late"):
+            flag = "marked late by the LMS"
+            if flag not in sub.flags:
+                sub.flags.append(flag)
         content = files[name]
         file_id = groups["file_id"]
         if content is None:
@@ -301,6 +311,9 @@ def check_notebook(content: bytes) -> str | None:
         return "not UTF-8 text"
     try:
         nb = nbformat.reads(text, as_version=4)
+    except nbformat.ValidationError as exc:
+        message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        return f"not a valid notebook ({message[:120]})"
     except Exception as exc:  # JSON errors, unknown nbformat versions, ...
         return f"not a readable notebook ({type(exc).__name__})"
     try:

@@ -22,6 +22,10 @@ from pathlib import Path
 from typing import Any
 
 
+class WorkerPoolBroken(RuntimeError):
+    """Workers die before doing any work: the grader cannot run."""
+
+
 @dataclass
 class Task:
     """One unit of work: ``func(*args)`` run in a worker, identified by ``key``."""
@@ -117,6 +121,7 @@ class WorkerPool:
         self.initargs = initargs
         self._workers: list[_Worker] = []
         self._next_index = 0
+        self._stillborn = 0
 
     def _start_worker(self) -> _Worker:
         # A fresh interpreter (`python -m autograder.workers`) rather than multiprocessing's
@@ -221,6 +226,17 @@ class WorkerPool:
                     self._replace(worker)
 
     def _replace(self, worker: _Worker) -> None:
+        if worker.done == 0:
+            self._stillborn += 1
+            # workers that die before finishing anything, again and again, mean the grader
+            # itself is broken (not one submission): stop instead of failing every task
+            if self._stillborn > 2 * self.n_workers:
+                raise WorkerPoolBroken(
+                    "grading workers keep dying before finishing a task; see "
+                    f"{self.log_dir or 'their stderr'}"
+                )
+        else:
+            self._stillborn = 0
         self._stop_worker(worker, kill=True)
         position = self._workers.index(worker)
         self._workers[position] = self._start_worker()
