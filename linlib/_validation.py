@@ -11,7 +11,13 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.utils.multiclass import type_of_target
 
-__all__ = ["as_pm_labels", "check_X", "check_binary_X_y", "check_vector"]
+__all__ = [
+    "as_pm_labels",
+    "check_X",
+    "check_binary_X_y",
+    "check_hyperparameter",
+    "check_vector",
+]
 
 
 def _as_float_array(X: ArrayLike, name: str) -> NDArray[np.float64]:
@@ -206,6 +212,30 @@ def as_pm_labels(y: ArrayLike, n_samples: int) -> NDArray[np.float64]:
             return values
     y_pm, _ = _encode_two_classes(arr)
     return y_pm
+
+
+def check_hyperparameter(
+    value: object,
+    name: str,
+    *,
+    minimum: float = 0.0,
+    allow_minimum: bool = False,
+    integer: bool = False,
+) -> float:
+    """A hyperparameter that must be a finite number above ``minimum`` (or at it).
+
+    Estimators call this in ``fit``, not in ``__init__`` (scikit-learn's convention).
+    Booleans are refused although Python counts them as integers.
+    """
+    kind = numbers.Integral if integer else numbers.Real
+    ok = isinstance(value, kind) and not isinstance(value, (bool, np.bool_))
+    if ok:
+        ok = bool(np.isfinite(value)) and (value >= minimum if allow_minimum else value > minimum)
+    if not ok:
+        what = "an integer" if integer else "a finite number"
+        bound = f"{'≥' if allow_minimum else '>'} {minimum:g}"
+        raise ValueError(f"{name} must be {what} {bound}; got {value!r}.")
+    return int(value) if integer else float(value)
 
 
 def validate_fit_data(

@@ -159,6 +159,16 @@ _BOOLEAN = {
 }
 
 
+def _truth_table(key: str) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    # Private, so that make_xor keeps working while a test disables boolean_table.
+    if key == "not":
+        X = np.array([[-1], [1]])
+        return X, -X[:, 0]
+    X = np.array([[-1, -1], [-1, 1], [1, -1], [1, 1]])
+    truth = _BOOLEAN[key](X[:, 0] > 0, X[:, 1] > 0)
+    return X, np.where(truth, 1, -1)
+
+
 def boolean_table(name: str) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """The truth table of a boolean function on {-1, +1} inputs (+1 = true).
 
@@ -176,16 +186,11 @@ def boolean_table(name: str) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     Introduced in 05 — XOR and linear separability.
     """
     key = str(name).lower()
-    if key == "not":
-        X = np.array([[-1], [1]])
-        return X, -X[:, 0]
-    if key not in _BOOLEAN:
+    if key != "not" and key not in _BOOLEAN:
         raise ValueError(
             f"Unknown boolean function {name!r}; choose one of and, or, nand, xor, not."
         )
-    X = np.array([[-1, -1], [-1, 1], [1, -1], [1, 1]])
-    truth = _BOOLEAN[key](X[:, 0] > 0, X[:, 1] > 0)
-    return X, np.where(truth, 1, -1)
+    return _truth_table(key)
 
 
 def make_xor() -> tuple[NDArray[np.int64], NDArray[np.int64]]:
@@ -193,8 +198,7 @@ def make_xor() -> tuple[NDArray[np.int64], NDArray[np.int64]]:
 
     Introduced in 05 — XOR and linear separability.
     """
-    X = np.array([[-1, -1], [-1, 1], [1, -1], [1, 1]])
-    return X, np.where((X[:, 0] > 0) ^ (X[:, 1] > 0), 1, -1)
+    return _truth_table("xor")
 
 
 _TOY_DOCS = ("aba", "baabaaa", "bbaabbab", "abbaa", "abbb", "bbbaab")

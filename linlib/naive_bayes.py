@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from sklearn.base import BaseEstimator, ClassifierMixin
 
-from linlib._validation import validate_fit_data, validate_predict_data
+from linlib._base import _LinearBinaryClassifier
+from linlib._validation import check_hyperparameter, validate_fit_data, validate_predict_data
 
 __all__ = ["MultinomialNB"]
 
 
-class MultinomialNB(ClassifierMixin, BaseEstimator):
+class MultinomialNB(_LinearBinaryClassifier):
     """Two-class multinomial Naive Bayes with additive (Laplace) smoothing.
 
     Estimates ``p_c = N_c / N`` and ``p_ic = (count_ic + alpha) / Σ_j (count_jc + alpha)``,
@@ -59,7 +57,6 @@ class MultinomialNB(ClassifierMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
         tags.input_tags.positive_only = True
         return tags
 
@@ -68,16 +65,14 @@ class MultinomialNB(ClassifierMixin, BaseEstimator):
 
         ``X`` (n_samples, n_features) holds non-negative counts (or frequencies).
         """
-        alpha = self.alpha
-        if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not alpha >= 0:
-            raise ValueError(f"alpha must be a number ≥ 0; got {alpha!r}.")
+        alpha = check_hyperparameter(self.alpha, "alpha", allow_minimum=True)
         X_arr, y_pm, classes = validate_fit_data(self, X, y, positive_only=True)
         # One-hot class membership in the order of classes_, as scikit-learn builds it.
         Y = np.column_stack([(y_pm < 0), (y_pm > 0)]).astype(np.float64)
         self.classes_ = classes
         self.class_count_ = Y.sum(axis=0)
         self.feature_count_ = Y.T @ X_arr
-        smoothed_fc = self.feature_count_ + float(alpha)
+        smoothed_fc = self.feature_count_ + alpha
         smoothed_cc = smoothed_fc.sum(axis=1)
         with np.errstate(divide="ignore", invalid="ignore"):
             self.feature_log_prob_ = np.log(smoothed_fc) - np.log(smoothed_cc.reshape(-1, 1))
@@ -109,8 +104,3 @@ class MultinomialNB(ClassifierMixin, BaseEstimator):
         scores[minus] = -np.inf
         scores[undefined] = np.nan
         return scores
-
-    def predict(self, X: ArrayLike) -> np.ndarray:
-        """``classes_[1]`` where the decision value is > 0, else ``classes_[0]``."""
-        positive = self.decision_function(X) > 0  # raises NotFittedError first
-        return self.classes_[positive.astype(np.intp)]

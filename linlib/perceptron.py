@@ -14,11 +14,12 @@ from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 
+from linlib._base import _BinaryClassifier, _LinearBinaryClassifier
 from linlib._validation import (
     check_binary_X_y,
+    check_hyperparameter,
     validate_fit_data,
     validate_predict_data,
 )
@@ -280,36 +281,12 @@ def _online_perceptron(
 
 
 def _check_max_epochs(max_epochs: object) -> int:
-    if isinstance(max_epochs, bool) or not isinstance(max_epochs, (int, np.integer)):
-        raise ValueError(f"max_epochs must be a positive integer; got {max_epochs!r}.")
-    if max_epochs < 1:
-        raise ValueError(f"max_epochs must be at least 1; got {max_epochs}.")
-    return int(max_epochs)
+    return int(
+        check_hyperparameter(max_epochs, "max_epochs", minimum=1, allow_minimum=True, integer=True)
+    )
 
 
-class _BinaryLinearClassifier(ClassifierMixin, BaseEstimator):
-    """Shared predict/decision_function of a fitted ``coef_``/``intercept_`` classifier."""
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
-
-    def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
-        """Activations ``a = X @ coef_[0] + intercept_[0]``, shape (n_samples,).
-
-        Positive values mean ``classes_[1]``.
-        """
-        X_arr = validate_predict_data(self, X)
-        return X_arr @ self.coef_[0] + self.intercept_[0]
-
-    def predict(self, X: ArrayLike) -> np.ndarray:
-        """``classes_[1]`` where the activation is > 0, else ``classes_[0]`` (ties → -1)."""
-        positive = self.decision_function(X) > 0  # raises NotFittedError first
-        return self.classes_[positive.astype(np.intp)]
-
-
-class Perceptron(_BinaryLinearClassifier):
+class Perceptron(_LinearBinaryClassifier):
     """The textbook online perceptron (with bias), scikit-learn style.
 
     Start from ``w = 0, b = 0``; visit the examples in a fixed order; whenever
@@ -380,16 +357,14 @@ class Perceptron(_BinaryLinearClassifier):
             signs = y_pm[run.update_rows]
             w = w - (lag * signs) @ X_arr[run.update_rows] / n_steps
             b = b - float(lag @ signs) / n_steps
-        self.classes_ = classes
-        self.coef_ = w.reshape(1, -1)
-        self.intercept_ = np.array([b])
+        self._set_hyperplane(classes, w, b)
         self.n_iter_ = run.n_epochs
         self.n_updates_ = int(run.update_steps.shape[0])
         self.converged_ = run.converged
         return self
 
 
-class VotedPerceptron(ClassifierMixin, BaseEstimator):
+class VotedPerceptron(_BinaryClassifier):
     """Freund & Schapire's voted perceptron.
 
     Runs the online perceptron (same order, tie rule and stopping rule as
@@ -423,11 +398,6 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
     def __init__(self, max_epochs: int = 100) -> None:
         self.max_epochs = max_epochs
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
-
     def fit(self, X: ArrayLike, y: ArrayLike) -> VotedPerceptron:
         """Run the perceptron and record its weight vectors and survival counts."""
         max_epochs = _check_max_epochs(self.max_epochs)
@@ -459,19 +429,15 @@ class VotedPerceptron(ClassifierMixin, BaseEstimator):
             votes[start : start + chunk] = np.where(a > 0, 1.0, -1.0) @ self.counts_
         return votes
 
-    def predict(self, X: ArrayLike) -> np.ndarray:
-        """``classes_[1]`` where the vote is > 0, else ``classes_[0]``."""
-        positive = self.decision_function(X) > 0  # raises NotFittedError first
-        return self.classes_[positive.astype(np.intp)]
 
-
-class BatchPerceptron(_BinaryLinearClassifier):
+class BatchPerceptron(_LinearBinaryClassifier):
     """Seed 002's batch perceptron, with the bias kept as ``b``.
 
-    Each epoch computes all activations with the current ``(w, b)``, averages
-    ``y_i·[x_i, 1]`` over the mistakes (``y_i a_i ≤ 0``) — dividing by N, the number of
-    *all* examples, as seed 002 does — and moves ``[w, b] += eta · delta``. It stops when
-    ``‖delta‖ < tol`` (in particular after an epoch without mistakes) or at ``max_epochs``.
+    Each epoch computes all activations with the current ``(w, b)``, sums
+    ``y_i·[x_i, 1]`` over the mistakes (``y_i a_i ≤ 0``) and divides by N, the number of
+    *all* examples, as seed 002 does: that is ``delta``. It moves ``[w, b] += eta · delta``
+    and then, as seed 002's "do … until", stops if ``‖delta‖ < tol`` or the epoch had no
+    mistake (``delta = 0``, nothing moved), or after ``max_epochs`` epochs.
 
     Parameters
     ----------
@@ -501,34 +467,25 @@ class BatchPerceptron(_BinaryLinearClassifier):
     def fit(self, X: ArrayLike, y: ArrayLike) -> BatchPerceptron:
         """Run batch updates until the averaged update is below ``tol``."""
         max_epochs = _check_max_epochs(self.max_epochs)
-        if not (isinstance(self.eta, (int, float, np.number)) and self.eta > 0):
-            raise ValueError(f"eta must be a positive number; got {self.eta!r}.")
-        if not (isinstance(self.tol, (int, float, np.number)) and self.tol >= 0):
-            raise ValueError(f"tol must be a non-negative number; got {self.tol!r}.")
+        eta = check_hyperparameter(self.eta, "eta")
+        tol = check_hyperparameter(self.tol, "tol", allow_minimum=True)
         X_arr, y_pm, classes = validate_fit_data(self, X, y)
         n = X_arr.shape[0]
         w = np.zeros(X_arr.shape[1])
         b = 0.0
         n_epochs = 0
-        converged = False
         for n_epochs in range(1, max_epochs + 1):  # noqa: B007 (used after the loop)
             mistakes = y_pm * (X_arr @ w + b) <= 0.0
-            if not mistakes.any():
-                converged = True
-                break
             delta_w = y_pm[mistakes] @ X_arr[mistakes] / n
             delta_b = float(y_pm[mistakes].sum()) / n
-            if np.sqrt(delta_w @ delta_w + delta_b * delta_b) < self.tol:
+            # Seed 002's "do … until": the step is made, then the loop may stop.
+            w = w + eta * delta_w
+            b = b + eta * delta_b
+            if not mistakes.any() or math.sqrt(delta_w @ delta_w + delta_b * delta_b) < tol:
                 break
-            w = w + self.eta * delta_w
-            b = b + self.eta * delta_b
-        else:
-            converged = not (y_pm * (X_arr @ w + b) <= 0.0).any()
-        self.classes_ = classes
-        self.coef_ = w.reshape(1, -1)
-        self.intercept_ = np.array([b])
+        self._set_hyperplane(classes, w, b)
         self.n_iter_ = n_epochs
-        self.converged_ = converged
+        self.converged_ = not (y_pm * (X_arr @ w + b) <= 0.0).any()
         return self
 
 

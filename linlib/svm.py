@@ -8,30 +8,19 @@ of the solution is ``1/‖w‖``. Soft margin: minimise ``½‖w‖² + C Σ ξ_
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 import quadprog
 from numpy.typing import ArrayLike, NDArray
-from sklearn.base import BaseEstimator, ClassifierMixin
 
-from linlib._validation import validate_fit_data, validate_predict_data
+from linlib._base import _LinearBinaryClassifier
+from linlib._validation import check_hyperparameter, validate_fit_data
 
 __all__ = ["HardMarginSVM", "SoftMarginSVM"]
 
 # quadprog needs a strictly convex objective; b does not appear in ½‖w‖², so it gets this
 # tiny weight (on centred, scaled data). The polishing step removes its effect.
 _B_RIDGE = 1e-10
-
-
-def _check_positive(value: object, name: str, allow_zero: bool = False) -> float:
-    ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
-    if ok:
-        ok = value >= 0 if allow_zero else value > 0
-    if not ok or not np.isfinite(float(value)):
-        bound = "≥ 0" if allow_zero else "> 0"
-        raise ValueError(f"{name} must be a finite number {bound}; got {value!r}.")
-    return float(value)
 
 
 def _center_and_scale(X: NDArray[np.float64]) -> tuple[NDArray[np.float64], float]:
@@ -120,7 +109,7 @@ def _hard_margin(
     return w, b, alpha, polished
 
 
-class HardMarginSVM(ClassifierMixin, BaseEstimator):
+class HardMarginSVM(_LinearBinaryClassifier):
     """The maximum-margin separating hyperplane (hard-margin linear SVM).
 
     Solves the primal ``min ½‖w‖² s.t. y_i (w·x_i + b) ≥ 1`` (n_features + 1 variables)
@@ -167,15 +156,10 @@ class HardMarginSVM(ClassifierMixin, BaseEstimator):
         self.tol = tol
         self.support_tol = support_tol
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
-
     def fit(self, X: ArrayLike, y: ArrayLike) -> HardMarginSVM:
         """Find the maximum-margin hyperplane; ValueError if the data are not separable."""
-        tol = _check_positive(self.tol, "tol", allow_zero=True)
-        support_tol = _check_positive(self.support_tol, "support_tol", allow_zero=True)
+        tol = check_hyperparameter(self.tol, "tol", allow_minimum=True)
+        support_tol = check_hyperparameter(self.support_tol, "support_tol", allow_minimum=True)
         X_arr, y_pm, classes = validate_fit_data(self, X, y)
         w, b, alpha, polished = _hard_margin(X_arr, y_pm, tol, normalize=False)
         violation = abs(float(np.min(y_pm * (X_arr @ w + b))) - 1.0)
@@ -185,27 +169,15 @@ class HardMarginSVM(ClassifierMixin, BaseEstimator):
             if retry[3] or not polished:
                 w, b, alpha, polished = retry
         margins = y_pm * (X_arr @ w + b)
-        self.classes_ = classes
-        self.coef_ = w.reshape(1, -1)
-        self.intercept_ = np.array([b])
+        self._set_hyperplane(classes, w, b)
         self.margin_ = float(1.0 / np.linalg.norm(w))
         self.support_ = np.flatnonzero(margins <= 1.0 + support_tol)
         self.dual_coef_ = alpha
         self.polished_ = polished
         return self
 
-    def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
-        """Activations ``X @ coef_[0] + intercept_[0]``, shape (n_samples,)."""
-        X_arr = validate_predict_data(self, X)
-        return X_arr @ self.coef_[0] + self.intercept_[0]
 
-    def predict(self, X: ArrayLike) -> np.ndarray:
-        """``classes_[1]`` where the activation is > 0, else ``classes_[0]``."""
-        positive = self.decision_function(X) > 0  # raises NotFittedError first
-        return self.classes_[positive.astype(np.intp)]
-
-
-class SoftMarginSVM(ClassifierMixin, BaseEstimator):
+class SoftMarginSVM(_LinearBinaryClassifier):
     """Soft-margin linear SVM: ``min ½‖w‖² + C Σ ξ_i`` s.t. ``y_i(w·x_i + b) ≥ 1 - ξ_i``.
 
     A look ahead for non-separable data: large ``C`` approaches the hard margin, small
@@ -235,14 +207,9 @@ class SoftMarginSVM(ClassifierMixin, BaseEstimator):
     def __init__(self, C: float = 1.0) -> None:
         self.C = C
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
-
     def fit(self, X: ArrayLike, y: ArrayLike) -> SoftMarginSVM:
         """Solve the soft-margin QP."""
-        C_val = _check_positive(self.C, "C")
+        C_val = check_hyperparameter(self.C, "C")
         X_arr, y_pm, classes = validate_fit_data(self, X, y)
         n, d = X_arr.shape
         m = d + 1 + n
@@ -267,21 +234,9 @@ class SoftMarginSVM(ClassifierMixin, BaseEstimator):
         w = sol[:d] / scale
         b = float(sol[d]) - float(w @ center)
         margins = y_pm * (X_arr @ w + b)
-        self.classes_ = classes
-        self.coef_ = w.reshape(1, -1)
-        self.intercept_ = np.array([b])
+        self._set_hyperplane(classes, w, b)
         norm = float(np.linalg.norm(w))
         self.margin_ = float(1.0 / norm) if norm > 0 else float("inf")
         self.slack_ = np.maximum(0.0, 1.0 - margins)
         self.support_ = np.flatnonzero(margins <= 1.0 + 1e-6)
         return self
-
-    def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
-        """Activations ``X @ coef_[0] + intercept_[0]``, shape (n_samples,)."""
-        X_arr = validate_predict_data(self, X)
-        return X_arr @ self.coef_[0] + self.intercept_[0]
-
-    def predict(self, X: ArrayLike) -> np.ndarray:
-        """``classes_[1]`` where the activation is > 0, else ``classes_[0]``."""
-        positive = self.decision_function(X) > 0  # raises NotFittedError first
-        return self.classes_[positive.astype(np.intp)]

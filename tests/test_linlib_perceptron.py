@@ -324,6 +324,42 @@ def test_batch_perceptron_first_step_and_convergence():
     assert model.converged_ and model.score(X2, y2) == 1.0
 
 
+def seed_002_batch(X, y, eta, eps, max_epochs):
+    """Seed 002's batch perceptron listing, transcribed literally (one Python step per
+    example), with the bias as an extra input of 1."""
+    Z = [[*x.tolist(), 1.0] for x in X]
+    w = [0.0] * len(Z[0])
+    for epoch in range(1, max_epochs + 1):  # noqa: B007 (returned)
+        delta = [0.0] * len(w)
+        for x, t in zip(Z, y, strict=True):
+            u = sum(w_j * x_j for w_j, x_j in zip(w, x, strict=True))
+            if t * u <= 0:
+                delta = [d + t * x_j for d, x_j in zip(delta, x, strict=True)]
+        delta = [d / len(Z) for d in delta]
+        w = [w_j + eta * d for w_j, d in zip(w, delta, strict=True)]
+        if sum(d * d for d in delta) ** 0.5 < eps:  # do ... until |delta| < eps
+            break
+    return np.array(w), epoch
+
+
+@pytest.mark.parametrize("eps", [0.05, 0.5, 2.0])
+def test_batch_perceptron_follows_seed_002_listing(eps):
+    # Small integers, N a power of two and eta = 0.5: every quantity is a short binary
+    # fraction, so both computations are exact and agree to the last bit.
+    rng = np.random.default_rng(15)
+    for _ in range(40):
+        n = int(rng.choice([4, 8, 16]))
+        X = rng.integers(-3, 4, size=(n, int(rng.integers(1, 4))))
+        y = rng.choice([-1, 1], size=n)
+        y[:2] = [-1, 1]
+        ours = linlib.BatchPerceptron(eta=0.5, tol=eps, max_epochs=12).fit(X, y)
+        w, epochs = seed_002_batch(X, y, 0.5, eps, 12)
+        np.testing.assert_array_equal(ours.coef_[0], w[:-1])
+        assert ours.intercept_[0] == w[-1]
+        assert ours.n_iter_ == epochs
+        assert ours.converged_ == bool(np.all(y * (X @ w[:-1] + w[-1]) > 0))
+
+
 def test_batch_perceptron_eta_only_scales():
     X, y = linlib.make_separable(60, 3, margin=0.1, random_state=14)
     a = linlib.BatchPerceptron(eta=1.0, max_epochs=30).fit(X, y)

@@ -177,6 +177,7 @@ def test_hyperparameters_are_validated_at_fit(cls):
         "HardMarginSVM": "tol",
         "SoftMarginSVM": "C",
     }[cls.__name__]
-    model = cls(**{name: -1})  # no error before fit (scikit-learn's convention)
-    with pytest.raises(ValueError, match=name):
-        model.fit(GOOD_X, GOOD_Y)
+    for bad in (-1, True, np.inf, np.nan, "1", None):
+        model = cls(**{name: bad})  # no error before fit (scikit-learn's convention)
+        with pytest.raises(ValueError, match=name):
+            model.fit(GOOD_X, GOOD_Y)
