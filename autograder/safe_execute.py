@@ -78,7 +78,21 @@ def _short(text: str, limit: int = 240) -> str:
 
 
 def _is_test_cell(cell: NotebookNode) -> bool:
-    return cell.cell_type == "code" and utils.is_grade(cell) and not utils.is_solution(cell)
+    return (
+        cell.cell_type == "code"
+        and utils.is_grade(cell)
+        and not utils.is_solution(cell)
+        and bool(cell.metadata.nbgrader.get("grade_id"))
+    )
+
+
+def _tests_in(nb: NotebookNode, full_sources: dict[str, str]) -> list[tuple[str, NotebookNode]]:
+    """(grade id, cell) of the notebook's autograded test cells the gradebook knows."""
+    return [
+        (cell.metadata.nbgrader["grade_id"], cell)
+        for cell in nb.cells
+        if _is_test_cell(cell) and cell.metadata.nbgrader["grade_id"] in full_sources
+    ]
 
 
 def _msg_bytes(msg: dict[str, Any]) -> int:
@@ -152,10 +166,16 @@ class SafeExecute(Execute):
         self._notebook = nb
 
         full_sources = self._test_sources(nb, resources)
+        self._enforce_test_metadata(nb, full_sources)
         instructor = self._instructor_code(nb, resources, full_sources)
+        self._original_sources = {}
         for cell in nb.cells:
-            if _is_test_cell(cell):
-                cell.source = strip_hidden_tests(full_sources[cell.metadata.nbgrader["grade_id"]])
+            if cell.cell_type == "code" and trusted.HIDDEN_BEGIN in cell.source:
+                # Whatever its metadata says, no hidden region reaches the kernel.
+                self._original_sources[id(cell)] = cell.source
+                cell.source = strip_hidden_tests(cell.source)
+        for grade_id, cell in _tests_in(nb, full_sources):
+            cell.source = strip_hidden_tests(full_sources[grade_id])
 
         if self.scan_submissions:
             sources = [src for kind, _, src in instructor.cells if kind != "solution"]
@@ -173,23 +193,48 @@ class SafeExecute(Execute):
         return nb, resources
 
     def _test_sources(self, nb: NotebookNode, resources: Any) -> dict[str, str]:
-        """grade id -> the test cell's full source, from the gradebook when there is one."""
-        sources = {
-            cell.metadata.nbgrader["grade_id"]: cell.source
-            for cell in nb.cells
-            if _is_test_cell(cell)
-        }
+        """grade id -> full source of every autograded test cell, from the gradebook.
+
+        The gradebook (not the submission's metadata) says which cells are autograded
+        tests; without a gradebook (outside nbgrader), the notebook's metadata does.
+        """
         info = resources.get("nbgrader", {}) if isinstance(resources, dict) else {}
         if not info.get("db_url"):
-            return sources
+            return {
+                cell.metadata.nbgrader["grade_id"]: cell.source
+                for cell in nb.cells
+                if _is_test_cell(cell)
+            }
         from nbgrader.api import Gradebook, MissingEntry
 
+        sources: dict[str, str] = {}
         with Gradebook(info["db_url"]) as gb:
-            for grade_id in sources:
-                with contextlib.suppress(MissingEntry):
-                    cell = gb.find_source_cell(grade_id, info["notebook"], info["assignment"])
-                    sources[grade_id] = cell.source
+            try:
+                notebook = gb.find_notebook(info["notebook"], info["assignment"])
+            except MissingEntry:
+                return sources
+            solutions = {c.name for c in notebook.solution_cells}
+            by_name = {c.name: c for c in notebook.source_cells}
+            for cell in notebook.grade_cells:
+                if cell.cell_type == "code" and cell.name not in solutions and cell.name in by_name:
+                    sources[cell.name] = by_name[cell.name].source
         return sources
+
+    def _enforce_test_metadata(self, nb: NotebookNode, full_sources: dict[str, str]) -> None:
+        """A test cell stays an autograded test cell, whatever the student set."""
+        for cell in nb.cells:
+            meta = cell.get("metadata", {}).get("nbgrader")
+            if not meta or meta.get("grade_id") not in full_sources or cell.cell_type != "code":
+                continue
+            if meta.get("solution") or not meta.get("grade"):
+                _add_flag(
+                    nb,
+                    f"test cell {meta['grade_id']} was marked as an answer cell in the "
+                    "submission (restored)",
+                )
+            meta["grade"] = True
+            meta["solution"] = False
+            meta["locked"] = True
 
     def _source_notebook_path(self, resources: Any) -> Path | None:
         info = resources.get("nbgrader", {}) if isinstance(resources, dict) else {}
@@ -242,7 +287,7 @@ class SafeExecute(Execute):
                 # never the student's text: only the stub nbgrader recorded
                 cells.append(("solution", grade_id, stubs.get(grade_id, "")))
             elif _is_test_cell(cell):
-                cells.append(("test", grade_id, full_sources[grade_id]))
+                cells.append(("test", grade_id, full_sources.get(grade_id, "")))
             elif utils.is_locked(cell):
                 cells.append(("code", grade_id, cell.source))
         return trusted.InstructorCode(cells)
@@ -318,14 +363,7 @@ class SafeExecute(Execute):
                     )
                     if state["dead"] is not None:
                         channel.dead_reason = state["dead"]
-                    tests = [
-                        (
-                            c.metadata.nbgrader["grade_id"],
-                            full_sources[c.metadata.nbgrader["grade_id"]],
-                        )
-                        for c in self.nb.cells
-                        if _is_test_cell(c)
-                    ]
+                    tests = [(g, full_sources[g]) for g, _ in _tests_in(self.nb, full_sources)]
                     results = trusted.check_cells(
                         tests, instructor, channel, time_budget=self.recheck_cell_timeout
                     )
@@ -347,11 +385,7 @@ class SafeExecute(Execute):
             if self.recheck and not results:
                 channel = trusted.KernelChannel(None, None)
                 channel.dead_reason = state["dead"]
-                tests = [
-                    (c.metadata.nbgrader["grade_id"], full_sources[c.metadata.nbgrader["grade_id"]])
-                    for c in self.nb.cells
-                    if _is_test_cell(c)
-                ]
+                tests = [(g, full_sources[g]) for g, _ in _tests_in(self.nb, full_sources)]
                 results = trusted.check_cells(tests, instructor, channel, time_budget=5)
         finally:
             box = getattr(self.km, "sandbox", None) if self.km is not None else None
@@ -454,6 +488,10 @@ class SafeExecute(Execute):
                 "they were killed with the sandbox",
             )
 
+    def handle_comm_msg(self, outs, msg, cell_index):  # type: ignore[override]
+        """Widget messages are ignored: grading needs none, and a kernel could send many."""
+        return None
+
     def output(self, outs, msg, display_id, cell_index):  # type: ignore[override]
         """nbclient's output handler with a cap on the bytes kept (per cell, per notebook)."""
         size = _msg_bytes(msg)
@@ -502,8 +540,12 @@ class SafeExecute(Execute):
             _add_flag(nb, f"output too large: cut in cell(s) {cells}")
         for cell in nb.cells:
             if not _is_test_cell(cell):
+                if id(cell) in self._original_sources:
+                    cell.source = self._original_sources[id(cell)]
                 continue
             grade_id = cell.metadata.nbgrader["grade_id"]
+            if grade_id not in full_sources:
+                continue
             outputs = list(cell.get("outputs", []))
             kernel_errors = [o for o in outputs if o.get("output_type") == "error"]
             if id(cell) in state["not_run"]:

@@ -128,12 +128,11 @@ def encode(value: Any, _depth: int = 0) -> Any:
     if kind is np.ndarray:
         if value.dtype.kind not in _PLAIN_KINDS:
             raise NotPlainData(f"an array of dtype {value.dtype} is not plain data")
-        data = np.ascontiguousarray(value)
         return {
             "__ag__": "nd",
-            "dtype": data.dtype.str,
-            "shape": list(data.shape),
-            "b64": base64.b64encode(data.tobytes()).decode("ascii"),
+            "dtype": value.dtype.str,
+            "shape": list(value.shape),
+            "b64": base64.b64encode(value.tobytes(order="C")).decode("ascii"),
         }
     if isinstance(value, np.generic) and type(value).__module__ == "numpy":
         dtype = np.dtype(type(value))
@@ -282,11 +281,11 @@ def _ag_main(ns, request):
         if t is set or t is frozenset:
             return {"__ag__": t.__name__, "items": [enc(x, depth + 1) for x in v]}
         if np is not None and isinstance(v, np.ndarray):
-            a = np.ascontiguousarray(np.asarray(v))
+            a = np.asarray(v)
             if a.dtype.kind not in plain_kinds or a.dtype.fields is not None:
                 raise TypeError("an array of dtype %s is not plain data" % a.dtype)
             return {"__ag__": "nd", "dtype": a.dtype.str, "shape": list(a.shape),
-                    "b64": base64.b64encode(a.tobytes()).decode("ascii")}
+                    "b64": base64.b64encode(a.tobytes(order="C")).decode("ascii")}
         if np is not None and isinstance(v, np.generic):
             d = np.dtype(type(v))
             if d.kind not in plain_kinds:

@@ -123,8 +123,8 @@ def _uid_processes(uids: set[int]) -> list[int]:
 
 
 def _hidden_lines(source_nb) -> list[str]:
-    """Distinctive lines that only occur inside hidden-test regions."""
-    lines = []
+    """Distinctive lines that occur only inside hidden-test regions."""
+    hidden_lines, visible_lines = set(), set()
     for cell in source_nb.cells:
         hidden = False
         for line in cell.source.split("\n"):
@@ -132,9 +132,13 @@ def _hidden_lines(source_nb) -> list[str]:
                 hidden = True
             elif "END HIDDEN TESTS" in line:
                 hidden = False
-            elif hidden and len(line.strip()) > 25:
-                lines.append(line.strip())
-    return lines
+            else:
+                (hidden_lines if hidden else visible_lines).add(line.strip())
+    return sorted(
+        line
+        for line in hidden_lines - visible_lines
+        if len(line) > 25 and not any(line in v for v in visible_lines)
+    )
 
 
 @pytest.fixture(scope="module")

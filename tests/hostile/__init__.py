@@ -171,7 +171,9 @@ def _test_cells(ctx: AttackContext) -> NotebookNode:
     """Edits one failing test cell, deletes the other, fakes a duplicate of a third."""
     nb = ctx.base()
     first, *rest = ctx.lost
-    nb.cells[_index(nb, first)].source = "pass  # nothing to see here"
+    edited = nb.cells[_index(nb, first)]
+    edited.source = "pass  # nothing to see here"
+    edited.metadata["nbgrader"]["solution"] = True  # "it is my answer cell"
     for grade_id in rest:
         del nb.cells[_index(nb, grade_id)]
     other = next(t for t in ctx.test_ids if t not in ctx.lost)
