@@ -125,8 +125,10 @@ def test_anchor_basis_round_trip(w, b, coeffs):
     # The anchor and every anchor + Σ α_k h_k lie on the plane.
     point = anchor + np.asarray(coeffs[: d - 1]) @ basis
     assert abs(point @ w + b) <= 1e-9 * (1 + np.linalg.norm(w) * (1 + np.linalg.norm(point)))
-    # Anchor = the point of the plane closest to the origin: parallel to w.
-    np.testing.assert_allclose(anchor, -b * w / (w @ w))
+    # Anchor = the point of the plane closest to the origin: the minimum-norm solution
+    # of w·x = -b, as numpy's least squares finds it.
+    closest = np.linalg.lstsq(w.reshape(1, -1), [-b], rcond=None)[0]
+    np.testing.assert_allclose(anchor, closest, atol=1e-12 * (1 + np.linalg.norm(closest)))
     w2, b2 = linlib.anchor_basis_to_hyperplane(anchor, basis)
     norm = np.linalg.norm(w)
     if d > 1:
@@ -140,9 +142,14 @@ def test_anchor_basis_round_trip(w, b, coeffs):
 
 def test_anchor_basis_with_non_unit_basis_and_errors():
     # The plane z = 2 in 3-D given by a non-orthonormal basis (seed 003's definition 1).
+    # Orientation: det([basis; (0, 0, s)]) = 6s > 0 for s = +1, so w = e_3 and b = -2.
     w, b = linlib.anchor_basis_to_hyperplane([5, -1, 2], [[2, 0, 0], [1, 3, 0]])
-    assert abs(w[2]) == pytest.approx(1.0)
-    assert (w @ np.array([0, 0, 2]) + b) == pytest.approx(0.0)
+    np.testing.assert_allclose(w, [0.0, 0.0, 1.0], atol=1e-15)
+    assert b == pytest.approx(-2.0)
+    # Swapping two basis rows flips the orientation, hence the normal and the offset.
+    w, b = linlib.anchor_basis_to_hyperplane([5, -1, 2], [[1, 3, 0], [2, 0, 0]])
+    np.testing.assert_allclose(w, [0.0, 0.0, -1.0], atol=1e-15)
+    assert b == pytest.approx(2.0)
     with pytest.raises(ValueError, match="linearly dependent"):
         linlib.anchor_basis_to_hyperplane([0, 0, 0], [[1, 0, 0], [2, 0, 0]])
     with pytest.raises(ValueError, match="shape"):

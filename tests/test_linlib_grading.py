@@ -429,12 +429,21 @@ class RemoteProxy:
         return "remote result"
 
 
+class LocalCheckingProxy(RemoteProxy):
+    """A proxy that also tries the local reference while it is being called."""
+
+    def __grading_call__(self, args, kwargs, disable):
+        self.local_result = reference_distance([[1.0, 0.0]], [1.0, 0.0], 0.0)
+        return super().__grading_call__(args, kwargs, disable)
+
+
 def test_call_student_delegates_to_a_remote_proxy(ref_in_linlib):
-    proxy = RemoteProxy()
+    proxy = LocalCheckingProxy()
     result = call_student(proxy, [1, 2], 3.0, disable=[ref_in_linlib], b=0.5)
     assert result == "remote result"
     assert proxy.calls == [(([1, 2], 3.0), {"b": 0.5}, ("reference_distance",))]
-    assert reference_distance.__code__ is not None
+    # The disabling is the remote side's job: nothing is disabled in this process.
+    np.testing.assert_array_equal(proxy.local_result, [1.0])
     # A plain string is one name, not a sequence of letters.
     call_student(proxy, disable=ref_in_linlib)
     assert proxy.calls[-1][2] == ("reference_distance",)

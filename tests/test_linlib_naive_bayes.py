@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
+from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.naive_bayes import MultinomialNB as SkMultinomialNB
 
 import linlib
@@ -36,17 +37,16 @@ def test_parameters_and_predictions_equal_sklearn():
 
 
 def test_decision_function_is_linear():
-    X, y, _ = next(random_count_sets(1, seed=1))
-    model = linlib.MultinomialNB().fit(X, y)
-    np.testing.assert_allclose(
-        model.decision_function(X), X @ model.coef_.T[:, 0] + model.intercept_[0]
-    )
-    np.testing.assert_allclose(
-        model.coef_[0], model.feature_log_prob_[1] - model.feature_log_prob_[0]
-    )
-    np.testing.assert_allclose(
-        model.intercept_[0], model.class_log_prior_[1] - model.class_log_prior_[0]
-    )
+    """w and b built from scikit-learn's parameters, then checked on new documents."""
+    for X, y, alpha in random_count_sets(20, seed=1):
+        model = linlib.MultinomialNB(alpha=alpha).fit(X, y)
+        ref = SkMultinomialNB(alpha=alpha, force_alpha=True).fit(X, y)
+        w = ref.feature_log_prob_[1] - ref.feature_log_prob_[0]
+        b = ref.class_log_prior_[1] - ref.class_log_prior_[0]
+        X_new = np.random.default_rng(len(y)).poisson(1.5, size=(7, X.shape[1]))
+        np.testing.assert_allclose(model.decision_function(X_new), X_new @ w + b, atol=1e-9)
+        np.testing.assert_allclose(model.coef_[0], w, rtol=1e-12)
+        np.testing.assert_allclose(model.intercept_[0], b, rtol=1e-12, atol=1e-15)
 
 
 def test_string_labels_follow_sklearn_order():
@@ -57,7 +57,9 @@ def test_string_labels_follow_sklearn_order():
     np.testing.assert_array_equal(ours.classes_, ["A", "B"])
     np.testing.assert_allclose(ours.feature_log_prob_, ref.feature_log_prob_)
     np.testing.assert_array_equal(ours.predict(X), ref.predict(X))
-    assert len(docs) == 6
+    # toy_counts is the (H_a, H_b) table of the documents, as scikit-learn counts letters.
+    letters = CountVectorizer(analyzer="char", vocabulary=["a", "b"])
+    np.testing.assert_array_equal(letters.fit_transform(docs).toarray(), X)
 
 
 def test_seed_003_unsmoothed_estimates_and_weights():
@@ -80,6 +82,14 @@ def test_unequal_priors_move_only_b():
     y = np.array([1, 1, -1, -1, 1])
     model = linlib.MultinomialNB().fit(X, y)
     assert model.intercept_[0] == pytest.approx(np.log(3 / 2))
+    # The weights depend on the word counts per class only: class +1 has counts (9, 3),
+    # class -1 has (1, 7); Laplace smoothing gives (10, 4)/14 and (2, 8)/10.
+    np.testing.assert_allclose(model.coef_[0], np.log([(10 / 14) / (2 / 10), (4 / 14) / (8 / 10)]))
+    # An empty -1 document makes the priors equal and leaves the word counts as they
+    # are: b becomes 0, w does not move.
+    balanced = linlib.MultinomialNB().fit(np.vstack([X, [[0, 0]]]), [*y, -1])
+    assert balanced.intercept_[0] == pytest.approx(0.0, abs=1e-15)
+    np.testing.assert_allclose(balanced.coef_, model.coef_, rtol=1e-15)
 
 
 def test_alpha_zero_with_unseen_word_follows_sklearn_parameters():
