@@ -17,12 +17,11 @@ PROG = "python -m autograder"
 DESCRIPTION = """\
 Release the course's notebooks to students and grade their submissions with nbgrader:
 in parallel, inside a sandbox, with grades.csv, redacted feedback and a summary.
+"""
 
-commands:
-  release   build the student version of every notebook (folder + zip per assignment)
-  grade     grade a folder (<student>/<assignment>/<notebook>.ipynb) or a Canvas/Moodle zip
-  demo      release, grade the bundled sample class, print the summary
-  times     each notebook's execution time in a fresh kernel (benchmarks.notebook_times)
+EPILOG = """\
+Exit status: 0 when the job ran (a submission that cannot be graded is a flagged row, not
+a failure), 2 for bad arguments or paths, 1 when the grader itself cannot run.
 """
 
 GRADE_EPILOG = """\
@@ -51,7 +50,10 @@ def _positive_int(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
-        prog=PROG, description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog=PROG,
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = parser.add_subparsers(dest="command", metavar="{release,grade,demo,times}")
     sub.required = True
@@ -94,7 +96,10 @@ def build_parser() -> argparse.ArgumentParser:
         )
 
     p_release = sub.add_parser(
-        "release", help="build the student versions", description="Build the student versions."
+        "release",
+        help="build the student version of every notebook (folder + zip per assignment)",
+        description="Build the student version of every notebook (nbgrader "
+        "generate_assignment), plus a zip per assignment to hand out.",
     )
     common(p_release)
     p_release.add_argument(
@@ -107,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p_grade = sub.add_parser(
         "grade",
-        help="grade submissions",
+        help="grade a folder (<student>/<assignment>/<notebook>.ipynb) or a Canvas/Moodle zip",
         description="Grade a class's submissions.",
         epilog=GRADE_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -135,7 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p_demo = sub.add_parser(
         "demo",
-        help="grade the bundled sample class",
+        help="release, grade the bundled sample class, print the summary",
         description="Release the course, grade the sample class, print the summary.",
     )
     common(p_demo)
@@ -143,7 +148,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p_times = sub.add_parser(
         "times",
-        help="notebook execution times",
+        help="each notebook's execution time in a fresh kernel",
         description="Run benchmarks.notebook_times (each notebook in a fresh kernel).",
     )
     p_times.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)

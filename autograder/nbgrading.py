@@ -42,7 +42,7 @@ REPO_CONFIG = REPO_ROOT / "nbgrader_config.py"
 SQLITE_BUSY_TIMEOUT = 120
 
 #: Generous outer wall-clock bound for grading one submission (the sandbox has tighter ones).
-SUBMISSION_TIMEOUT = 600.0
+SUBMISSION_TIMEOUT = 900.0
 
 _STEP_DIRS = {
     "source_directory": "source",
@@ -111,20 +111,10 @@ def course_config(course_dir: str | os.PathLike, db_url: str | None = None) -> C
     config.CourseDirectory.root = str(course_dir)
     for trait, name in _STEP_DIRS.items():
         setattr(config.CourseDirectory, trait, name)
-    config.CourseDirectory.db_url = (
-        db_url or _stored_db_url(course_dir) or default_db_url(course_dir)
-    )
+    config.CourseDirectory.db_url = db_url or default_db_url(course_dir)
     # The notebooks under source/ are copies; students' extra files must not be graded.
     config.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback"]
-    config.Exchange.root = str(course_dir / "exchange")
     return config
-
-
-def _stored_db_url(course_dir: Path) -> str | None:
-    marker = course_dir / ".db_url"
-    if marker.exists():
-        return marker.read_text().strip() or None
-    return None
 
 
 def _write_config_file(course_dir: Path, config: Config) -> None:
@@ -174,8 +164,8 @@ def make_course(
     source_dir : path, optional
         Folder of source assignments; default the repository's ``notebooks/``.
     db_url : str, optional
-        SQLAlchemy URL of the gradebook; default an SQLite file in ``course_dir``. Remembered
-        for later calls on the same course directory.
+        SQLAlchemy URL of the gradebook written into the directory's nbgrader_config.py;
+        default an SQLite file in ``course_dir``.
 
     Returns
     -------
@@ -186,8 +176,6 @@ def make_course(
     source_root = Path(source_dir).resolve() if source_dir is not None else NOTEBOOKS_DIR
     names = list(assignments) if assignments is not None else list_assignments(source_root)
     course_dir.mkdir(parents=True, exist_ok=True)
-    if db_url:
-        (course_dir / ".db_url").write_text(db_url + "\n")
     for name in names:
         src = source_root / name
         if not (src / f"{name}.ipynb").is_file():
@@ -198,20 +186,13 @@ def make_course(
         shutil.copytree(
             src, dest, ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__")
         )
-    _write_config_file(course_dir, course_config(course_dir))
+    _write_config_file(course_dir, course_config(course_dir, db_url))
     return course_dir
 
 
-def _api(course_dir: str | os.PathLike, config: Config | None = None):
-    from nbgrader.apps.api import NbGraderAPI
-    from nbgrader.coursedir import CourseDirectory
-
-    config = config if config is not None else course_config(course_dir)
-    coursedir = CourseDirectory(config=config)
-    return NbGraderAPI(coursedir=coursedir, config=config)
-
-
-def release_assignment(course_dir: str | os.PathLike, assignment: str) -> Path:
+def release_assignment(
+    course_dir: str | os.PathLike, assignment: str, db_url: str | None = None
+) -> Path:
     """Generate the student version of ``assignment`` (``nbgrader generate_assignment``).
 
     Also records the assignment, its notebooks and its test cells (with their source, hidden
@@ -225,7 +206,17 @@ def release_assignment(course_dir: str | os.PathLike, assignment: str) -> Path:
     course_dir = Path(course_dir).resolve()
     if not (course_dir / "source" / assignment).is_dir():
         make_course(course_dir, [assignment])
-    result = _api(course_dir).generate_assignment(assignment, force=True, create=True)
+    from nbgrader.converters import GenerateAssignment
+    from nbgrader.coursedir import CourseDirectory
+    from nbgrader.utils import capture_log
+
+    # what NbGraderAPI.generate_assignment does, without its exchange set-up
+    config = course_config(course_dir, db_url)
+    config.CourseDirectory.assignment_id = assignment
+    app = GenerateAssignment(coursedir=CourseDirectory(config=config), config=config)
+    app.force = True
+    app.create_assignment = True
+    result = capture_log(app)
     if not result.get("success"):
         raise GradingError(
             f"nbgrader generate_assignment failed for {assignment}:\n"

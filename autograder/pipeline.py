@@ -74,12 +74,14 @@ def ensure_released(
         if not (src / f"{assignment}.ipynb").is_file():
             raise GradingError(f"unknown assignment {assignment!r} (no notebooks/{assignment}/)")
         stamp = course_dir / ".released" / assignment
-        digest = _source_digest(src)
+        # released into this gradebook from this source (another --db needs its own release)
+        url = nbgrading.course_config(course_dir, db_url).CourseDirectory.db_url
+        digest = _source_digest(src) + " " + url
         release = course_dir / "release" / assignment
         current = stamp.is_file() and stamp.read_text().strip() == digest and release.is_dir()
         if force or not current:
             nbgrading.make_course(course_dir, [assignment], db_url=db_url)
-            nbgrading.release_assignment(course_dir, assignment)
+            nbgrading.release_assignment(course_dir, assignment, db_url)
             stamp.parent.mkdir(parents=True, exist_ok=True)
             stamp.write_text(digest + "\n")
         if zips and (force or not current or not (release.parent / f"{assignment}.zip").exists()):
