@@ -5,6 +5,7 @@ Every public name is importable from the package itself, e.g. ``linlib.Perceptro
 that introduces it.
 """
 
+from linlib import grading, plotting
 from linlib._validation import check_binary_X_y, check_X
 from linlib.data import boolean_table, make_separable, make_xor, toy_corpus, toy_counts
 from linlib.geometry import (
@@ -28,9 +29,23 @@ from linlib.perceptron import (
     perceptron_cycle,
     perceptron_trace,
 )
+from linlib.plotting import (
+    CLASS_COLORS,
+    CLASS_MARKERS,
+    new_axes,
+    plot_decision_regions,
+    plot_distances,
+    plot_hyperplane,
+    plot_margin,
+    plot_points,
+    plot_updates,
+)
 from linlib.svm import HardMarginSVM, SoftMarginSVM
+from linlib.text import bag_of_words, load_messages, train_test_split_messages
 
 __all__ = [
+    "CLASS_COLORS",
+    "CLASS_MARKERS",
     "BatchPerceptron",
     "HardMarginSVM",
     "MultinomialNB",
@@ -42,34 +57,31 @@ __all__ = [
     "activation",
     "anchor_basis_to_hyperplane",
     "augment",
+    "bag_of_words",
     "boolean_table",
     "check_X",
     "check_binary_X_y",
     "functional_margin",
     "geometric_margin",
+    "grading",
     "hyperplane_to_anchor_basis",
     "is_linearly_separable",
+    "load_messages",
     "make_separable",
     "make_xor",
+    "new_axes",
     "novikoff_bound",
     "perceptron_cycle",
     "perceptron_trace",
+    "plot_decision_regions",
+    "plot_distances",
+    "plot_hyperplane",
+    "plot_margin",
+    "plot_points",
+    "plot_updates",
+    "plotting",
     "signed_distance",
     "toy_corpus",
     "toy_counts",
+    "train_test_split_messages",
 ]
-
-# --- plotting, grading helpers and the text corpus (helper B) ---
-from linlib import grading, plotting  # noqa: F401
-from linlib.plotting import (  # noqa: F401
-    CLASS_COLORS,
-    CLASS_MARKERS,
-    new_axes,
-    plot_decision_regions,
-    plot_distances,
-    plot_hyperplane,
-    plot_margin,
-    plot_points,
-    plot_updates,
-)
-from linlib.text import bag_of_words, load_messages, train_test_split_messages  # noqa: F401

@@ -96,7 +96,8 @@ def make_separable(
     y : ndarray of shape (n_samples,), int, values -1/+1
     (u, c) : tuple (ndarray of shape (n_features,), float), only if ``return_separator``
 
-    Introduced in 03 — the convergence proof (data of controlled margin).
+    Introduced in 02 — the perceptron update rule (separable data); its margin guarantee is
+    used in 03 — the convergence proof.
     """
     if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)):
         raise ValueError(f"n_samples must be an integer; got {n_samples!r}.")
@@ -196,7 +197,8 @@ def boolean_table(name: str) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
 def make_xor() -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """The XOR truth table on {-1, +1} inputs: ``boolean_table("xor")``.
 
-    Introduced in 05 — XOR and linear separability.
+    Introduced in 02 — the perceptron update rule (non-separable data hit the cap); the
+    subject of 05 — XOR and linear separability.
     """
     return _truth_table("xor")
 

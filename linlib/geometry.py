@@ -215,12 +215,17 @@ def novikoff_bound(X: ArrayLike, y: ArrayLike, w: ArrayLike, b: float) -> float:
 
 
 def is_linearly_separable(X: ArrayLike, y: ArrayLike) -> bool:
-    """Whether some hyperplane separates the two classes strictly (exact test).
+    """Whether some hyperplane separates the two classes strictly (a linear program).
 
     Solves the linear feasibility problem ``y_i (w·x_i + b) ≥ 1`` for all ``i`` with
     HiGHS (``scipy.optimize.linprog``). Strict separability is equivalent: scale any strict
     separator until its smallest functional margin is 1. Duplicate points with opposite
     labels make the problem infeasible, as they should.
+
+    ``True`` is certified: the solver's ``(w, b)`` is checked to give every point a
+    positive functional margin. ``False`` is HiGHS's verdict of infeasibility, made with
+    its tolerances (about 1e-7): a set whose best geometric margin is below roughly 1e-9
+    of the data's spread can be reported as not separable.
 
     Parameters
     ----------
@@ -232,7 +237,8 @@ def is_linearly_separable(X: ArrayLike, y: ArrayLike) -> bool:
     -------
     separable : bool
 
-    Introduced in 05 — XOR and linear separability (a linear program).
+    Introduced in 04 — Naive Bayes is a linear classifier (a data set no hyperplane
+    separates); the linear program is explained in 05 — XOR and linear separability.
     """
     X_arr, y_pm, _ = check_binary_X_y(X, y)
     n_samples, n_features = X_arr.shape

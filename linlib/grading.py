@@ -44,6 +44,8 @@ class ReferenceDisabledError(AssertionError):
 
     It is an ``AssertionError`` so that nbgrader reports it as a failed test with its
     message, like any other failed check.
+
+    Introduced in 01 — hyperplanes (the first test cells that disable a reference).
     """
 
 
@@ -220,7 +222,7 @@ def assert_true(condition: Any, message: str = "condition is false") -> None:
     Unlike a bare ``assert``, this is not removed by ``python -O`` and always explains
     itself.
 
-    Introduced in 01 — hyperplanes.
+    Introduced in 02 — the perceptron update rule.
     """
     if not bool(condition):
         raise AssertionError(message)

@@ -315,7 +315,7 @@ def plot_margin(
     -------
     ax
 
-    Introduced in 06 — SVM margins.
+    Introduced in 03 — the convergence proof (margins); used again in 06 — SVM margins.
     """
     from matplotlib.colors import to_rgba
     from matplotlib.patches import Polygon

@@ -149,7 +149,7 @@ class HardMarginSVM(_LinearBinaryClassifier):
     ValueError
         From ``fit``, if the data are not linearly separable (the QP is infeasible).
 
-    Introduced in 06 — SVM margins.
+    Introduced in 03 — the convergence proof (the best margin); explained in 06 — SVM margins.
     """
 
     def __init__(self, tol: float = 1e-8, support_tol: float = 1e-6) -> None:
