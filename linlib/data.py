@@ -8,7 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
-from linlib._validation import check_vector
+from linlib._validation import check_hyperparameter, check_vector
 from linlib.geometry import _orthonormal_complement
 
 __all__ = [
@@ -99,19 +99,16 @@ def make_separable(
     Introduced in 02 — the perceptron update rule (separable data); its margin guarantee is
     used in 03 — the convergence proof.
     """
-    if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)):
-        raise ValueError(f"n_samples must be an integer; got {n_samples!r}.")
-    if n_samples < 2:
-        raise ValueError(f"n_samples must be at least 2 (one point per class); got {n_samples}.")
-    if isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer)):
-        raise ValueError(f"n_features must be an integer; got {n_features!r}.")
-    if n_features < 1:
-        raise ValueError(f"n_features must be at least 1; got {n_features}.")
-    if not (np.isfinite(radius) and radius > 0):
-        raise ValueError(f"radius must be a positive number; got {radius!r}.")
-    if not (np.isfinite(margin) and 0 <= margin < radius):
+    n = int(
+        check_hyperparameter(n_samples, "n_samples", minimum=2, allow_minimum=True, integer=True)
+    )
+    d = int(
+        check_hyperparameter(n_features, "n_features", minimum=1, allow_minimum=True, integer=True)
+    )
+    radius = check_hyperparameter(radius, "radius")
+    margin = check_hyperparameter(margin, "margin", allow_minimum=True)
+    if not margin < radius:
         raise ValueError(f"margin must satisfy 0 ≤ margin < radius = {radius}; got {margin!r}.")
-    n, d = int(n_samples), int(n_features)
     rng = np.random.default_rng(0 if random_state is None else random_state)
     center_arr = np.zeros(d) if center is None else check_vector(center, "center", size=d)
     if direction is None:

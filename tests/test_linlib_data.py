@@ -80,6 +80,9 @@ def test_make_separable_rejects_bad_parameters():
         linlib.make_separable(10, 2, radius=0)
     with pytest.raises(ValueError, match="direction"):
         linlib.make_separable(10, 2, direction=[0, 0])
+    for kwargs in ({"margin": "0.1"}, {"radius": np.inf}, {"n_samples": True}, {"n_features": 2.0}):
+        with pytest.raises(ValueError, match=next(iter(kwargs))):
+            linlib.make_separable(**{"n_samples": 10, **kwargs})
 
 
 @pytest.mark.parametrize(
