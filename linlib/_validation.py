@@ -17,6 +17,7 @@ __all__ = [
     "check_binary_X_y",
     "check_hyperparameter",
     "check_vector",
+    "pm_labels_and_classes",
 ]
 
 
@@ -158,7 +159,7 @@ def _encode_two_classes(arr: np.ndarray) -> tuple[NDArray[np.float64], np.ndarra
         raise ValueError(
             "Only binary classification is supported. The type of the target is "
             f"{target_type}: y has {classes.shape[0]} classes ({shown}), "
-            "but linlib's classifiers take exactly two."
+            "but linlib takes exactly two classes."
         )
     # scikit-learn's rule: classes sorted, the second one is the positive class (+1).
     y_pm = np.where(arr == classes[1], 1.0, -1.0)
@@ -198,20 +199,27 @@ def check_binary_X_y(
     return X_arr, y_pm, classes
 
 
-def as_pm_labels(y: ArrayLike, n_samples: int) -> NDArray[np.float64]:
-    """Labels for margin computations: -1/+1 kept as they are, anything else encoded.
+def pm_labels_and_classes(
+    y: ArrayLike, n_samples: int
+) -> tuple[NDArray[np.float64], np.ndarray | None]:
+    """Labels as -1/+1: numeric -1/+1 kept as they are, anything else encoded.
 
-    Margins of a subset of points (one class only) are legitimate, so labels that are
-    already -1/+1 may come from one class. Other labels need both classes to be present
-    to know which is +1 (scikit-learn's rule: sorted, the second is +1).
+    Margins and plots of a subset of points (one class only) are legitimate, so labels
+    that are already -1/+1 may come from one class; ``classes`` is then ``None``. Other
+    labels need both classes to be present to know which is +1 (scikit-learn's rule:
+    sorted, the second is +1); ``classes`` holds the two, sorted.
     """
     arr = _check_y_1d(y, n_samples)
-    if arr.dtype.kind in "biuf":
+    if arr.dtype.kind in "iuf":
         values = arr.astype(np.float64)
-        if arr.dtype.kind != "b" and np.isin(values, (-1.0, 1.0)).all():
-            return values
-    y_pm, _ = _encode_two_classes(arr)
-    return y_pm
+        if np.isin(values, (-1.0, 1.0)).all():
+            return values, None
+    return _encode_two_classes(arr)
+
+
+def as_pm_labels(y: ArrayLike, n_samples: int) -> NDArray[np.float64]:
+    """Labels for margin computations (see :func:`pm_labels_and_classes`)."""
+    return pm_labels_and_classes(y, n_samples)[0]
 
 
 def check_hyperparameter(

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from linlib._validation import check_scalar_b, check_vector, pm_labels_and_classes
+
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
@@ -90,16 +92,12 @@ def new_axes(
 
 
 def _pm_labels(y: Any) -> tuple[np.ndarray, list[str]]:
-    """Labels as ±1 and the legend text of the −1 and +1 class."""
-    y = np.asarray(y).ravel()
-    classes = np.unique(y)
-    if len(classes) > 2:
-        raise ValueError(f"expected two classes, got {len(classes)}: {classes.tolist()}")
-    if np.issubdtype(y.dtype, np.number) and set(classes.tolist()) <= {-1, 1}:
-        return np.where(y > 0, 1, -1), ["$y=-1$", "$y=+1$"]
-    if len(classes) == 1:
-        raise ValueError(f"cannot tell which class is +1 from the single label {classes[0]!r}")
-    return np.where(y == classes[1], 1, -1), [f"{classes[0]} (−1)", f"{classes[1]} (+1)"]
+    """Labels as ±1 (the rule of linlib's classifiers) and the legend texts of −1 and +1."""
+    y = np.asarray(y)
+    y_pm, classes = pm_labels_and_classes(y, y.shape[0] if y.ndim else 1)
+    if classes is None:
+        return y_pm.astype(int), ["$y=-1$", "$y=+1$"]
+    return y_pm.astype(int), [f"{classes[0]} (−1)", f"{classes[1]} (+1)"]
 
 
 def _points_2d(X: Any) -> np.ndarray:
@@ -110,8 +108,8 @@ def _points_2d(X: Any) -> np.ndarray:
 
 
 def _plane_2d(w: Any, b: Any) -> tuple[np.ndarray, float]:
-    w = np.asarray(w, dtype=float).ravel()
-    b = float(np.asarray(b, dtype=float).ravel()[0]) if np.ndim(b) else float(b)
+    w = check_vector(w, "w")
+    b = check_scalar_b(b)
     if w.shape != (2,):
         raise ValueError(f"expected a weight vector w of 2 entries, got shape {w.shape}")
     if not np.any(w):
@@ -391,7 +389,7 @@ def plot_decision_regions(
 
     X = _points_2d(X)
     y_arr = np.asarray(y).ravel()
-    _pm_labels(y_arr)  # validates: two classes
+    _, classes = pm_labels_and_classes(y_arr, y_arr.shape[0])
     if callable(getattr(predict, "predict", None)):
         predict = predict.predict
     low, high = X.min(axis=0), X.max(axis=0)
@@ -404,11 +402,10 @@ def plot_decision_regions(
     predicted = np.asarray(predict(grid)).ravel()
     if predicted.shape != (len(grid),):
         raise ValueError(f"predict returned shape {predicted.shape} for {len(grid)} points")
-    classes = np.unique(y_arr)
-    if np.issubdtype(y_arr.dtype, np.number) and set(classes.tolist()) <= {-1, 1}:
+    if classes is None:  # ±1 labels: a positive prediction is the +1 class
         positive = predicted.astype(float) > 0
     else:
-        positive = predicted == classes[-1]
+        positive = predicted == classes[1]
     z = np.where(positive, 1.0, -1.0).reshape(g1.shape)
     cmap = ListedColormap(
         [to_rgba(CLASS_COLORS[-1], REGION_ALPHA), to_rgba(CLASS_COLORS[1], REGION_ALPHA)]
