@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-# scikit-learn is imported inside the functions: it takes seconds to import, and every
-# notebook kernel imports linlib.
+# CountVectorizer and train_test_split are imported inside the functions: their modules
+# are needed in notebook 04 only (linlib's estimators import scikit-learn's core anyway).
 
 __all__ = ["bag_of_words", "load_messages", "train_test_split_messages"]
 
