@@ -436,6 +436,18 @@ def _disable_class(cls: type, label: str, undo: _Undo) -> None:
     if "__init__" not in vars(cls):
         # An inherited __init__ is shared with other classes: shadow it instead.
         undo.set_attribute(cls, "__init__", _raiser_function(f"{label}.__init__"))
+    # linlib's classifiers inherit predict and decision_function from private bases that
+    # the other classifiers share: shadow them on this class only.
+    shadowed: set[str] = set()
+    for base in cls.__mro__[1:]:
+        if not base.__module__.startswith("linlib."):
+            continue
+        for attribute, value in vars(base).items():
+            if attribute.startswith("_") or attribute in vars(cls) or attribute in shadowed:
+                continue
+            if callable(value):
+                shadowed.add(attribute)
+                undo.set_attribute(cls, attribute, _raiser_function(f"{label}.{attribute}"))
 
 
 def _disable_one(name: str, undo: _Undo) -> None:

@@ -507,3 +507,27 @@ def test_linlib_perceptron_class_is_disabled():
         call_student(cheat, X, y, disable=("Perceptron",))
     expected = SkPerceptron(shuffle=False, tol=None, max_iter=10).fit(X, y).predict(X)
     assert_labels_equal(cheat(X, y), expected)
+
+
+def test_linlib_class_is_disabled_also_for_fitted_instances_and_not_its_siblings():
+    X = np.array([[0.0, 0.0], [2.0, 0.0], [0.0, 3.0]])
+    y = np.array([-1, 1, 1])
+    fitted = linlib.HardMarginSVM().fit(X, y)  # made before the test disables the class
+    sibling = linlib.SoftMarginSVM(C=100.0).fit(X, y)  # shares the private base classes
+
+    def student_uses_fitted_model(X):
+        return fitted.predict(X)
+
+    def student_uses_decision_function(X):
+        return fitted.decision_function(X)
+
+    for student in (student_uses_fitted_model, student_uses_decision_function):
+        with pytest.raises(ReferenceDisabledError, match="HardMarginSVM"):
+            call_student(student, X, disable=("HardMarginSVM",))
+    with disabled_references(["HardMarginSVM"]):
+        assert_labels_equal(sibling.predict(X), y)
+    # Everything is back afterwards, with the hyperplane x1 + (2/3)x2 = 1 (a closed form:
+    # (2, 0) and (0, 3) on the margin, the origin on the other side).
+    assert_labels_equal(student_uses_fitted_model(X), y)
+    assert_close(student_uses_decision_function(X), [-1.0, 1.0, 1.0], atol=1e-8)
+    assert "predict" not in vars(linlib.HardMarginSVM)
