@@ -36,9 +36,14 @@ def failed_checks(estimator, expected=None) -> dict[str, str]:
     return {r["check_name"]: str(r["exception"]) for r in results if r["status"] == "failed"}
 
 
+# Many checks fit on overlapping blobs, where the perceptrons run to their epoch cap: a
+# lower cap tests the same API in a tenth of the time (about 13 s -> 1.3 s for Perceptron).
+CHECKED_WITH = {"Perceptron": {"max_epochs": 50}, "VotedPerceptron": {"max_epochs": 20}}
+
+
 @pytest.mark.parametrize("name", sorted(EXPECTED_FAILED))
 def test_check_estimator(name):
-    estimator = getattr(linlib, name)()
+    estimator = getattr(linlib, name)(**CHECKED_WITH.get(name, {}))
     failures = failed_checks(estimator, EXPECTED_FAILED[name])
     assert failures == {}
 
