@@ -292,8 +292,9 @@ class Perceptron(_LinearBinaryClassifier):
     Start from ``w = 0, b = 0``; visit the examples in a fixed order; whenever
     ``y·(w·x + b) ≤ 0`` (a tie is a mistake) set ``w += y·x`` and ``b += y``; stop after an
     epoch without updates or after ``max_epochs`` epochs. With ``shuffle=False`` the result
-    is identical to scikit-learn's ``Perceptron(shuffle=False, tol=None, max_iter=T)`` for
-    any ``T ≥ n_iter_`` (which keeps running but changes nothing after convergence).
+    is identical, bit for bit, to scikit-learn's ``Perceptron(shuffle=False, tol=None,
+    max_iter=T)`` with ``T = max_epochs``, and once converged with any ``T ≥ n_iter_``
+    (scikit-learn keeps running, but nothing changes after an epoch without updates).
 
     Parameters
     ----------
