@@ -86,6 +86,15 @@ def _is_test_cell(cell: NotebookNode) -> bool:
     )
 
 
+def _running(pid: int) -> bool:
+    """Alive and not a zombie (a finished child nobody waited for is not "left running")."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except (OSError, IndexError):
+        return False
+
+
 def _tests_in(nb: NotebookNode, full_sources: dict[str, str]) -> list[tuple[str, NotebookNode]]:
     """(grade id, cell) of the notebook's autograded test cells the gradebook knows."""
     return [
@@ -364,12 +373,20 @@ class SafeExecute(Execute):
                     if state["dead"] is not None:
                         channel.dead_reason = state["dead"]
                     tests = [(g, full_sources[g]) for g, _ in _tests_in(self.nb, full_sources)]
+                    if state["dead"] is None:
+                        self._note_leftover_processes()
                     results = trusted.check_cells(
                         tests, instructor, channel, time_budget=self.recheck_cell_timeout
                     )
                     if channel.dead_reason and state["dead"] is None:
-                        state["dead"] = channel.dead_reason
-                self._note_leftover_processes()
+                        during = next(
+                            (g for g, r in results.items() if r.ename == "KernelCallTimeout"),
+                            None,
+                        )
+                        where = f" (re-checking {during})" if during else " (during the re-check)"
+                        state["dead"] = channel.dead_reason + where
+                elif state["dead"] is None:
+                    self._note_leftover_processes()
         except Exception as exc:
             km = getattr(self, "_last_km", None)
             log = km.kernel_log() if hasattr(km, "kernel_log") else ""
@@ -478,9 +495,7 @@ class SafeExecute(Execute):
 
         init = _children(box.outer_pid)
         kernel = [p for i in init for p in _children(i)]
-        others = [p for p in box.pids() if p not in init and p not in kernel]
-        kernel_kids = [p for k in kernel for p in _children(k)]
-        leftover = sorted(set(others) | set(kernel_kids))
+        leftover = [p for p in box.pids() if p not in init and p not in kernel and _running(p)]
         if leftover:
             _add_flag(
                 self._notebook,
@@ -604,6 +619,8 @@ class SafeExecute(Execute):
 
     @staticmethod
     def _flag_disagreement(nb, grade_id, kernel, kernel_errors, result) -> None:
+        if result.ename in ("KernelUnavailable", "KernelCallTimeout"):
+            return  # the "kernel stopped" flag says why
         if result.passed and kernel != "pass" and kernel != "not run":
             _add_flag(
                 nb,

@@ -124,8 +124,6 @@ _DANGEROUS_ATTRS = {
     ("sys", "settrace"): "installs a tracer (sys.settrace)",
     ("sys", "setprofile"): "installs a profiler (sys.setprofile)",
     ("sys", "exit"): "exits the interpreter (sys.exit)",
-    ("sys", "stdout"): "touches sys.stdout",
-    ("sys", "stderr"): "touches sys.stderr",
     ("inspect", "getsource"): "reads source code (inspect.getsource)",
     ("inspect", "getsourcelines"): "reads source code (inspect.getsourcelines)",
     ("inspect", "currentframe"): "inspects the call stack (inspect.currentframe)",

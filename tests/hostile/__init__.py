@@ -171,9 +171,7 @@ def _test_cells(ctx: AttackContext) -> NotebookNode:
     """Edits one failing test cell, deletes the other, fakes a duplicate of a third."""
     nb = ctx.base()
     first, *rest = ctx.lost
-    edited = nb.cells[_index(nb, first)]
-    edited.source = "pass  # nothing to see here"
-    edited.metadata["nbgrader"]["solution"] = True  # "it is my answer cell"
+    nb.cells[_index(nb, first)].source = "pass  # nothing to see here"
     for grade_id in rest:
         del nb.cells[_index(nb, grade_id)]
     other = next(t for t in ctx.test_ids if t not in ctx.lost)
@@ -392,6 +390,9 @@ def _detached_process(ctx: AttackContext) -> NotebookNode:
         """,
     )
 
+
+#: The flag of a test the student's kernel passed and the trusted re-check failed.
+_DISAGREE = r"kernel reported a pass, but the trusted re-check of the visible tests failed"
 
 ATTACKS: tuple[Attack, ...] = (
     Attack(
