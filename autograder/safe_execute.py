@@ -518,22 +518,24 @@ class SafeExecute(Execute):
         if size > room:
             truncated = self._run_state["truncated"]
             content = msg.get("content", {})
+            first = cell_index not in truncated
+            truncated[cell_index] = truncated.get(cell_index, 0) + size - max(room, 0)
             if msg.get("msg_type") == "stream" and room > 0:
                 content["text"] = content.get("text", "")[:room]
                 size = room
+                out = self._count_and_output(outs, msg, display_id, cell_index, used, size)
             else:
-                if cell_index not in truncated:
-                    truncated[cell_index] = 0
-                    outs.append(
-                        nbformat.v4.new_output(
-                            "stream",
-                            name="stdout",
-                            text="\n[output truncated by the autograder]\n",
-                        )
+                out = None
+            if first:
+                outs.append(
+                    nbformat.v4.new_output(
+                        "stream", name="stdout", text="\n[output truncated by the autograder]\n"
                     )
-                truncated[cell_index] += size
-                return None
-            truncated.setdefault(cell_index, 0)
+                )
+            return out
+        return self._count_and_output(outs, msg, display_id, cell_index, used, size)
+
+    def _count_and_output(self, outs, msg, display_id, cell_index, used, size):
         self._cell_bytes[cell_index] = used + size
         self._notebook_bytes += size
         return super().output(outs, msg, display_id, cell_index)

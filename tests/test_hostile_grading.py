@@ -300,8 +300,9 @@ def test_no_process_left_behind(batch):
 
 
 def test_output_is_capped(batch):
-    size = batch["graded"]["attack_huge_output"].stat().st_size
-    assert size < 8 * 1024 * 1024
+    path = batch["graded"]["attack_huge_output"]
+    assert path.stat().st_size < 8 * 1024 * 1024
+    assert "[output truncated by the autograder]" in path.read_text()
 
 
 def test_batch_finishes_in_bounded_time(batch):
