@@ -111,6 +111,8 @@ def course_config(course_dir: str | os.PathLike, db_url: str | None = None) -> C
     config.CourseDirectory.root = str(course_dir)
     for trait, name in _STEP_DIRS.items():
         setattr(config.CourseDirectory, trait, name)
+    if db_url and db_url.startswith("sqlite") and "timeout=" not in db_url:
+        db_url += ("&" if "?" in db_url else "?") + f"timeout={SQLITE_BUSY_TIMEOUT}"
     config.CourseDirectory.db_url = db_url or default_db_url(course_dir)
     # The notebooks under source/ are copies; students' extra files must not be graded.
     config.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback"]
@@ -288,6 +290,7 @@ class SubmissionResult:
     error: str = ""
     seconds: float = 0.0
     skipped: bool = False  # True when a ledger entry made re-grading unnecessary
+    missing: list[str] = field(default_factory=list)  # notebooks not gradable (scored 0)
 
     @property
     def score(self) -> float:
@@ -301,6 +304,7 @@ class SubmissionResult:
             "ok": self.ok,
             "error": self.error,
             "seconds": self.seconds,
+            "missing": list(self.missing),
         }
 
     @classmethod
@@ -314,6 +318,7 @@ class SubmissionResult:
             ok=bool(data.get("ok", True)),
             error=str(data.get("error", "")),
             seconds=float(data.get("seconds", 0.0)),
+            missing=list(data.get("missing", [])),
         )
 
     @property
@@ -673,7 +678,7 @@ def grade_prepared(
     for sub in prepared:
         key = (sub.assignment, sub.student)
         if sub.assignment not in salts:
-            salts[sub.assignment] = grading_salt(course_dir, sub.assignment, sandbox)
+            salts[sub.assignment] = grading_salt(course_dir, sub.assignment, sandbox, db_url)
         digests[key] = sub.digest(salts[sub.assignment])
         if ledger is not None:
             previous = ledger.lookup(sub.assignment, sub.student, digests[key])
@@ -690,6 +695,7 @@ def grade_prepared(
             scores = read_scores(course_dir, sub.assignment, [sub.student], db_url)
             result = SubmissionResult(sub.student, sub.assignment, flags=list(sub.flags))
             result.scores = scores.get(sub.student, {})
+            result.missing = list(sub.missing)
             pending.append(result)
     for result in pending:
         finish(result)
@@ -704,6 +710,7 @@ def grade_prepared(
     ):
         sub = by_key[(assignment, student)]
         result = SubmissionResult(student, assignment, flags=list(sub.flags))
+        result.missing = list(sub.missing)
         for flag in value["flags"]:
             if flag not in result.flags:
                 result.flags.append(flag)
@@ -717,12 +724,16 @@ def grade_prepared(
     return {(p.assignment, p.student): results[(p.assignment, p.student)] for p in prepared}
 
 
-def grading_salt(course_dir: Path, assignment: str, sandbox: bool) -> str:
-    """What else decides a grade besides the submission: the assignment's source files and
-    the grading settings. A change to either makes the ledger grade again."""
+def grading_salt(
+    course_dir: Path, assignment: str, sandbox: bool, db_url: str | None = None
+) -> str:
+    """What else decides a grade besides the submission: the assignment's source files, the
+    grading settings and the gradebook the grades go to. A change makes the ledger grade
+    again."""
     import hashlib
 
-    h = hashlib.sha256(f"{LEDGER_VERSION}|sandbox={bool(sandbox)}".encode())
+    url = course_config(course_dir, db_url).CourseDirectory.db_url
+    h = hashlib.sha256(f"{LEDGER_VERSION}|sandbox={bool(sandbox)}|{url}".encode())
     source = course_dir / "source" / assignment
     for path in sorted(source.rglob("*")):
         if path.is_file():

@@ -4,6 +4,7 @@ HTML per student and notebook, and a summary table per assignment."""
 from __future__ import annotations
 
 import csv
+import html
 import shutil
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
@@ -103,20 +104,36 @@ def export_grades(
     return dest
 
 
+_NOT_GRADED = """<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>{title}</title></head>
+<body><h1>{title}</h1><p>This notebook could not be graded and scored 0 points:</p>
+<ul>{items}</ul></body></html>
+"""
+
+
 def copy_feedback(course_dir: Path, results: Iterable[SubmissionResult], out_dir: Path) -> int:
     """Copy each graded submission's feedback HTML to ``out_dir/feedback/<student>/
-    <assignment>/<notebook>.html``; returns how many files were copied."""
+    <assignment>/<notebook>.html``, and write a short page for each notebook that could not
+    be graded (missing or corrupt) saying why; returns how many files were written."""
     count = 0
     for result in results:
         src = course_dir / "feedback" / result.student / result.assignment
         dest = out_dir / "feedback" / result.student / result.assignment
         if dest.exists():
             shutil.rmtree(dest)
-        if not src.is_dir():
-            continue
-        for html in sorted(src.glob("*.html")):
+        if src.is_dir():
+            for page in sorted(src.glob("*.html")):
+                dest.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(page, dest / page.name)
+                count += 1
+        for notebook in result.missing:
+            target = dest / f"{notebook}.html"
+            if target.exists():
+                continue
             dest.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(html, dest / html.name)
+            items = "".join(f"<li>{html.escape(flag)}</li>" for flag in result.flags)
+            title = html.escape(f"{result.assignment}: {notebook} ({result.student})")
+            target.write_text(_NOT_GRADED.format(title=title, items=items), encoding="utf-8")
             count += 1
     return count
 
