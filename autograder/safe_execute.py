@@ -121,7 +121,7 @@ class SafeExecute(Execute):
     kernel_manager_class = Type(SandboxedKernelManager, config=True)
 
     notebook_timeout = Integer(
-        600, help="Wall-clock seconds for executing all the cells of one notebook."
+        300, help="Wall-clock seconds for executing all the cells of one notebook."
     ).tag(config=True)
     interrupt_grace = Float(
         3.0, help="Seconds a kernel has to stop after an interrupt before it is killed."
@@ -376,7 +376,11 @@ class SafeExecute(Execute):
                     if state["dead"] is None:
                         self._note_leftover_processes()
                     results = trusted.check_cells(
-                        tests, instructor, channel, time_budget=self.recheck_cell_timeout
+                        tests,
+                        instructor,
+                        channel,
+                        time_budget=self.recheck_cell_timeout,
+                        total_budget=self.recheck_notebook_timeout,
                     )
                     if channel.dead_reason and state["dead"] is None:
                         during = next(

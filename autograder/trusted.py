@@ -497,7 +497,7 @@ class KernelChannel:
                         )
                     try:
                         candidate = json.loads(data)
-                    except ValueError:
+                    except (ValueError, RecursionError):
                         candidate = None
                     if isinstance(candidate, dict) and candidate.get("nonce") == request["nonce"]:
                         reply = candidate
@@ -1044,12 +1044,27 @@ def check_cells(
     channel: KernelChannel,
     *,
     time_budget: float = 120.0,
+    total_budget: float | None = None,
     aliases: Mapping[str, str] = DEFAULT_MODULE_ALIASES,
 ) -> dict[str, CheckResult]:
-    """:func:`run_test_cell` for each ``(grade_id, full source)``."""
+    """:func:`run_test_cell` for each ``(grade_id, full source)``.
+
+    Each cell gets *time_budget* seconds, and all of them together *total_budget*: a
+    student's function that answers just before every timeout cannot stretch the re-check
+    of a notebook without bound.
+    """
     results: dict[str, CheckResult] = {}
+    end = None if total_budget is None else time.monotonic() + total_budget
     for grade_id, source in cells:
+        budget = time_budget
+        if end is not None:
+            budget = min(budget, end - time.monotonic())
+        if budget <= 0:
+            results[grade_id] = CheckResult(
+                grade_id, False, "TimeoutError", "the time for re-checking this notebook ran out"
+            )
+            continue
         results[grade_id] = run_test_cell(
-            grade_id, source, code, channel, time_budget=time_budget, aliases=aliases
+            grade_id, source, code, channel, time_budget=budget, aliases=aliases
         )
     return results
