@@ -598,12 +598,32 @@ def _mirror(old: Any, new: Any) -> None:
             with contextlib.suppress(TypeError, ValueError):
                 old[...] = new
     elif type(old) is list and isinstance(new, list):
-        if old != new:
+        if not _plain_equal(old, new):
             old[:] = new
     elif type(old) is dict and isinstance(new, dict):
-        if old != new:
+        if not _plain_equal(old, new):
             old.clear()
             old.update(new)
+
+
+def _plain_equal(a: Any, b: Any) -> bool:
+    """Equality of decoded plain data; arrays inside lists compare element-wise, never by ``==``."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return (
+            isinstance(a, np.ndarray)
+            and isinstance(b, np.ndarray)
+            and a.shape == b.shape
+            and np.array_equal(a, b, equal_nan=a.dtype.kind in "fc" and b.dtype.kind in "fc")
+        )
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        return (
+            type(a) is type(b)
+            and len(a) == len(b)
+            and all(_plain_equal(x, y) for x, y in zip(a, b, strict=True))
+        )
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_plain_equal(a[k], b[k]) for k in a)
+    return type(a) is type(b) and bool(a == b)
 
 
 _MAPPED_EXCEPTIONS: dict[str, type[BaseException]] = {
