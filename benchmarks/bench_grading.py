@@ -1,17 +1,21 @@
 """Grading throughput: this autograder against stock ``nbgrader autograde``, same batch.
 
 ``python -m benchmarks grading`` (defaults) or ``python -m benchmarks.bench_grading
-[--per-notebook N] [--workers N] [--unsandboxed] [--assignment A ...] [--keep DIR]``.
+[--per-notebook N] [--workers N] [--mode both|sandbox|unsandboxed] [--assignment A ...]
+[--keep DIR]``.
 
 The batch: for every notebook, ``--per-notebook`` submissions (default 12) cycling through
 the instructor's solution and the ``autograder.samples`` variants (correct and buggy). Stock
 nbgrader grades it with its real command line (``nbgrader autograde <assignment>`` per
 assignment, one after another, as an instructor would run it) in one course directory; this
-autograder grades the same files with ``python -m autograder grade`` in another. Both
-course directories are released from the same source first (not timed). Printed: wall
-seconds, notebooks per minute, and the ratio ours/stock; plus whether both gave the same
-scores (they differ where stock nbgrader scores a correct answer 0 because it warned on
-stderr). On a shared machine the times are noisy; the lead takes the final figures.
+autograder grades the same files with ``python -m autograder grade`` in another, once
+with the sandbox and trusted re-check and once without (``--mode``). All course
+directories are released from the same source first (not timed). Printed: wall seconds,
+notebooks per minute and CPU seconds per notebook (the grader and its kernels), the ratio
+ours/stock of throughput and of CPU per notebook, and whether the scores agree with stock
+(they differ where stock nbgrader scores a correct answer 0 because it warned on stderr).
+On a shared machine the wall-clock figures mostly measure the other load; the lead takes
+the final figures on a quiet machine.
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ def build_batch(course_dir: Path, assignments: list[str], per_notebook: int) -> 
     """Write the batch in nbgrader's submitted layout; returns the folder."""
     from autograder.samples import VARIANTS, make_submission
 
-    batch = course_dir.parent / "batch"
+    batch = course_dir.parent.parent / "batch"
     for assignment in assignments:
         release_nb = course_dir / "release" / assignment / f"{assignment}.ipynb"
         source_nb = course_dir / "source" / assignment / f"{assignment}.ipynb"
@@ -124,7 +128,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_grading")
     parser.add_argument("--per-notebook", type=int, default=12)
     parser.add_argument("--workers", type=int, default=None)
-    parser.add_argument("--unsandboxed", action="store_true")
+    parser.add_argument(
+        "--mode",
+        choices=["both", "sandbox", "unsandboxed"],
+        default="both",
+        help="grade with the sandbox (and trusted re-check), without, or both (default)",
+    )
     parser.add_argument("--assignment", action="append")
     parser.add_argument("--keep", type=Path, help="work in this folder and keep it")
     parser.add_argument("--skip-stock", action="store_true")
@@ -133,51 +142,69 @@ def main(argv: list[str] | None = None) -> int:
 
     workers = args.workers or default_workers()
     assignments = args.assignment or nbgrading.list_assignments()
-    sandbox = not args.unsandboxed
-    if sandbox and not nbgrading.sandbox_status()[0]:
-        print(f"sandbox unavailable ({nbgrading.sandbox_status()[1]}); grading unsandboxed")
-        sandbox = False
+    modes = {"both": [False, True], "sandbox": [True], "unsandboxed": [False]}[args.mode]
+    available, reason = nbgrading.sandbox_status()
+    if True in modes and not available:
+        print(f"sandbox unavailable ({reason}): measuring without it only")
+        modes = [False]
     root = args.keep or Path(tempfile.mkdtemp(prefix="bench-grading-"))
     root.mkdir(parents=True, exist_ok=True)
     try:
-        ours_dir, stock_dir = root / "ours" / "course", root / "stock" / "course"
-        for course in (ours_dir, stock_dir):
+        courses = {"stock": root / "stock" / "course"}
+        for sandbox in modes:
+            courses[_label(sandbox)] = root / _label(sandbox).replace(" ", "-") / "course"
+        for course in courses.values():
             if course.exists():
                 shutil.rmtree(course)
             nbgrading.make_course(course, assignments)
             for assignment in assignments:
                 nbgrading.release_assignment(course, assignment)
-        batch = build_batch(ours_dir, assignments, args.per_notebook)
+        batch = build_batch(courses["stock"], assignments, args.per_notebook)
         n = len(assignments) * args.per_notebook
         print(
             f"batch: {n} notebooks ({args.per_notebook} per notebook x {len(assignments)}); "
-            f"ours: {workers} workers, sandbox {'on' if sandbox else 'off'}; cores: "
-            f"{default_workers()}"
+            f"ours: {workers} workers; cores: {default_workers()}"
         )
-        ours, ours_cpu = run_ours(ours_dir, batch, root / "out", workers, sandbox)
-        line = "  {:5}: {:7.1f} s wall  {:6.1f} notebooks/min  {:5.2f} CPU s per notebook"
-        print(line.format("ours", ours, 60 * n / ours, ours_cpu / n))
-        if args.skip_stock:
-            return 0
-        stock, stock_cpu = run_stock(stock_dir, batch, assignments)
-        print(line.format("stock", stock, 60 * n / stock, stock_cpu / n))
-        print(f"throughput ratio ours/stock: {stock / ours:.2f}x (wall clock)")
-        # on a busy machine wall clock mostly measures the other load; CPU per notebook
-        # does not: with the same cores, ideal throughput goes as 1 / CPU per notebook
-        print(
-            f"CPU per notebook stock/ours: {stock_cpu / ours_cpu:.2f}x "
-            f"(x {workers} workers = {workers * stock_cpu / ours_cpu:.2f}x ideal on "
-            f"{default_workers()} cores)"
-        )
+        line = "  {:16}: {:7.1f} s wall  {:6.1f} notebooks/min  {:5.2f} CPU s per notebook"
+        timings: dict[str, tuple[float, float]] = {}
+        if not args.skip_stock:
+            timings["stock"] = run_stock(courses["stock"], batch, assignments)
+            print(line.format("stock nbgrader", timings["stock"][0], *_rates(timings["stock"], n)))
+        for sandbox in modes:
+            label = _label(sandbox)
+            timings[label] = run_ours(courses[label], batch, root / "out", workers, sandbox)
+            print(line.format(label, timings[label][0], *_rates(timings[label], n)))
         students = sorted(p.name for p in batch.iterdir())
-        a, b = totals(ours_dir, assignments, students), totals(stock_dir, assignments, students)
-        differ = sorted(k for k in a if abs(a[k] - b.get(k, -1)) > 1e-9)
-        print(f"same total score for {len(a) - len(differ)} of {len(a)} submissions", end="")
-        print(f"; differ: {differ[:6]}" if differ else "")
+        if "stock" in timings:
+            stock_wall, stock_cpu = timings["stock"]
+            reference = totals(courses["stock"], assignments, students)
+            for sandbox in modes:
+                label = _label(sandbox)
+                wall, cpu = timings[label]
+                # on a busy machine wall clock mostly measures the other load; CPU per
+                # notebook does not: on the same cores, ideal throughput is 1 / CPU each
+                print(
+                    f"{label}: throughput ratio ours/stock {stock_wall / wall:.2f}x "
+                    f"(wall clock); CPU per notebook stock/ours {stock_cpu / cpu:.2f}x"
+                )
+                got = totals(courses[label], assignments, students)
+                differ = sorted(k for k in got if abs(got[k] - reference.get(k, -1)) > 1e-9)
+                print(f"  same total score as stock for {len(got) - len(differ)} of {len(got)}")
+                if differ:
+                    print(f"  differ: {differ[:6]}")
     finally:
         if args.keep is None:
             shutil.rmtree(root, ignore_errors=True)
     return 0
+
+
+def _label(sandbox: bool) -> str:
+    return "ours sandboxed" if sandbox else "ours unsandboxed"
+
+
+def _rates(timing: tuple[float, float], n: int) -> tuple[float, float]:
+    wall, cpu = timing
+    return 60 * n / wall, cpu / n
 
 
 if __name__ == "__main__":
