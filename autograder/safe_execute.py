@@ -26,6 +26,7 @@ environment variable ``AUTOGRADER_SAFE_EXECUTE`` holding a JSON object of trait 
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import json
 import os
@@ -86,6 +87,19 @@ def _is_test_cell(cell: NotebookNode) -> bool:
     )
 
 
+def _defs_only(source: str, exclude: set[str]) -> str:
+    """Stubs of the functions a cell defines (not those in *exclude*)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return ""
+    return "\n".join(
+        f"def {node.name}(*args, **kwargs):\n    raise NotImplementedError()"
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef) and node.name not in exclude
+    )
+
+
 def _running(pid: int) -> bool:
     """Alive and not a zombie (a finished child nobody waited for is not "left running")."""
     try:
@@ -133,6 +147,9 @@ class SafeExecute(Execute):
     recheck_cell_timeout = Float(120.0, help="Seconds the re-check of one test cell may take.").tag(
         config=True
     )
+    recheck_notebook_timeout = Float(
+        200.0, help="Seconds the re-check of all the test cells of a notebook may take."
+    ).tag(config=True)
     max_cell_output_bytes = Integer(
         256 * 1024, help="Bytes of output kept per cell (the rest is dropped)."
     ).tag(config=True)
@@ -288,13 +305,20 @@ class SafeExecute(Execute):
                     cells.append(("code", grade_id, cell.source))
             return trusted.InstructorCode(cells)
         stubs = self._solution_stubs(resources)
+        # Only outside nbgrader (no gradebook) do an answer's own definitions stand in for
+        # the stub, and never for a name the instructor's cells import (say call_student).
+        imported = scan.imported_names(
+            c.source for c in nb.cells if c.cell_type == "code" and utils.is_locked(c)
+        )
         for cell in nb.cells:
             if cell.cell_type != "code":
                 continue
             grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
             if utils.is_solution(cell):
-                # never the student's text: only the stub nbgrader recorded
-                cells.append(("solution", grade_id, stubs.get(grade_id, "")))
+                stub = stubs.get(grade_id)
+                if stub is None:
+                    stub = _defs_only(cell.source, exclude=imported)
+                cells.append(("solution", grade_id, stub))
             elif _is_test_cell(cell):
                 cells.append(("test", grade_id, full_sources.get(grade_id, "")))
             elif utils.is_locked(cell):

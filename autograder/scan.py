@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from nbformat import NotebookNode
 
-__all__ = ["Finding", "scan_notebook", "scan_source", "student_cells"]
+__all__ = ["Finding", "imported_names", "scan_notebook", "scan_source", "student_cells"]
 
 _WELL_KNOWN_MODULES = frozenset(
     {
@@ -214,6 +214,12 @@ def _imports(trees: Iterable[ast.Module]) -> tuple[set[str], dict[str, str]]:
                         names.add(alias.asname or alias.name)
                         modules[alias.asname or alias.name] = f"{node.module}.{alias.name}"
     return names, modules
+
+
+def imported_names(sources: Iterable[str]) -> set[str]:
+    """Every name the import statements of *sources* bind."""
+    trees = [t for t in (_parse(s) for s in sources) if t is not None]
+    return _imports(trees)[0]
 
 
 def _looks_like_outside_path(text: str) -> str | None:
