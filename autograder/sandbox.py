@@ -401,6 +401,16 @@ def _uid_pids(uid: int) -> list[int]:
     return found
 
 
+def _threads_of(uid: int) -> int:
+    total = 0
+    for pid in _uid_pids(uid):
+        try:
+            total += len(os.listdir(f"/proc/{pid}/task"))
+        except OSError:
+            continue
+    return total
+
+
 def _memory_bytes(pid: int) -> int:
     """Proportional resident memory (PSS): pages shared after fork() count once overall."""
     for path, key in ((f"/proc/{pid}/smaps_rollup", "Pss:"), (f"/proc/{pid}/status", "VmRSS:")):
@@ -558,8 +568,11 @@ class Sandbox:
             "RLIMIT_CORE": 0,
         }
         if self.uid is not None:
-            # Only meaningful for a uid of our own (it counts every process of the uid).
             limits["RLIMIT_NPROC"] = lim.processes
+        else:
+            # Not root: the sandbox shares the grader's uid, and (before Linux 5.14) the
+            # limit counts every thread of that uid, so allow what already runs plus ours.
+            limits["RLIMIT_NPROC"] = _threads_of(os.getuid()) + lim.processes
         return limits
 
     def command(self, argv: Sequence[str], env: Mapping[str, str] | None = None) -> list[str]:
