@@ -625,15 +625,18 @@ class Sandbox:
             if not os.path.islink(top) and os.path.isdir(top):
                 ro_bind(top)
         ro_bind("/etc")
-        for path in sorted(_python_paths() + self.extra_ro_paths, key=len):
-            if os.path.isdir(path):
-                ro_bind(path)
         args += ["--dev", "/dev", "--proc", "/proc"]
         made.update({"/dev", "/proc"})
-        # POSIX semaphores and shared memory (joblib, multiprocessing) need /dev/shm.
+        # The private /tmp and /dev/shm are mounted before Python's own directories are bound:
+        # a checkout (and its .venv) may itself live under /tmp, and a tmpfs mounted later
+        # would hide it. POSIX semaphores and shared memory (joblib, multiprocessing) need
+        # /dev/shm.
         args += ["--size", str(self.limits.shm_size), "--perms", "1777", "--tmpfs", "/dev/shm"]
         args += ["--size", str(self.limits.tmp_size), "--perms", "1777", "--tmpfs", "/tmp"]
         made.add("/tmp")
+        for path in sorted(_python_paths() + self.extra_ro_paths, key=len):
+            if os.path.isdir(path):
+                ro_bind(path)
         ensure_parents(WORK_DIR)
         args += ["--size", str(self.limits.scratch_size), "--perms", "0700"]
         args += ["--tmpfs", WORK_DIR]
