@@ -194,7 +194,7 @@ def summary_text(
     summaries: Sequence[AssignmentSummary], flagged: Mapping[str, list[str]] | None = None
 ) -> str:
     """The summary as Markdown: one table of assignments, then per-test pass rates."""
-    header = ["assignment", "submissions", "mean", "median", "max", "flagged"]
+    header = ["assignment", "submissions", "mean", "median", "autograded max", "flagged"]
     rows = [
         [
             s.assignment,
