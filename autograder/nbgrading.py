@@ -1,9 +1,11 @@
 """Thin wrappers over nbgrader's own API, converters and configuration.
 
-Everything here drives nbgrader 0.9's classes (``NbGraderAPI``, ``GenerateAssignment``,
-``Autograde``, ``GenerateFeedback``, ``Validator``, the ``Gradebook``) with a course directory
-built at run time: nothing of nbgrader's grading logic is re-implemented. What is added goes
-in through nbgrader's configuration (preprocessor lists) — see :mod:`autograder.preprocessors`.
+Everything here drives nbgrader 0.9's classes (``GenerateAssignment``, ``Autograde``,
+``GenerateFeedback``, ``Validator``, the ``Gradebook``) with a course directory built at run
+time: nothing of nbgrader's grading logic is re-implemented. What is added goes in through
+nbgrader's configuration (its preprocessor lists): :mod:`autograder.preprocessors`, helper
+F's ``SafeExecute`` (sandbox) or :mod:`autograder.prewarm` in place of ``Execute``. Grading
+runs in parallel worker processes (:mod:`autograder.workers`), one submission per task.
 
 Layout of a course directory made by :func:`make_course`::
 
@@ -13,6 +15,8 @@ Layout of a course directory made by :func:`make_course`::
     <course_dir>/submitted/<student>/<assignment>/<notebook>.ipynb
     <course_dir>/autograded/..., feedback/...
     <course_dir>/gradebook.db              nbgrader's gradebook (SQLite, busy timeout set)
+    <course_dir>/ledger.jsonl              graded submissions, for resuming (autograder.ledger)
+    <course_dir>/logs/                     the workers' and kernels' stderr
 """
 
 from __future__ import annotations
