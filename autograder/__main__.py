@@ -218,8 +218,16 @@ def main(argv: list[str] | None = None) -> int:
     written = ["grades.csv", "summary.md"]
     if args.command == "demo" or not args.no_feedback:
         written.append("feedback/")
-    print(f"wrote {', '.join(written)} in {run.out_dir}")
+    print(f"wrote {', '.join(written)} in {_shown_path(run.out_dir)}")
     return 0
+
+
+def _shown_path(path: Path) -> str:
+    """*path* relative to the working directory when it lies inside it (no machine paths shown)."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd().resolve())) + "/"
+    except ValueError:
+        return str(path)
 
 
 def _times(rest: list[str]) -> int:
