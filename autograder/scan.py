@@ -185,7 +185,8 @@ def _dotted(node: ast.AST) -> str:
         return "?"
 
 
-def _parse(source: str) -> ast.Module | None:
+def parse_cell(source: str) -> ast.Module | None:
+    """A code cell's syntax tree; IPython syntax (magics, ``!shell``) is translated first."""
     try:
         return ast.parse(source)
     except SyntaxError:
@@ -218,7 +219,7 @@ def _imports(trees: Iterable[ast.Module]) -> tuple[set[str], dict[str, str]]:
 
 def imported_names(sources: Iterable[str]) -> set[str]:
     """Every name the import statements of *sources* bind."""
-    trees = [t for t in (_parse(s) for s in sources) if t is not None]
+    trees = [t for t in (parse_cell(s) for s in sources) if t is not None]
     return _imports(trees)[0]
 
 
@@ -453,7 +454,7 @@ def scan_source(
     modules: dict[str, str] | None = None,
 ) -> list[Finding]:
     """Findings in one cell's source."""
-    tree = _parse(source)
+    tree = parse_cell(source)
     if tree is None:
         return []
     scanner = _Scanner(cell, set(protected or ()), dict(modules or {}))
@@ -498,12 +499,12 @@ def scan_notebook(
         At most this many findings (the first ones), plus a final "and N more".
     """
     instructor_sources = list(instructor_sources)
-    trees = [t for t in (_parse(s) for s in instructor_sources) if t is not None]
+    trees = [t for t in (parse_cell(s) for s in instructor_sources) if t is not None]
     protected, modules = _imports(trees)
     unchanged = {s.strip() for s in instructor_sources}
     # A cell the student left exactly as the instructor wrote it is the instructor's code.
     student = [(label, c) for label, c in student_cells(nb) if c.source.strip() not in unchanged]
-    student_trees = [t for t in (_parse(c.source) for _, c in student) if t is not None]
+    student_trees = [t for t in (parse_cell(c.source) for _, c in student) if t is not None]
     _, student_modules = _imports(student_trees)
     modules = {**student_modules, **modules}
     findings: list[Finding] = []

@@ -45,6 +45,7 @@ import numpy as np
 
 # Test cells import these; doing it once here keeps the first re-check in a worker fast.
 import linlib.grading  # noqa: F401
+from autograder.scan import parse_cell as _parse
 
 __all__ = [
     "DEFAULT_MODULE_ALIASES",
@@ -251,6 +252,8 @@ def decode(obj: Any, budget: _Budget | None = None, _depth: int = 0) -> Any:
 # Sent with every request and run in the student's kernel (in a throw-away namespace; the
 # user namespace comes in as _ag_ns). Nothing here is trusted: whatever it answers is
 # decoded strictly by the grader. It only has to work for honest students.
+# Its encoder mirrors encode() above (the kernel cannot import autograder, which the
+# sandbox does not show): change the two together.
 _KERNEL_HELPER = r"""
 def _ag_main(ns, request):
     import base64, json, math, types
@@ -761,19 +764,6 @@ def _bound_names(stmt: ast.stmt) -> set[str]:
             elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 names.add(node.name)
     return names
-
-
-def _parse(source: str) -> ast.Module | None:
-    try:
-        return ast.parse(source)
-    except SyntaxError:
-        # IPython syntax (magics, !shell): let IPython turn it into Python first.
-        try:
-            from IPython.core.inputtransformer2 import TransformerManager
-
-            return ast.parse(TransformerManager().transform_cell(source))
-        except Exception:
-            return None
 
 
 @dataclass
