@@ -347,7 +347,11 @@ def _ag_main(ns, request):
                     from linlib.grading import call_student
                 except Exception:
                     call_student = None
-                if call_student is not None:
+                references = req.get("use_reference") or {}
+                if call_student is not None and references:
+                    result = call_student(fn, *args, disable=tuple(req["disable"]),
+                                          use_reference=dict(references), **kwargs)
+                elif call_student is not None:
                     result = call_student(fn, *args, disable=tuple(req["disable"]), **kwargs)
                 else:
                     result = fn(*args, **kwargs)
@@ -532,8 +536,13 @@ class KernelChannel:
         args: Sequence[Any],
         kwargs: Mapping[str, Any],
         disable: Sequence[str] = (),
+        use_reference: Mapping[str, str] | None = None,
     ) -> Any:
-        """Call the kernel's function *name*; return its result or raise its exception."""
+        """Call the kernel's function *name*; return its result or raise its exception.
+
+        *use_reference* maps names of the student's namespace to library references that
+        stand in for them during the call (``linlib.grading.references_in_place_of``).
+        """
         request = {
             "op": "call",
             "name": name,
@@ -541,6 +550,8 @@ class KernelChannel:
             "kwargs": encode(dict(kwargs)),
             "disable": [str(d) for d in disable],
         }
+        if use_reference:
+            request["use_reference"] = {str(k): str(v) for k, v in use_reference.items()}
         reply = self.request(request)
         status = reply.get("status")
         if status == "ok":
@@ -675,9 +686,15 @@ class RemoteFunction:
         self.__qualname__ = name
 
     def __grading_call__(
-        self, args: Sequence[Any], kwargs: Mapping[str, Any], disable: Sequence[str] = ()
+        self,
+        args: Sequence[Any],
+        kwargs: Mapping[str, Any],
+        disable: Sequence[str] = (),
+        use_reference: Mapping[str, str] | None = None,
     ) -> Any:
-        return self._channel.call(self.name, list(args), dict(kwargs), tuple(disable))
+        return self._channel.call(
+            self.name, list(args), dict(kwargs), tuple(disable), use_reference
+        )
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.__grading_call__(args, kwargs, ())

@@ -23,7 +23,7 @@ import os
 import sys
 import types
 import warnings
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -36,6 +36,7 @@ __all__ = [
     "assert_true",
     "call_student",
     "disabled_references",
+    "references_in_place_of",
 ]
 
 
@@ -545,10 +546,70 @@ def _grading_call_of(fn: Any) -> Callable[..., Any] | None:
     return types.MethodType(method, fn)
 
 
+def _reference_names(use_reference: Iterable[str] | Mapping[str, str]) -> dict[str, str]:
+    """``use_reference`` as ``{student's global name: reference name}``."""
+    if isinstance(use_reference, str):
+        use_reference = (use_reference,)
+    if isinstance(use_reference, Mapping):
+        pairs = dict(use_reference)
+    else:
+        pairs = {name: name for name in use_reference}
+    for local, reference in pairs.items():
+        if not isinstance(local, str) or not local.isidentifier():
+            raise ValueError(f"use_reference: {local!r} is not a name")
+        if not isinstance(reference, str) or not reference:
+            raise ValueError(f"use_reference: bad reference {reference!r} for {local!r}")
+    return pairs
+
+
+def _reference_object(name: str) -> Any:
+    """The library object *name* refers to (a ``linlib`` public name or a dotted path)."""
+    _, target, _ = _resolve(name)
+    if not callable(target):
+        raise ValueError(f"use_reference: {name!r} is not callable")
+    return target
+
+
+@contextlib.contextmanager
+def references_in_place_of(
+    fn: Callable[..., Any], use_reference: Iterable[str] | Mapping[str, str] = ()
+) -> Iterator[None]:
+    """Rebind names in the student's namespace to the library's references, temporarily.
+
+    Inside the ``with`` block, each global name of *fn*'s module (for a notebook: the
+    student's namespace) listed in *use_reference* refers to the library's reference
+    implementation instead of the student's own function of that name. A test of a later
+    exercise uses this so that a bug in an earlier exercise costs only that exercise: a
+    student's ``perceptron_epoch`` that calls their own ``perceptron_update`` is tested
+    with the reference update. Everything is restored on exit. A callable that is not a
+    Python function (no ``__globals__``) is left as it is.
+
+    Introduced in 02 — the perceptron update rule.
+    """
+    pairs = _reference_names(use_reference)
+    namespace = getattr(fn, "__globals__", None)
+    if not pairs or not isinstance(namespace, dict):
+        yield
+        return
+    objects = {local: _reference_object(reference) for local, reference in pairs.items()}
+    missing = object()
+    saved = {local: namespace.get(local, missing) for local in objects}
+    try:
+        namespace.update(objects)
+        yield
+    finally:
+        for local, value in saved.items():
+            if value is missing:
+                namespace.pop(local, None)
+            else:
+                namespace[local] = value
+
+
 def call_student(
     fn: Callable[..., Any],
     *args: Any,
     disable: Iterable[str] = (),
+    use_reference: Iterable[str] | Mapping[str, str] = (),
     **kwargs: Any,
 ) -> Any:
     """Call a student's function the way a test cell must.
@@ -570,6 +631,11 @@ def call_student(
         Its arguments (plain data).
     disable : iterable of str
         Library references the student must not use, e.g. ``("signed_distance",)``.
+    use_reference : iterable of str, or mapping of str to str
+        The student's *earlier* graded functions that the call must not depend on: during
+        the call each such global name of the student's namespace refers to the library's
+        reference of the same name (or, for a mapping, of the name it maps to), see
+        :func:`references_in_place_of`. A name may not be both disabled and used.
 
     Returns
     -------
@@ -578,13 +644,19 @@ def call_student(
     Introduced in 01 — hyperplanes.
     """
     names = (disable,) if isinstance(disable, str) else tuple(disable)
+    references = _reference_names(use_reference)
+    clash = set(references.values()) & set(names)
+    if clash:
+        raise ValueError(f"both disabled and used as references: {sorted(clash)}")
     remote = _grading_call_of(fn)
     if remote is not None:
+        if references:
+            return remote(args, kwargs, names, use_reference=references)
         return remote(args, kwargs, names)
     if not callable(fn):
         raise AssertionError(
             f"expected a function, got {_short(fn)} of type {type(fn).__name__}. "
             "Did the solution cell run?"
         )
-    with _silenced(), disabled_references(names):
+    with _silenced(), references_in_place_of(fn, references), disabled_references(names):
         return fn(*args, **kwargs)
