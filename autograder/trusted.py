@@ -136,13 +136,15 @@ def encode(value: Any, _depth: int = 0) -> Any:
             "b64": base64.b64encode(value.tobytes(order="C")).decode("ascii"),
         }
     if isinstance(value, np.generic) and type(value).__module__ == "numpy":
-        dtype = np.dtype(type(value))
-        if dtype.kind not in _PLAIN_KINDS:
-            raise NotPlainData(f"a numpy scalar of dtype {dtype} is not plain data")
+        # The scalar's own dtype, not np.dtype(type(value)): for a string (np.str_) the
+        # type alone gives "<U0", which says nothing of its length.
+        data = np.asarray(value)
+        if data.dtype.kind not in _PLAIN_KINDS:
+            raise NotPlainData(f"a numpy scalar of dtype {data.dtype} is not plain data")
         return {
             "__ag__": "np",
-            "dtype": dtype.str,
-            "b64": base64.b64encode(np.asarray(value).tobytes()).decode("ascii"),
+            "dtype": data.dtype.str,
+            "b64": base64.b64encode(data.tobytes()).decode("ascii"),
         }
     if isinstance(value, RemoteFunction):
         return {"__ag__": "fn", "name": value.name}
@@ -163,8 +165,13 @@ class _Budget:
 def _dtype(text: Any) -> np.dtype:
     if not isinstance(text, str) or len(text) > 16:
         raise NotPlainData("bad dtype")
-    dtype = np.dtype(text)
+    try:
+        dtype = np.dtype(text)
+    except (TypeError, ValueError):
+        raise NotPlainData("bad dtype") from None
     if dtype.kind not in _PLAIN_KINDS or dtype.hasobject or dtype.fields is not None:
+        raise NotPlainData(f"dtype {dtype} is not plain data")
+    if dtype.itemsize == 0 or dtype.subdtype is not None:
         raise NotPlainData(f"dtype {dtype} is not plain data")
     return dtype
 
@@ -290,11 +297,11 @@ def _ag_main(ns, request):
             return {"__ag__": "nd", "dtype": a.dtype.str, "shape": list(a.shape),
                     "b64": base64.b64encode(a.tobytes(order="C")).decode("ascii")}
         if np is not None and isinstance(v, np.generic):
-            d = np.dtype(type(v))
-            if d.kind not in plain_kinds:
-                raise TypeError("a numpy scalar of dtype %s is not plain data" % d)
-            return {"__ag__": "np", "dtype": d.str,
-                    "b64": base64.b64encode(np.asarray(v).tobytes()).decode("ascii")}
+            a = np.asarray(v)  # its own dtype: np.str_'s type alone gives "<U0"
+            if a.dtype.kind not in plain_kinds:
+                raise TypeError("a numpy scalar of dtype %s is not plain data" % a.dtype)
+            return {"__ag__": "np", "dtype": a.dtype.str,
+                    "b64": base64.b64encode(a.tobytes()).decode("ascii")}
         for base in (bool, int, float, str, complex, tuple, list, dict):
             if isinstance(v, base):
                 return enc(base(v), depth)

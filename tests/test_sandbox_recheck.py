@@ -77,6 +77,124 @@ def test_special_values_round_trip(value):
     assert back == value or (value != value and back != back)
 
 
+# What correct answers hand back: argsort/argmax give intp, np.sum of int32 gives int64,
+# comparisons give bool, indexing a string array gives np.str_ (whose dtype is not
+# np.dtype(np.str_), "<U0", but "<U<length>").
+NUMPY_SCALARS = [
+    np.int8(-5),
+    np.int32(-3),
+    np.int64(2**40),
+    np.intp(7),
+    np.uint8(200),
+    np.uint64(2**63 + 1),
+    np.float16(0.5),
+    np.float32(1.25),
+    np.float64(-2.5),
+    np.complex64(1 - 2j),
+    np.bool_(True),
+    np.bool_(False),
+    np.str_("spam"),
+    np.array(["a", "chlorophyll"])[1],
+    np.array(["a", "chlorophyll"])[0],
+    np.str_(""),
+    np.str_("κόσμε ✓"),
+    np.argmax([3, 9, 1]),
+    np.sum(np.array([1, 2], dtype=np.int32)),
+    np.float32(np.nan),
+    np.float64(-np.inf),
+]
+NUMPY_ARRAYS = [
+    np.arange(4, dtype=np.int32),
+    np.arange(4, dtype=np.int64).reshape(2, 2),
+    np.argsort([3.0, 1.0, 2.0]),
+    np.array([0.5, -1.5], dtype=np.float32),
+    np.array([True, False]),
+    np.array(["spam", "ham", "chlorophyll"]),
+    np.array(["spam", "ham", "chlorophyll"])[np.argsort([2.0, 1.0, 3.0], kind="stable")][:2],
+    np.array([], dtype=np.int32),
+    np.zeros((0, 3)),
+    np.array(1.5, dtype=np.float32),
+    np.array([1, 2], dtype=">i4"),
+    np.arange(6, dtype=np.float64)[::2],
+]
+
+
+def _same_numpy(back, value) -> bool:
+    if type(back) is not type(value) or back.dtype != value.dtype:
+        return False
+    if isinstance(value, np.ndarray):
+        return back.shape == value.shape and np.array_equal(
+            back, value, equal_nan=value.dtype.kind in "fc"
+        )
+    return bool(back == value) or (value != value and back != back)
+
+
+@pytest.mark.parametrize("value", NUMPY_SCALARS, ids=lambda v: f"{type(v).__name__}-{v!r}")
+def test_numpy_scalars_of_every_plain_dtype_round_trip(value):
+    back = trusted.decode(json.loads(json.dumps(trusted.encode(value))))
+    assert _same_numpy(back, value), (back, value)
+
+
+@pytest.mark.parametrize("value", NUMPY_ARRAYS, ids=lambda v: f"{v.dtype.str}-{v.shape}")
+def test_numpy_arrays_of_every_plain_dtype_round_trip(value):
+    back = trusted.decode(json.loads(json.dumps(trusted.encode(value))))
+    assert _same_numpy(back, value), (back, value)
+    assert back.flags.writeable  # a copy the grader may change, not a view of the reply
+
+
+def test_numpy_values_inside_containers_round_trip():
+    words = np.array(["spam", "ham"])
+    value = {"top": [words[0], words[1]], "index": (np.intp(1), np.int32(2)), "ok": np.bool_(1)}
+    back = trusted.decode(trusted.encode(value))
+    assert type(back["top"][0]) is np.str_ and back["top"] == ["spam", "ham"]
+    assert [type(v) for v in back["index"]] == [np.intp, np.int32]
+    assert type(back["ok"]) is np.bool_
+
+
+def _run_kernel_helper(monkeypatch, namespace: dict, request: dict):
+    """Run the kernel-side helper here (no kernel), as the channel would, and return the
+    reply decoded by the grader's strict decoder."""
+    import IPython.display
+
+    published = []
+    monkeypatch.setattr(IPython.display, "publish_display_data", published.append)
+    request = dict(request, nonce="n")
+    exec(
+        trusted._KERNEL_HELPER + "\n_ag_main(_ag_ns, _ag_req)\n",
+        {"_ag_ns": namespace, "_ag_req": json.dumps(request)},
+    )
+    (data,) = published
+    return json.loads(data[trusted.REPLY_MIME])
+
+
+@pytest.mark.parametrize(
+    "value", NUMPY_SCALARS + NUMPY_ARRAYS, ids=lambda v: f"{type(v).__name__}-{v.dtype.str}"
+)
+def test_the_kernel_side_codec_agrees_with_the_graders_both_ways(monkeypatch, value):
+    # grader -> kernel: the argument arrives with its type and dtype; kernel -> grader:
+    # the echoed value decodes strictly to the same thing.
+    seen = []
+
+    def echo(x):
+        seen.append(x)
+        return x
+
+    reply = _run_kernel_helper(
+        monkeypatch,
+        {"echo": echo},
+        {
+            "op": "call",
+            "name": "echo",
+            "args": trusted.encode([value]),
+            "kwargs": trusted.encode({}),
+            "disable": [],
+        },
+    )
+    assert reply["status"] == "ok", reply
+    assert _same_numpy(seen[0], value)
+    assert _same_numpy(trusted.decode(reply["value"]), value)
+
+
 class AlwaysEqual:
     def __eq__(self, other):
         return True
@@ -113,6 +231,12 @@ def test_objects_that_are_not_plain_data_are_refused(value):
         {"__ag__": "float", "v": "__import__('os')"},
         {"not": "tagged"},
         {"__ag__": "np", "dtype": "<f8", "b64": "AAAA"},
+        {"__ag__": "np", "dtype": "<U0", "b64": ""},
+        {"__ag__": "nd", "dtype": "<U0", "shape": [10**12], "b64": ""},
+        {"__ag__": "np", "dtype": "<U2", "b64": "AAAA"},
+        {"__ag__": "nd", "dtype": "|S3", "shape": [1], "b64": "YWJj"},
+        {"__ag__": "nd", "dtype": "<M8[s]", "shape": [1], "b64": "AAAAAAAAAAA="},
+        {"__ag__": "nd", "dtype": "not a dtype", "shape": [0], "b64": ""},
     ],
     ids=[
         "object-dtype",
@@ -122,6 +246,12 @@ def test_objects_that_are_not_plain_data_are_refused(value):
         "bad-float",
         "untagged",
         "short-scalar",
+        "empty-string-dtype",
+        "huge-shape-of-nothing",
+        "string-of-wrong-length",
+        "bytes-dtype",
+        "datetime-dtype",
+        "unknown-dtype",
     ],
 )
 def test_decoding_is_strict(obj):
@@ -289,6 +419,32 @@ def hang():
     while True:
         pass
 
+def echo(x):
+    return x
+
+def typed_answers():
+    words = np.array(["spam", "ham", "eggs"])
+    scores = np.array([0.5, 2.0, 1.0], dtype=np.float32)
+    order = np.argsort(-scores, kind="stable")
+    return {
+        "top_word": words[order[0]],
+        "top_words": words[order][:2],
+        "order": order,
+        "best": np.argmax(scores),
+        "total": np.sum(np.array([1, 2], dtype=np.int32)),
+        "int32": np.int32(-3),
+        "scores": scores,
+        "mask": scores > 0.7,
+        "any": np.any(scores > 1.0),
+        "listed": [words[1], np.float32(0.5)],
+    }
+
+def signed_distance(X, w, b):
+    return np.full(len(X), 123.0)  # the student's own, wrong
+
+def distances_via_own_helper(X, w, b):
+    return signed_distance(X, w, b)
+
 answer = [1, 2.5, "three"]
 """
 
@@ -391,6 +547,75 @@ def test_a_test_cell_runs_here_with_the_students_function_remote(channel):
     assert result.calls == 2
     good = source.replace("5.0", "4.0")
     assert trusted.run_test_cell("t", good, code, channel).passed
+
+
+def test_numpy_values_of_every_plain_dtype_come_back_from_the_kernel(channel):
+    got = trusted.RemoteFunction(channel, "typed_answers")()
+    expected = {
+        "top_word": (np.str_, "<U3"),
+        "top_words": (np.ndarray, "<U4"),
+        "order": (np.ndarray, np.dtype(np.intp).str),
+        "best": (np.intp, np.dtype(np.intp).str),
+        "total": (np.int64, "<i8"),
+        "int32": (np.int32, "<i4"),
+        "scores": (np.ndarray, "<f4"),
+        "mask": (np.ndarray, "|b1"),
+        "any": (np.bool_, "|b1"),
+    }
+    for key, (kind, dtype) in expected.items():
+        assert type(got[key]) is kind and got[key].dtype.str == dtype, (key, got[key])
+    assert got["top_word"] == "ham" and got["top_words"].tolist() == ["ham", "eggs"]
+    assert got["order"].tolist() == [1, 2, 0] and got["best"] == 1 and got["total"] == 3
+    assert got["mask"].tolist() == [False, True, True] and got["any"]
+    assert [type(v) for v in got["listed"]] == [np.str_, np.float32]
+
+
+def test_numpy_arguments_of_every_plain_dtype_reach_the_kernel_and_come_back(channel):
+    values = NUMPY_SCALARS + NUMPY_ARRAYS
+    back = trusted.RemoteFunction(channel, "echo")(list(values))
+    assert len(back) == len(values)
+    for got, value in zip(back, values, strict=True):
+        assert _same_numpy(got, value), (got, value)
+
+
+def test_use_reference_runs_the_librarys_reference_in_the_kernel(channel):
+    from linlib.grading import call_student
+
+    fn = trusted.RemoteFunction(channel, "distances_via_own_helper")
+    X, w = [[3.0, 4.0]], [3.0, 4.0]
+    assert call_student(fn, X, w, 0.0).tolist() == [123.0]  # the student's own helper
+    got = call_student(fn, X, w, 0.0, use_reference=("signed_distance",))
+    assert got.tolist() == pytest.approx([5.0])
+    mapped = {"signed_distance": "linlib.geometry.signed_distance"}
+    assert call_student(fn, X, w, 0.0, use_reference=mapped).tolist() == pytest.approx([5.0])
+    # Only during the call: the student's namespace is restored afterwards.
+    assert call_student(fn, X, w, 0.0).tolist() == [123.0]
+    found = channel.describe(["signed_distance"])
+    assert found["signed_distance"]["kind"] == "callable"
+
+
+def test_a_test_cell_with_use_reference_passes_in_the_recheck(channel):
+    code = trusted.InstructorCode(
+        [
+            ("code", None, "import numpy as np\nfrom linlib.grading import assert_close"),
+            ("solution", "a", "def signed_distance(X, w, b):\n    raise NotImplementedError()"),
+            (
+                "solution",
+                "b",
+                "def distances_via_own_helper(X, w, b):\n    raise NotImplementedError()",
+            ),
+            ("test", "t", ""),
+        ]
+    )
+    source = (
+        "from linlib.grading import assert_close, call_student\n"
+        "assert_close(call_student(distances_via_own_helper, [[3.0, 4.0]], [3.0, 4.0], 0.0,\n"
+        "    use_reference=('signed_distance',)), [5.0])\n"
+    )
+    assert trusted.run_test_cell("t", source, code, channel).passed
+    without = source.replace("use_reference=('signed_distance',)", "disable=()")
+    result = trusted.run_test_cell("t", without, code, channel)
+    assert not result.passed
 
 
 def test_a_call_that_ignores_interrupts_times_out_and_the_kernel_is_killed(kernel):
