@@ -28,7 +28,8 @@ GRADE_EPILOG = """\
 Student ids: in a folder, the first folder name; in a Canvas zip, the numeric user id in
 '<lastfirst>_[LATE_]<user id>_<submission id>_<file>'; in a Moodle zip, the participant id
 in '<Full Name>_<participant id>_assignsubmission_file_/<file>'.
-Writes to --out: grades.csv (nbgrader's export columns + flags), feedback/<student>/
+Writes to --out: results.json (per submission: student, assignment, each test's score and
+max score, flags, ok), grades.csv (nbgrader's export columns + flags), feedback/<student>/
 <assignment>/<notebook>.html (hidden tests' source withheld) and summary.md.
 """
 
@@ -80,7 +81,8 @@ def build_parser() -> argparse.ArgumentParser:
             type=Path,
             default=Path("grading-out"),
             metavar="DIR",
-            help="where grades.csv, feedback/ and summary.md go (default: ./grading-out)",
+            help="where results.json, grades.csv, feedback/ and summary.md go "
+            "(default: ./grading-out)",
         )
         p.add_argument(
             "--unsandboxed",
@@ -215,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return _fail("interrupted (grades written so far are kept; run again to resume)", 130)
     print(run.summary)
-    written = ["grades.csv", "summary.md"]
+    written = ["results.json", "grades.csv", "summary.md"]
     if args.command == "demo" or not args.no_feedback:
         written.append("feedback/")
     print(f"wrote {', '.join(written)} in {_shown_path(run.out_dir)}")

@@ -14,7 +14,13 @@ import nbformat
 from autograder import nbgrading
 from autograder.ledger import Ledger
 from autograder.nbgrading import GradingError, SubmissionResult
-from autograder.report import copy_feedback, export_grades, summarise, summary_text
+from autograder.report import (
+    copy_feedback,
+    export_grades,
+    summarise,
+    summary_text,
+    write_results,
+)
 from autograder.submissions import (
     PreparedSubmission,
     SubmissionsError,
@@ -152,7 +158,8 @@ def grade_path(
     feedback: bool = True,
     on_result: Callable[[SubmissionResult], None] | None = None,
 ) -> GradeRun:
-    """Grade a folder or LMS zip of submissions; write grades.csv, feedback, summary.md.
+    """Grade a folder or LMS zip of submissions; write results.json, grades.csv, feedback,
+    summary.md.
 
     Raises
     ------
@@ -244,6 +251,7 @@ def grade_prepared_run(
         bar.close()
     results = list(graded.values())
     out_dir.mkdir(parents=True, exist_ok=True)
+    write_results(results, out_dir / "results.json", unmatched or [])
     config = nbgrading.course_config(course_dir, db_url)
     export_grades(
         course_dir,

@@ -1,10 +1,12 @@
-"""What a grading run writes: grades.csv (nbgrader's export columns + flags), feedback
-HTML per student and notebook, and a summary table per assignment."""
+"""What a grading run writes: results.json (the run's results as data), grades.csv
+(nbgrader's export columns + flags), feedback HTML per student and notebook, and a summary
+table per assignment. The CSV and the summary are views of the same results."""
 
 from __future__ import annotations
 
 import csv
 import html
+import json
 import shutil
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
@@ -101,6 +103,53 @@ def export_grades(
     )
     with Gradebook(db_url, course_id) as gb:
         plugin.export(gb)
+    return dest
+
+
+#: Version of results.json's layout; bump it when a key changes meaning or disappears.
+RESULTS_FORMAT = 1
+
+
+def results_data(
+    results: Iterable[SubmissionResult], unmatched: Iterable[str] = ()
+) -> dict[str, object]:
+    """A run's results as plain data (what results.json holds).
+
+    ``{"format": 1, "submissions": [...], "unmatched": [...]}``; each submission, sorted
+    by assignment then student: ``student``, ``assignment``, ``score``, ``max_score``,
+    ``tests`` (autograded grade id -> ``{"score", "max_score"}``), ``flags``, ``ok``,
+    ``error`` and ``missing`` (notebooks that could not be graded and scored 0).
+    """
+    submissions = []
+    for r in sorted(results, key=lambda r: (r.assignment, r.student)):
+        submissions.append(
+            {
+                "student": r.student,
+                "assignment": r.assignment,
+                "score": r.score,
+                "max_score": r.max_score,
+                "tests": {
+                    gid: {"score": float(score), "max_score": float(points)}
+                    for gid, (score, points) in sorted(r.scores.items())
+                },
+                "flags": list(r.flags),
+                "ok": bool(r.ok),
+                "error": r.error,
+                "missing": list(r.missing),
+            }
+        )
+    return {"format": RESULTS_FORMAT, "submissions": submissions, "unmatched": list(unmatched)}
+
+
+def write_results(
+    results: Iterable[SubmissionResult], dest: Path, unmatched: Iterable[str] = ()
+) -> Path:
+    """Write :func:`results_data` to ``dest`` (results.json), atomically."""
+    dest = Path(dest)
+    tmp = dest.with_name(dest.name + ".tmp")
+    text = json.dumps(results_data(results, unmatched), indent=1, ensure_ascii=False)
+    tmp.write_text(text + "\n", encoding="utf-8")
+    tmp.replace(dest)
     return dest
 
 

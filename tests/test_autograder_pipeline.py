@@ -18,6 +18,7 @@ from __future__ import annotations
 import copy
 import csv
 import html
+import json
 import re
 import shutil
 import zipfile
@@ -239,6 +240,32 @@ def test_grades_csv(graded, course, batch):
     summary = (root / "out" / "summary.md").read_text()
     for assignment in ASSIGNMENTS:
         assert assignment in summary
+
+
+def test_results_json_holds_every_tests_score(graded, course, batch):
+    """results.json: the run as data, the same scores as the run and grades.csv."""
+    root, _, _ = course
+    _, expected = batch
+    _, resumed, _, _ = graded
+    data = json.loads((root / "out" / "results.json").read_text(encoding="utf-8"))
+    assert data["format"] == 1 and data["unmatched"] == []
+    keys = [(s["assignment"], s["student"]) for s in data["submissions"]]
+    assert keys == sorted(keys) and set(keys) == set(expected)
+    results = _by_key(resumed)
+    rows = {
+        (r["assignment"], r["student_id"]): r
+        for r in csv.DictReader((root / "out" / "grades.csv").open(encoding="utf-8"))
+    }
+    for entry in data["submissions"]:
+        key = (entry["assignment"], entry["student"])
+        points = _points(_source(key[0]))
+        assert {g: t["score"] for g, t in entry["tests"].items()} == expected[key], key
+        assert {g: t["max_score"] for g, t in entry["tests"].items()} == points, key
+        assert entry["score"] == pytest.approx(sum(expected[key].values()))
+        assert entry["score"] == pytest.approx(float(rows[key]["score"]))
+        assert entry["max_score"] == pytest.approx(sum(points.values()))
+        assert entry["flags"] == results[key].flags
+        assert entry["ok"] is results[key].ok
 
 
 def _hidden_lines(assignment) -> list[str]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import re
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
@@ -70,6 +71,15 @@ def _without_solution_region(source: str) -> str:
         elif not inside:
             kept.append(line)
     return "\n".join(kept)
+
+
+def _without_markers(source: str) -> str:
+    """The instructor's solution cell without its BEGIN/END SOLUTION lines."""
+    return "\n".join(
+        line
+        for line in source.split("\n")
+        if "BEGIN SOLUTION" not in line and "END SOLUTION" not in line
+    )
 
 
 def _parse(source: str) -> ast.Module:
@@ -244,8 +254,8 @@ def test_notebooks_prompts_state_points(path):
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=NOTEBOOK_IDS)
 def test_notebooks_test_cells_use_grading_helpers(path):
-    """Test cells open with a docstring/comment, call student code only via call_student,
-    check with linlib.grading (no bare assert), and disable references in hidden tests."""
+    """Test cells open with a docstring/comment, call student code only via call_student
+    (in hidden tests too), and check with linlib.grading (no bare assert)."""
     nb = _read(path)
     student_functions = {f for _, _, fns in _exercises(nb) for f in fns}
     for cell in nb.cells:
@@ -275,9 +285,9 @@ def test_notebooks_test_cells_use_grading_helpers(path):
                 )
         hidden = _hidden_part(cell.source)
         if hidden.strip():
-            assert "call_student(" in hidden and "disable=" in hidden, (
-                f"{gid}: hidden tests must run the student's code with the linlib "
-                "reference disabled (call_student(..., disable=...))"
+            # What they disable is declared in the prompt (see the declared-rules tests).
+            assert "call_student(" in hidden, (
+                f"{gid}: hidden tests must run the student's code through call_student"
             )
 
 
@@ -302,6 +312,355 @@ def test_notebooks_written_answers_where_required(path):
     nb = _read(path)
     if path.stem.startswith(WRITTEN_ANSWER_REQUIRED):
         assert any(_is_written_answer(c) for c in nb.cells), f"{path.stem}: no written answer"
+
+
+# --------------------------------------------------------------------------- declared rules
+
+#: The last line of every code exercise's prompt (nb_common rule 2).
+DECLARED_LINE = re.compile(
+    r"^Switched off in this exercise's tests: (?P<names>nothing|`[\w.]+`(?:, `[\w.]+`)*)\.$"
+)
+EXERCISE_HEADING = re.compile(r"^### Exercise \d+ — ", re.M)
+#: Helpers the course hands out (notebooks/README.md) that no exercise may switch off
+#: unless they are the exercise's own function's reference.
+COURSE_HELPERS = frozenset(
+    {"augment", "signed_distance", "functional_margin", "geometric_margin", "activation"}
+)
+INTRODUCED_IN = re.compile(r"Introduced in (\d\d)\b")
+
+
+class _Unresolved(ValueError):
+    """A ``disable=`` / ``use_reference=`` value the static check cannot read."""
+
+
+def _literal(node: ast.AST, bindings: dict[str, list[tuple[int, ast.AST]]], line: int):
+    """The value of a literal built from strings, tuples, lists, sets, dicts, ``+`` and
+    names bound to such literals earlier in the cell (the last binding before *line*)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.Tuple | ast.List | ast.Set):
+        return tuple(_names_in(_literal(e, bindings, line)) for e in node.elts)
+    if isinstance(node, ast.Dict):
+        out = {}
+        for key, value in zip(node.keys, node.values, strict=True):
+            if key is None:
+                raise _Unresolved("** in a dict")
+            out[_literal(key, bindings, line)] = _literal(value, bindings, line)
+        return out
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return tuple(_names_in(_literal(node.left, bindings, line))) + tuple(
+            _names_in(_literal(node.right, bindings, line))
+        )
+    if isinstance(node, ast.Name):
+        earlier = [(n, v) for n, v in bindings.get(node.id, []) if n < line]
+        if not earlier:
+            raise _Unresolved(f"{node.id!r} is not bound to a literal before line {line}")
+        lineno, value = max(earlier, key=lambda item: item[0])
+        return _literal(value, bindings, lineno)
+    raise _Unresolved(f"{ast.unparse(node)!r} is not a literal")
+
+
+def _names_in(value) -> tuple[str, ...] | str:
+    # a single string inside a tuple stays a string; a nested tuple is flattened
+    if isinstance(value, tuple):
+        return tuple(x for v in value for x in ((v,) if isinstance(v, str) else v))
+    return value
+
+
+def _as_names(value) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, dict):
+        return tuple(value)
+    return tuple(_names_in(value))
+
+
+def _bindings(tree: ast.AST) -> dict[str, list[tuple[int, ast.AST]]]:
+    found: dict[str, list[tuple[int, ast.AST]]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    found.setdefault(target.id, []).append((node.lineno, node.value))
+    return found
+
+
+@dataclass
+class _GradingCall:
+    """One ``call_student(fn, ...)`` of a test cell."""
+
+    cell: str  # the test cell's grade id
+    function: str  # the name of the student's function called ("" if not a name)
+    hidden: bool  # inside the hidden-test block
+    line: int
+    disable: tuple[str, ...] | None  # None: not passed
+    use_reference: dict[str, str] | None
+    error: str = ""
+
+
+def _grading_calls(cell) -> list[_GradingCall]:
+    """Every ``call_student`` of a test cell, with its ``disable=`` and ``use_reference=``
+    values read by ``ast``. The visible part is read as the release shows it (without the
+    hidden block): a name bound only inside the hidden block does not resolve there."""
+    gid = _meta(cell)["grade_id"]
+    source = cell.source
+    visible = _visible_part(source)
+    calls = []
+    for hidden, text in ((False, visible), (True, source)):
+        tree = _parse(text)
+        bindings = _bindings(tree)
+        hidden_lines = range(0)
+        if hidden:
+            begin = source.find(HIDDEN_BEGIN)
+            if begin < 0:
+                continue
+            first = source[:begin].count("\n") + 1
+            last = first + source[begin : source.find(HIDDEN_END)].count("\n")
+            hidden_lines = range(first, last + 1)
+        for node in ast.walk(tree):
+            if not (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id == "call_student"
+            ):
+                continue
+            if hidden and node.lineno not in hidden_lines:
+                continue
+            first_arg = node.args[0] if node.args else None
+            call = _GradingCall(
+                cell=gid,
+                function=first_arg.id if isinstance(first_arg, ast.Name) else "",
+                hidden=hidden,
+                line=node.lineno,
+                disable=None,
+                use_reference=None,
+            )
+            for keyword in node.keywords:
+                try:
+                    if keyword.arg == "disable":
+                        call.disable = _as_names(_literal(keyword.value, bindings, node.lineno))
+                    elif keyword.arg == "use_reference":
+                        value = _literal(keyword.value, bindings, node.lineno)
+                        if isinstance(value, dict):
+                            call.use_reference = {str(k): str(v) for k, v in value.items()}
+                        else:
+                            call.use_reference = {n: n for n in _as_names(value)}
+                except _Unresolved as exc:
+                    call.error = f"{keyword.arg}= cannot be read: {exc}"
+            calls.append(call)
+    return calls
+
+
+def _prompt(nb, index: int) -> str:
+    """The markdown cell with the '### Exercise k — ' heading above solution cell *index*."""
+    for cell in reversed(nb.cells[:index]):
+        if cell.cell_type == "markdown" and EXERCISE_HEADING.search(cell.source):
+            return cell.source
+        if _is_code_solution(cell):
+            break
+    return ""
+
+
+def _declared(prompt: str) -> tuple[str, ...] | None:
+    lines = [line.strip() for line in prompt.strip().split("\n") if line.strip()]
+    match = DECLARED_LINE.match(lines[-1]) if lines else None
+    if match is None:
+        return None
+    names = match.group("names")
+    return () if names == "nothing" else tuple(re.findall(r"`([\w.]+)`", names))
+
+
+def _loaded_names(source: str) -> set[str]:
+    return {
+        n.id
+        for n in ast.walk(_parse(source))
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+    }
+
+
+def _introduced_in(name: str) -> str | None:
+    """The notebook number a linlib name's docstring says introduced it (None: not linlib)."""
+    from linlib.grading import _resolve
+
+    if "." in name and not name.startswith("linlib."):
+        return None
+    try:
+        _, target, _ = _resolve(name)
+    except ValueError:
+        return None
+    match = INTRODUCED_IN.search(getattr(target, "__doc__", None) or "")
+    return match.group(1) if match else None
+
+
+@dataclass
+class _Exercise:
+    index: int
+    grade_id: str
+    functions: list[str]
+    prompt: str
+    calls: list[_GradingCall]
+
+
+def _exercise_calls(nb) -> list[_Exercise]:
+    return [
+        _Exercise(
+            index,
+            gid,
+            functions,
+            _prompt(nb, index),
+            [call for _, cell in _tests_of(nb, gid) for call in _grading_calls(cell)],
+        )
+        for index, gid, functions in _exercises(nb)
+    ]
+
+
+def _disabled(calls: list[_GradingCall]) -> set[str]:
+    return {name for call in calls for name in (call.disable or ())}
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=NOTEBOOK_IDS)
+def test_notebooks_prompts_declare_what_is_switched_off(path):
+    """Every code exercise's prompt ends with the line "Switched off in this exercise's
+    tests: `a`, `b`." (or "...: nothing."), naming exactly the names its test cells pass
+    as ``disable=`` (read with ``ast``: a tuple literal, or a name bound to one in the
+    cell)."""
+    nb = _read(path)
+    problems = []
+    for ex in _exercise_calls(nb):
+        where = f"{path.stem}, exercise {ex.grade_id}"
+        problems += [f"{where}: {c.cell} line {c.line}: {c.error}" for c in ex.calls if c.error]
+        if not ex.prompt:
+            problems.append(f"{where}: no '### Exercise k — ' prompt above the solution cell")
+            continue
+        declared = _declared(ex.prompt)
+        if declared is None:
+            last = ex.prompt.strip().split("\n")[-1]
+            problems.append(
+                f'{where}: the prompt must end with the line "Switched off in this '
+                f'exercise\'s tests: `name`, …." (or "…: nothing."); it ends {last[:120]!r}'
+            )
+            continue
+        disabled = _disabled(ex.calls)
+        if set(declared) != disabled:
+            problems.append(
+                f"{where}: the prompt declares {sorted(declared)} switched off, its tests "
+                f"disable {sorted(disabled)} (undeclared: {sorted(disabled - set(declared))}; "
+                f"declared but not disabled: {sorted(set(declared) - disabled)})"
+            )
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=NOTEBOOK_IDS)
+def test_notebooks_visible_tests_disable_what_hidden_tests_disable(path):
+    """A student learns of the rule before submitting: the names disabled by calls outside
+    the hidden blocks (what the release shows) are the names disabled inside them."""
+    nb = _read(path)
+    problems = []
+    for ex in _exercise_calls(nb):
+        visible = _disabled([c for c in ex.calls if not c.hidden])
+        hidden = _disabled([c for c in ex.calls if c.hidden])
+        if visible != hidden:
+            problems.append(
+                f"{path.stem}, exercise {ex.grade_id}: the visible tests disable "
+                f"{sorted(visible)}, the hidden tests {sorted(hidden)}"
+            )
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=NOTEBOOK_IDS)
+def test_notebooks_later_exercises_use_references_for_earlier_ones(path):
+    """No cascade: every ``call_student`` of exercise k's function in its tests passes
+    ``use_reference=`` naming at least each earlier graded function of the notebook that
+    the instructor's solution of exercise k uses; every ``use_reference`` target is a
+    callable of the library (a public linlib name or a dotted path that resolves)."""
+    from linlib.grading import _reference_object
+
+    nb = _read(path)
+    problems = []
+    earlier: list[str] = []
+    for ex in _exercise_calls(nb):
+        where = f"{path.stem}, exercise {ex.grade_id}"
+        solution = _without_markers(nb.cells[ex.index].source)
+        needed = (_loaded_names(solution) & set(earlier)) - set(ex.functions)
+        short: dict[tuple[str, tuple[str, ...]], list[int]] = {}
+        for call in ex.calls:
+            for target in (call.use_reference or {}).values():
+                try:
+                    _reference_object(target)
+                except ValueError as exc:
+                    problems.append(f"{where}: {call.cell} line {call.line}: {exc}")
+            if call.function not in ex.functions:
+                continue
+            missing = needed - set(call.use_reference or {})
+            if missing:
+                short.setdefault((call.cell, tuple(sorted(missing))), []).append(call.line)
+        for (cell, missing), lines in short.items():
+            problems.append(
+                f"{where}: {cell} lines {', '.join(map(str, sorted(lines)))}: call_student("
+                f"{', '.join(ex.functions)}, …) must pass use_reference= naming "
+                f"{list(missing)} (the instructor's solution calls them)"
+            )
+        earlier += ex.functions
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=NOTEBOOK_IDS)
+def test_notebooks_tests_leave_earlier_helpers_usable(path):
+    """Only the exercise's own function is switched off; earlier helpers stay usable.
+
+    The rule, for exercise k of notebook NN. Its *own references* are its functions'
+    names, every ``use_reference`` target that stands for one of them anywhere in the
+    notebook, and every linlib name its prompt mentions as ```linlib.name```. Its tests may
+    not disable
+
+    * a reference of an EARLIER exercise of the notebook (an earlier graded function's
+      name, or a ``use_reference`` target standing for one): the later exercise's answer
+      may call it, and its tests put it in place of the student's earlier function;
+    * a course helper that notebooks/README.md hands out (``augment``,
+      ``signed_distance``, ``functional_margin``, ``geometric_margin``, ``activation``) or
+      any linlib name whose docstring says it was introduced in an earlier notebook,
+      unless it is one of the exercise's own references.
+
+    scikit-learn and NumPy names that compute the exercise's answer are not restricted.
+    """
+    nb = _read(path)
+    exercises = _exercise_calls(nb)
+    stands_for: dict[str, set[str]] = {}
+    for ex in exercises:
+        for call in ex.calls:
+            for local, target in (call.use_reference or {}).items():
+                names = stands_for.setdefault(local, set())
+                names.add(target)
+                if target.startswith("linlib."):
+                    names.add(target.rsplit(".", 1)[-1])
+    number = path.stem[:2]
+    problems = []
+    earlier_refs: set[str] = set()
+    for ex in exercises:
+        own = set(ex.functions).union(*(stands_for.get(f, set()) for f in ex.functions))
+        own |= set(re.findall(r"`linlib\.([\w.]+)", ex.prompt))
+        for name in sorted(_disabled(ex.calls)):
+            where = f"{path.stem}, exercise {ex.grade_id}: disables {name!r}"
+            if name in earlier_refs:
+                problems.append(f"{where}, the reference of an earlier exercise")
+                continue
+            if name in own:
+                continue
+            introduced = _introduced_in(name)
+            if name in COURSE_HELPERS:
+                problems.append(
+                    f"{where}, a course helper, not this exercise's own reference (name it "
+                    f"as `linlib.{name}` in the prompt if it is)"
+                )
+            elif introduced is not None and introduced < number:
+                problems.append(
+                    f"{where}, introduced in notebook {introduced} and advertised as usable "
+                    f"(name it as `linlib.{name}` in the prompt if it is this exercise's "
+                    "reference)"
+                )
+        for f in ex.functions:
+            earlier_refs |= {f} | stands_for.get(f, set())
+    assert not problems, "\n".join(problems)
 
 
 # --------------------------------------------------------------------------- outputs
