@@ -152,9 +152,11 @@ def _strict_update(source_nb: Path) -> str:
     (cell,) = [c for c in nb.cells if _meta(c).get("grade_id") == "perceptron_update"]
     lines = [ln for ln in cell.source.split("\n") if "BEGIN SOLUTION" not in ln]
     lines = [ln for ln in lines if "END SOLUTION" not in ln]
-    source = "\n".join(lines)
-    assert source.count("<= 0") == 1, "the instructor's update condition is not one '<= 0'"
-    return source.replace("<= 0", "< 0")
+    conditions = [i for i, ln in enumerate(lines) if ln.strip().startswith("if ") and "<= 0" in ln]
+    assert len(conditions) == 1, "the instructor's update is not one 'if … <= 0' line"
+    (i,) = conditions
+    lines[i] = lines[i].replace("<= 0", "< 0")
+    return "\n".join(lines)
 
 
 def _submissions(assignment: str) -> list[Submission]:

@@ -518,16 +518,14 @@ def _disabled(calls: list[_GradingCall]) -> set[str]:
     return {name for call in calls for name in (call.disable or ())}
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=NOTEBOOK_IDS)
-def test_notebooks_prompts_declare_what_is_switched_off(path):
+def _declared_rule_problems(nb, stem: str) -> list[str]:
     """Every code exercise's prompt ends with the line "Switched off in this exercise's
     tests: `a`, `b`." (or "...: nothing."), naming exactly the names its test cells pass
     as ``disable=`` (read with ``ast``: a tuple literal, or a name bound to one in the
     cell)."""
-    nb = _read(path)
     problems = []
     for ex in _exercise_calls(nb):
-        where = f"{path.stem}, exercise {ex.grade_id}"
+        where = f"{stem}, exercise {ex.grade_id}"
         problems += [f"{where}: {c.cell} line {c.line}: {c.error}" for c in ex.calls if c.error]
         if not ex.prompt:
             problems.append(f"{where}: no '### Exercise k — ' prompt above the solution cell")
@@ -547,39 +545,35 @@ def test_notebooks_prompts_declare_what_is_switched_off(path):
                 f"disable {sorted(disabled)} (undeclared: {sorted(disabled - set(declared))}; "
                 f"declared but not disabled: {sorted(set(declared) - disabled)})"
             )
-    assert not problems, "\n".join(problems)
+    return problems
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=NOTEBOOK_IDS)
-def test_notebooks_visible_tests_disable_what_hidden_tests_disable(path):
+def _visible_rule_problems(nb, stem: str) -> list[str]:
     """A student learns of the rule before submitting: the names disabled by calls outside
     the hidden blocks (what the release shows) are the names disabled inside them."""
-    nb = _read(path)
     problems = []
     for ex in _exercise_calls(nb):
         visible = _disabled([c for c in ex.calls if not c.hidden])
         hidden = _disabled([c for c in ex.calls if c.hidden])
         if visible != hidden:
             problems.append(
-                f"{path.stem}, exercise {ex.grade_id}: the visible tests disable "
+                f"{stem}, exercise {ex.grade_id}: the visible tests disable "
                 f"{sorted(visible)}, the hidden tests {sorted(hidden)}"
             )
-    assert not problems, "\n".join(problems)
+    return problems
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=NOTEBOOK_IDS)
-def test_notebooks_later_exercises_use_references_for_earlier_ones(path):
+def _use_reference_problems(nb, stem: str) -> list[str]:
     """No cascade: every ``call_student`` of exercise k's function in its tests passes
     ``use_reference=`` naming at least each earlier graded function of the notebook that
     the instructor's solution of exercise k uses; every ``use_reference`` target is a
     callable of the library (a public linlib name or a dotted path that resolves)."""
     from linlib.grading import _reference_object
 
-    nb = _read(path)
     problems = []
     earlier: list[str] = []
     for ex in _exercise_calls(nb):
-        where = f"{path.stem}, exercise {ex.grade_id}"
+        where = f"{stem}, exercise {ex.grade_id}"
         solution = _without_markers(nb.cells[ex.index].source)
         needed = (_loaded_names(solution) & set(earlier)) - set(ex.functions)
         short: dict[tuple[str, tuple[str, ...]], list[int]] = {}
@@ -601,6 +595,91 @@ def test_notebooks_later_exercises_use_references_for_earlier_ones(path):
                 f"{list(missing)} (the instructor's solution calls them)"
             )
         earlier += ex.functions
+    return problems
+
+
+def _earlier_helper_problems(nb, stem: str) -> list[str]:
+    """Only the exercise's own function is switched off; earlier helpers stay usable.
+
+    The rule, for exercise k of notebook NN. Its *own references* are its functions'
+    names, every ``use_reference`` target that stands for one of them anywhere in the
+    notebook, and every linlib name its prompt mentions as ```linlib.name```. Its tests may
+    not disable
+
+    * a reference of an EARLIER exercise of the notebook (an earlier graded function's
+      name, or a ``use_reference`` target standing for one): the later exercise's answer
+      may call it, and its tests put it in place of the student's earlier function;
+    * a course helper that notebooks/README.md hands out (``augment``,
+      ``signed_distance``, ``functional_margin``, ``geometric_margin``, ``activation``) or
+      any linlib name whose docstring says it was introduced in an earlier notebook,
+      unless it is one of the exercise's own references.
+
+    scikit-learn and NumPy names that compute the exercise's answer are not restricted.
+    """
+    exercises = _exercise_calls(nb)
+    stands_for: dict[str, set[str]] = {}
+    for ex in exercises:
+        for call in ex.calls:
+            for local, target in (call.use_reference or {}).items():
+                names = stands_for.setdefault(local, set())
+                names.add(target)
+                if target.startswith("linlib."):
+                    names.add(target.rsplit(".", 1)[-1])
+    number = stem[:2]
+    problems = []
+    earlier_refs: set[str] = set()
+    for ex in exercises:
+        own = set(ex.functions).union(*(stands_for.get(f, set()) for f in ex.functions))
+        own |= set(re.findall(r"`linlib\.([\w.]+)", ex.prompt))
+        for name in sorted(_disabled(ex.calls)):
+            where = f"{stem}, exercise {ex.grade_id}: disables {name!r}"
+            if name in earlier_refs:
+                problems.append(f"{where}, the reference of an earlier exercise")
+                continue
+            if name in own:
+                continue
+            introduced = _introduced_in(name)
+            if name in COURSE_HELPERS:
+                problems.append(
+                    f"{where}, a course helper, not this exercise's own reference (name it "
+                    f"as `linlib.{name}` in the prompt if it is)"
+                )
+            elif introduced is not None and introduced < number:
+                problems.append(
+                    f"{where}, introduced in notebook {introduced} and advertised as usable "
+                    f"(name it as `linlib.{name}` in the prompt if it is this exercise's "
+                    "reference)"
+                )
+        for f in ex.functions:
+            earlier_refs |= {f} | stands_for.get(f, set())
+    return problems
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=NOTEBOOK_IDS)
+def test_notebooks_prompts_declare_what_is_switched_off(path):
+    """Every code exercise's prompt ends with the line "Switched off in this exercise's
+    tests: `a`, `b`." (or "...: nothing."), naming exactly the names its test cells pass
+    as ``disable=`` (read with ``ast``: a tuple literal, or a name bound to one in the
+    cell)."""
+    problems = _declared_rule_problems(_read(path), path.stem)
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=NOTEBOOK_IDS)
+def test_notebooks_visible_tests_disable_what_hidden_tests_disable(path):
+    """A student learns of the rule before submitting: the names disabled by calls outside
+    the hidden blocks (what the release shows) are the names disabled inside them."""
+    problems = _visible_rule_problems(_read(path), path.stem)
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=NOTEBOOK_IDS)
+def test_notebooks_later_exercises_use_references_for_earlier_ones(path):
+    """No cascade: every ``call_student`` of exercise k's function in its tests passes
+    ``use_reference=`` naming at least each earlier graded function of the notebook that
+    the instructor's solution of exercise k uses; every ``use_reference`` target is a
+    callable of the library (a public linlib name or a dotted path that resolves)."""
+    problems = _use_reference_problems(_read(path), path.stem)
     assert not problems, "\n".join(problems)
 
 
@@ -623,43 +702,7 @@ def test_notebooks_tests_leave_earlier_helpers_usable(path):
 
     scikit-learn and NumPy names that compute the exercise's answer are not restricted.
     """
-    nb = _read(path)
-    exercises = _exercise_calls(nb)
-    stands_for: dict[str, set[str]] = {}
-    for ex in exercises:
-        for call in ex.calls:
-            for local, target in (call.use_reference or {}).items():
-                names = stands_for.setdefault(local, set())
-                names.add(target)
-                if target.startswith("linlib."):
-                    names.add(target.rsplit(".", 1)[-1])
-    number = path.stem[:2]
-    problems = []
-    earlier_refs: set[str] = set()
-    for ex in exercises:
-        own = set(ex.functions).union(*(stands_for.get(f, set()) for f in ex.functions))
-        own |= set(re.findall(r"`linlib\.([\w.]+)", ex.prompt))
-        for name in sorted(_disabled(ex.calls)):
-            where = f"{path.stem}, exercise {ex.grade_id}: disables {name!r}"
-            if name in earlier_refs:
-                problems.append(f"{where}, the reference of an earlier exercise")
-                continue
-            if name in own:
-                continue
-            introduced = _introduced_in(name)
-            if name in COURSE_HELPERS:
-                problems.append(
-                    f"{where}, a course helper, not this exercise's own reference (name it "
-                    f"as `linlib.{name}` in the prompt if it is)"
-                )
-            elif introduced is not None and introduced < number:
-                problems.append(
-                    f"{where}, introduced in notebook {introduced} and advertised as usable "
-                    f"(name it as `linlib.{name}` in the prompt if it is this exercise's "
-                    "reference)"
-                )
-        for f in ex.functions:
-            earlier_refs |= {f} | stands_for.get(f, set())
+    problems = _earlier_helper_problems(_read(path), path.stem)
     assert not problems, "\n".join(problems)
 
 
@@ -730,3 +773,172 @@ def test_notebooks_skeleton(path):
     assert "%matplotlib inline" in setup.source, (
         "setup cell: %matplotlib inline (figures stored inline whatever MPLBACKEND says)"
     )
+
+
+# --------------------------------------------------------------------------- the checks' own tests
+
+
+def _synthetic(prompt_last_line: str, visible_off: str, hidden_off: str, use_ref: str):
+    """A two-exercise notebook: `first` (uses nothing) and `second`, whose solution calls
+    `first` and whose tests disable and use references as given."""
+    md = nbformat.v4.new_markdown_cell
+    code = nbformat.v4.new_code_cell
+
+    def meta(gid, **kw):
+        base = {"grade": False, "locked": False, "solution": False, "points": 0}
+        return {"nbgrader": {"grade_id": gid, **base, **kw}}
+
+    cells = [
+        md(
+            "### Exercise 1 — `first` (1 point)\n\nWrite it.\n\n"
+            "Switched off in this exercise's tests: nothing."
+        ),
+        code(
+            "def first(x):\n    ### BEGIN SOLUTION\n    return x\n    ### END SOLUTION",
+            metadata=meta("first", solution=True),
+        ),
+        code(
+            '"""t"""\ndef test():\n    call_student(first, 1)\ntest()',
+            metadata=meta("first_visible", grade=True, locked=True, points=1),
+        ),
+        md(f"### Exercise 2 — `second` (1 point)\n\nUse `first`.\n\n{prompt_last_line}"),
+        code(
+            "def second(x):\n    ### BEGIN SOLUTION\n    return first(x) + 1\n    ### END SOLUTION",
+            metadata=meta("second", solution=True),
+        ),
+        code(
+            '"""t"""\ndef test():\n'
+            f"    off = {visible_off}\n"
+            f"    call_student(second, 1, disable=off{use_ref})\n"
+            "    ### BEGIN HIDDEN TESTS\n"
+            f"    hidden_off = {hidden_off}\n"
+            f"    call_student(second, 2, disable=hidden_off{use_ref})\n"
+            "    ### END HIDDEN TESTS\n"
+            "test()",
+            metadata=meta("second_hidden", grade=True, locked=True, points=1),
+        ),
+    ]
+    return nbformat.v4.new_notebook(cells=cells)
+
+
+def test_the_declared_rules_parser_reads_disable_and_use_reference():
+    nb = _synthetic(
+        "Switched off in this exercise's tests: `Perceptron`, `sklearn.svm.SVC`.",
+        '("Perceptron", "sklearn.svm.SVC")',
+        '("Perceptron",) + ("sklearn.svm.SVC",)',
+        ', use_reference={"first": "linlib.geometry.activation"}',
+    )
+    first, second = _exercise_calls(nb)
+    assert _declared(first.prompt) == () and first.calls[0].disable is None
+    assert _declared(second.prompt) == ("Perceptron", "sklearn.svm.SVC")
+    assert [c.hidden for c in second.calls] == [False, True]
+    for call in second.calls:
+        assert set(call.disable) == {"Perceptron", "sklearn.svm.SVC"}, call
+        assert call.use_reference == {"first": "linlib.geometry.activation"}
+    assert not any(c.error for c in second.calls)
+
+
+def test_the_declared_rules_parser_sees_a_name_bound_only_in_the_hidden_block():
+    # In the release the hidden block is gone: a visible call may not rely on it.
+    nb = _synthetic("Switched off in this exercise's tests: nothing.", "()", "()", "")
+    cell = nb.cells[5]
+    cell.source = cell.source.replace("disable=off", "disable=hidden_off", 1)
+    visible = [c for c in _grading_calls(cell) if not c.hidden]
+    assert "cannot be read" in visible[0].error
+
+
+@pytest.mark.parametrize(
+    ("last_line", "expected"),
+    [
+        ("Switched off in this exercise's tests: nothing.", ()),
+        ("Switched off in this exercise's tests: `a`.", ("a",)),
+        (
+            "Switched off in this exercise's tests: `a`, `sklearn.svm.SVC`.",
+            ("a", "sklearn.svm.SVC"),
+        ),
+        ("Switched off in this exercise's tests: `a`, `b`", None),
+        ("Switched off in this exercise's tests: a, b.", None),
+        ("Switched off in this exercise’s tests: `a`.", None),
+        ("switched off in this exercise's tests: nothing.", None),
+    ],
+)
+def test_the_declared_line_has_one_exact_form(last_line, expected):
+    assert _declared(f"### Exercise 1 — `f` (1 point)\n\nText.\n\n{last_line}\n") == expected
+
+
+#: The synthetic notebook's name: numbered 02, so linlib.Perceptron (02) is not earlier.
+SYNTHETIC = "02_synthetic"
+
+
+def _all_problems(nb) -> list[str]:
+    return [
+        *_declared_rule_problems(nb, SYNTHETIC),
+        *_visible_rule_problems(nb, SYNTHETIC),
+        *_use_reference_problems(nb, SYNTHETIC),
+        *_earlier_helper_problems(nb, SYNTHETIC),
+    ]
+
+
+def test_the_declared_rules_accept_a_notebook_that_follows_them():
+    nb = _synthetic(
+        "Switched off in this exercise's tests: `Perceptron`, `sklearn.svm.SVC`.",
+        '("Perceptron", "sklearn.svm.SVC")',
+        '("sklearn.svm.SVC", "Perceptron")',
+        ', use_reference={"first": "activation"}',
+    )
+    assert _all_problems(nb) == []
+
+
+@pytest.mark.parametrize(
+    ("last_line", "visible", "hidden", "use_ref", "complaint"),
+    [
+        (
+            "Switched off in this exercise's tests: `Perceptron`.",
+            '("Perceptron", "sklearn.svm.SVC")',
+            '("Perceptron", "sklearn.svm.SVC")',
+            ', use_reference=("first",)',
+            "undeclared: ['sklearn.svm.SVC']",
+        ),
+        (
+            "Switched off in this exercise's tests: `Perceptron`.",
+            "()",
+            '("Perceptron",)',
+            ', use_reference=("first",)',
+            "the visible tests disable []",
+        ),
+        (
+            "Switched off in this exercise's tests: nothing.",
+            "()",
+            "()",
+            "",
+            "must pass use_reference= naming ['first']",
+        ),
+        (
+            "Switched off in this exercise's tests: nothing.",
+            "()",
+            "()",
+            ', use_reference={"first": "no_such_reference"}',
+            "no_such_reference",
+        ),
+        (
+            "Switched off in this exercise's tests: `signed_distance`.",
+            '("signed_distance",)',
+            '("signed_distance",)',
+            ', use_reference=("first",)',
+            "disables 'signed_distance', a course helper",
+        ),
+        (
+            "Switched off in this exercise's tests: `activation`.",
+            '("activation",)',
+            '("activation",)',
+            ', use_reference={"first": "linlib.activation"}',
+            "disables 'activation', the reference of an earlier exercise",
+        ),
+    ],
+    ids=["undeclared", "visible-differs", "cascade", "bad-reference", "helper", "earlier-ref"],
+)
+def test_the_declared_rules_name_what_is_wrong(last_line, visible, hidden, use_ref, complaint):
+    nb = _synthetic(last_line, visible, hidden, use_ref)
+    problems = _all_problems(nb)
+    assert any(complaint in p for p in problems), problems
+    assert all(p.startswith(f"{SYNTHETIC}, exercise second") for p in problems), problems
