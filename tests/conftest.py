@@ -4,6 +4,7 @@ the repository root on sys.path for the (not installed) benchmarks package."""
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 # The benchmarks package is run from the repository root (python -m benchmarks) and is not
@@ -22,3 +23,16 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile("course")
+
+
+# Tests that execute whole course notebooks (nbval, nbgrader, the grader) take minutes;
+# they carry the "slow" marker (pyproject.toml) so that `pytest -m "not slow"` is a quick
+# check. The grading modules mark themselves; nbval's items (one per notebook cell) and the
+# hostile-submission batch are marked here.
+_SLOW_MODULES = frozenset({"test_hostile_grading.py"})
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.path.suffix == ".ipynb" or item.path.name in _SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)

@@ -36,7 +36,10 @@ ASSIGNMENTS = nbgrading.list_assignments()
 SANDBOX = nbgrading.sandbox_status()[0]
 SANDBOX_ARGS = [] if SANDBOX else ["--unsandboxed"]
 
-pytestmark = pytest.mark.skipif(not ASSIGNMENTS, reason="no course notebooks yet")
+pytestmark = [
+    pytest.mark.skipif(not ASSIGNMENTS, reason="no course notebooks yet"),
+    pytest.mark.slow,
+]
 
 
 def _points(nb) -> dict[str, float]:
