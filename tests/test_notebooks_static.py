@@ -580,6 +580,8 @@ def _use_reference_problems(nb, stem: str) -> list[str]:
         for call in ex.calls:
             for target in (call.use_reference or {}).values():
                 try:
+                    if target.rsplit(".", 1)[-1].startswith("_"):
+                        raise ValueError(f"use_reference: {target!r} is not a public name")
                     _reference_object(target)
                 except ValueError as exc:
                     problems.append(f"{where}: {call.cell} line {call.line}: {exc}")
