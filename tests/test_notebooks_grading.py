@@ -286,6 +286,9 @@ def _explain(assignment: str, sub: Submission, entry: Mapping) -> list[str]:
         variant = sub.variant_for(cell)
         if variant is not None:
             who = f"variant {variant.name!r} ({variant.description})"
+            others = [v.name for v in sub.variants if v is not variant]
+            if others:
+                who += f"; packed with {', '.join(others)}"
         elif sub.variants:
             who = (
                 f"no variant of this submission replaced {cell!r} (the instructor's answer "
