@@ -11,12 +11,13 @@ For each assignment found under ``notebooks/`` (by glob, so new notebooks are co
   ``results.json`` it writes.
 
 Sample answers are packed to keep the course's grading to a few minutes on two cores:
-the variants that replace one solution cell each go into few submissions, each of which
-replaces every exercise's cell at most once (correct variants and buggy ones in separate
-submissions). A packed submission must lose exactly the union of its variants' ``lost``
-tests; when it does not, the failure names the variant that replaced the cell of each
-exercise whose tests scored unexpectedly. A variant that replaces several cells is graded
-alone, and the instructor's own solution is one more submission (full marks).
+the variants that replace one solution cell each go into few submissions, in which no two
+variants touch the same exercise (its cell, or tests they lose), correct variants and
+buggy ones in separate submissions. A packed submission must lose exactly the union of
+its variants' ``lost`` tests; when it does not, the failure names the variant that
+replaced the cell of each exercise whose tests scored unexpectedly. A variant that
+replaces several cells is graded alone, and the instructor's own solution is one more
+submission (full marks).
 
 Two submissions of notebook 02 are built here rather than taken from the samples: the
 instructor's solution with only the strict update (``y·a < 0``) must score exactly the
@@ -32,7 +33,6 @@ import json
 import os
 import subprocess
 import sys
-from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -117,28 +117,39 @@ class Submission:
         return next((v for v in self.variants if cell in v.replace), None)
 
 
-def pack(variants: list[Variant]) -> list[Submission]:
+def pack(variants: list[Variant], solution_ids: list[str]) -> list[Submission]:
     """Few submissions holding every variant once.
 
-    Single-cell variants are dealt out per cell: the k-th correct variant of every cell
-    goes into ``correct_k``, the k-th buggy one into ``bugs_k``. A variant replacing
+    A variant *touches* the cells it replaces and the exercises whose tests it loses (a
+    bug that also costs a later exercise touches that exercise too). Single-cell variants
+    are placed first-fit into packed submissions, correct ones (``correct_k``) apart from
+    buggy ones (``bugs_k``), so that the variants of one submission touch disjoint sets of
+    exercises: no two of them can change what the same test sees. A variant replacing
     several cells gets a submission of its own (named after it).
     """
-    by_cell: dict[tuple[bool, str], list[Variant]] = defaultdict(list)
+    packs: list[tuple[Submission, set[str]]] = []
     alone = []
     for variant in variants:
-        if len(variant.replace) == 1:
-            (cell,) = variant.replace
-            by_cell[(variant.correct, cell)].append(variant)
-        else:
+        if len(variant.replace) != 1:
             alone.append(variant)
-    packs: dict[str, Submission] = {}
-    for (correct, _cell), group in by_cell.items():
-        for k, variant in enumerate(group, start=1):
-            name = f"{'correct' if correct else 'bugs'}_{k}"
-            packs.setdefault(name, Submission(name)).add(variant)
-    order = sorted(packs, key=lambda n: (n.startswith("bugs"), int(n.rsplit("_", 1)[1])))
-    submissions = [packs[name] for name in order]
+            continue
+        touched = set(variant.replace) | {
+            _exercise_of(test, solution_ids) or test for test in variant.lost
+        }
+        kind = "correct" if variant.correct else "bugs"
+        for sub, used in packs:
+            if sub.student.startswith(kind + "_") and not used & touched:
+                break
+        else:
+            number = sum(sub.student.startswith(kind + "_") for sub, _ in packs) + 1
+            sub, used = Submission(f"{kind}_{number}"), set()
+            packs.append((sub, used))
+        sub.add(variant)
+        used |= touched
+    order = sorted(
+        packs, key=lambda p: (p[0].student.startswith("bugs"), len(p[0].student), p[0].student)
+    )
+    submissions = [sub for sub, _ in order]
     for variant in alone:
         submission = Submission(f"alone_{variant.name}")
         submission.add(variant)
@@ -161,7 +172,7 @@ def _strict_update(source_nb: Path) -> str:
 
 def _submissions(assignment: str) -> list[Submission]:
     subs = [Submission(SOURCE_STUDENT, note="the instructor's own solution")]
-    subs += pack(VARIANTS.get(assignment, []))
+    subs += pack(VARIANTS.get(assignment, []), solution_cell_ids(_source(assignment)))
     if assignment == CASCADE_ASSIGNMENT:
         strict = Submission(
             STRICT_UPDATE_STUDENT,
@@ -362,9 +373,11 @@ def test_notebooks_every_code_exercise_has_enough_samples(assignment):
 
 def test_packing_puts_every_variant_in_exactly_one_submission():
     """The packing itself (no grading): each variant once, no cell twice in a submission,
-    correct and buggy variants never in the same packed submission."""
+    correct and buggy variants never in the same packed submission, and no two variants
+    of a submission touching the same exercise (its cell or the tests it loses)."""
     for assignment in ASSIGNMENTS:
-        subs = pack(VARIANTS.get(assignment, []))
+        solutions = solution_cell_ids(_source(assignment))
+        subs = pack(VARIANTS.get(assignment, []), solutions)
         names = [v.name for s in subs for v in s.variants]
         assert sorted(names) == sorted(v.name for v in VARIANTS.get(assignment, []))
         for sub in subs:
@@ -372,6 +385,12 @@ def test_packing_puts_every_variant_in_exactly_one_submission():
             assert len(cells) == len(set(cells)), (assignment, sub.student)
             kinds = {v.correct for v in sub.variants}
             assert len(kinds) == 1, (assignment, sub.student)
+            touched = [
+                {_exercise_of(t, solutions) for t in v.lost} | set(v.replace) for v in sub.variants
+            ]
+            assert sum(map(len, touched)) == len(set().union(*touched)), (
+                f"{assignment}/{sub.student}: variants touching the same exercise"
+            )
             assert sub.lost == set().union(*(v.lost for v in sub.variants))
 
 
