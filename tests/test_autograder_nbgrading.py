@@ -17,6 +17,9 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 from autograder import nbgrading
 from autograder.samples import make_submission
 
+# Runs nbgrader on a notebook (release, validate, autograde): about a minute.
+pytestmark = pytest.mark.slow
+
 
 def _meta(**kw):
     return {"nbgrader": dict(schema_version=3, **kw)}

@@ -127,6 +127,7 @@ def _run(kc, code: str) -> str:
     return "".join(chunks)
 
 
+@pytest.mark.slow
 def test_prewarmed_kernels_are_fresh_forks(tmp_path):
     from jupyter_client.blocking import BlockingKernelClient
     from jupyter_client.utils import run_sync

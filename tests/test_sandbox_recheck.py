@@ -670,6 +670,7 @@ def _safe_execute(nb, tmp_path, **settings):
     return nb
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(REASON is not None, reason=f"no sandbox: {REASON}")
 def test_safe_execute_passes_a_correct_answer_and_never_runs_hidden_tests_in_the_kernel(
     tmp_path,
@@ -686,6 +687,7 @@ def test_safe_execute_passes_a_correct_answer_and_never_runs_hidden_tests_in_the
     assert meta["flags"] == []
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(REASON is not None, reason=f"no sandbox: {REASON}")
 def test_safe_execute_fails_a_tampered_wrong_answer_and_flags_it(tmp_path):
     answer = (
@@ -709,6 +711,7 @@ def test_safe_execute_fails_a_tampered_wrong_answer_and_flags_it(tmp_path):
     assert any("rebinds assert_close" in f for f in flags), flags
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(REASON is not None, reason=f"no sandbox: {REASON}")
 def test_safe_execute_stops_an_uninterruptible_cell_and_scores_what_follows_zero(tmp_path):
     answer = (
