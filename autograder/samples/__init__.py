@@ -9,9 +9,15 @@ source and release notebooks each time, so they can never drift from the course.
 Each notebook has a module ``nbNN.py`` next to this file defining ``VARIANTS``, a list
 of :class:`Variant`. They are gathered into :data:`VARIANTS`, keyed by assignment name
 (``"01_hyperplanes"`` ...). The tests (``tests/test_notebooks_grading.py``) grade every
-variant through nbgrader and check that correct variants get full marks and buggy ones
-lose exactly the test cells named in ``Variant.lost``; the autograder's demo uses them
-to build a class of sample students.
+variant with ``python -m autograder grade`` (sandbox and trusted re-check on), packing
+variants that touch different exercises into one submission, and check that correct
+variants get full marks and buggy ones lose exactly the test cells named in
+``Variant.lost``; the autograder's demo uses them to build a class of sample students.
+
+A variant should replace ONE solution cell and lose only the tests of that exercise (a
+later exercise is tested with the library's reference in place of the student's earlier
+function, so a bug does not cascade). Each code exercise needs at least 3 correct variants
+in styles other than the instructor's and at least 4 typical bugs.
 """
 
 from __future__ import annotations
