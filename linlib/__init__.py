@@ -27,7 +27,9 @@ from linlib.perceptron import (
     Step,
     VotedPerceptron,
     perceptron_cycle,
+    perceptron_epoch,
     perceptron_trace,
+    perceptron_update,
 )
 from linlib.plotting import (
     CLASS_COLORS,
@@ -72,7 +74,9 @@ __all__ = [
     "new_axes",
     "novikoff_bound",
     "perceptron_cycle",
+    "perceptron_epoch",
     "perceptron_trace",
+    "perceptron_update",
     "plot_decision_regions",
     "plot_distances",
     "plot_hyperplane",

@@ -20,6 +20,7 @@ from linlib._base import _BinaryClassifier, _LinearBinaryClassifier
 from linlib._validation import (
     check_binary_X_y,
     check_hyperparameter,
+    check_X,
     validate_fit_data,
     validate_predict_data,
 )
@@ -31,7 +32,9 @@ __all__ = [
     "Step",
     "VotedPerceptron",
     "perceptron_cycle",
+    "perceptron_epoch",
     "perceptron_trace",
+    "perceptron_update",
 ]
 
 # Smallest block of upcoming examples checked with one matrix-vector product. Below this
@@ -548,6 +551,84 @@ def perceptron_trace(X: ArrayLike, y: ArrayLike, max_epochs: int = 100) -> list[
         if not any_update:
             break
     return steps
+
+
+def perceptron_update(
+    w: ArrayLike, b: float, x: ArrayLike, y: float
+) -> tuple[NDArray[np.float64], float, bool]:
+    """One step of the online perceptron on the example ``(x, y)``.
+
+    If ``y·(w·x + b) ≤ 0`` (a mistake, a tie included) return ``(w + y·x, b + y, True)``,
+    otherwise ``(w, b, False)``. The ``w`` given is never modified: a new float array is
+    returned either way.
+
+    Parameters
+    ----------
+    w : array-like of shape (n_features,)
+    b : float
+    x : array-like of shape (n_features,)
+    y : int or float, -1 or +1
+
+    Returns
+    -------
+    w_new : ndarray of shape (n_features,)
+    b_new : float
+    updated : bool
+        True when the step changed ``(w, b)``.
+
+    Introduced in 02 — the perceptron update rule (the reference for Exercise 1).
+    """
+    w_arr = np.array(w, dtype=np.float64, copy=True)
+    x_arr = np.asarray(x, dtype=np.float64)
+    if w_arr.ndim != 1 or x_arr.shape != w_arr.shape:
+        raise ValueError(
+            f"w and x must be 1-D of the same length, got shapes {w_arr.shape} and {x_arr.shape}"
+        )
+    label = float(y)
+    if label not in (-1.0, 1.0):
+        raise ValueError(f"y must be -1 or +1, got {y!r}")
+    # Left-to-right sum, then + b: the textbook's (and scikit-learn's) arithmetic.
+    if label * _sequential_activation(x_arr, w_arr, float(b)) <= 0.0:
+        return w_arr + label * x_arr, float(b) + label, True
+    return w_arr, float(b), False
+
+
+def perceptron_epoch(
+    X: ArrayLike, y: ArrayLike, w: ArrayLike, b: float
+) -> tuple[NDArray[np.float64], float, int]:
+    """One pass of the online perceptron over ``(X, y)`` in the given order, from ``(w, b)``.
+
+    Applies :func:`perceptron_update` to every example in turn. The ``w`` given is not
+    modified.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+        -1/+1 labels.
+    w : array-like of shape (n_features,)
+    b : float
+
+    Returns
+    -------
+    w_new : ndarray of shape (n_features,)
+    b_new : float
+    n_updates : int
+        Number of updates made during the pass.
+
+    Introduced in 02 — the perceptron update rule (the reference for Exercise 2).
+    """
+    X_arr = check_X(X)
+    y_arr = np.asarray(y, dtype=np.float64).reshape(-1)
+    if y_arr.shape[0] != X_arr.shape[0]:
+        raise ValueError(f"X has {X_arr.shape[0]} rows but y has {y_arr.shape[0]} labels")
+    w_new = np.array(w, dtype=np.float64, copy=True)
+    b_new = float(b)
+    n_updates = 0
+    for x, label in zip(X_arr, y_arr, strict=True):
+        w_new, b_new, updated = perceptron_update(w_new, b_new, x, label)
+        n_updates += int(updated)
+    return w_new, b_new, n_updates
 
 
 class PerceptronCycle(NamedTuple):

@@ -96,35 +96,425 @@ def augment_bias(X):
     return np.hstack([X, np.ones((X.shape[0], 1))])
 '''
 
+ACTIVATION_EINSUM = '''
+def activation(X, w, b):
+    """np.einsum over the rows."""
+    return np.einsum("ij,j->i", np.asarray(X, dtype=float), np.asarray(w, dtype=float)) + b
+'''
+
+ACTIVATION_ROW_DOTS = '''
+def activation(X, w, b):
+    """One np.dot per row, in a list comprehension."""
+    w = np.asarray(w, dtype=float)
+    return np.array([np.dot(np.asarray(row, dtype=float), w) + b for row in X])
+'''
+
+ACTIVATION_BROADCAST = '''
+def activation(X, w, b):
+    """Broadcast multiply, then sum along the rows."""
+    return (np.asarray(X, dtype=float) * np.asarray(w, dtype=float)).sum(axis=1) + b
+'''
+
+ACTIVATION_INT_BUFFER = '''
+def activation(X, w, b):
+    """Fills a result array of X's dtype: integer X truncates fractional activations."""
+    X = np.asarray(X)
+    out = np.zeros(X.shape[0], dtype=X.dtype)
+    for i in range(X.shape[0]):
+        out[i] = X[i] @ np.asarray(w) + b
+    return out
+'''
+
+ACTIVATION_IN_PLACE = '''
+def activation(X, w, b):
+    """Multiplies X by w in place: the caller's array is changed."""
+    X = np.asarray(X, dtype=float)
+    X *= np.asarray(w, dtype=float)
+    return X.sum(axis=1) + b
+'''
+
+ACTIVATION_MINUS_B = '''
+def activation(X, w, b):
+    """Bast's sign of the bias: w·x − b."""
+    return np.asarray(X, dtype=float) @ np.asarray(w, dtype=float) - b
+'''
+
+ACTIVATION_COLUMN = '''
+def activation(X, w, b):
+    """Returns a column of shape (n, 1) instead of a 1-D array."""
+    w = np.asarray(w, dtype=float).reshape(-1, 1)
+    return np.asarray(X, dtype=float) @ w + b
+'''
+
+PREDICT_ARITHMETIC = '''
+def predict(X, w, b):
+    """2·[a > 0] − 1."""
+    return 2 * (activation(X, w, b) > 0).astype(int) - 1
+'''
+
+PREDICT_SELF_CONTAINED = '''
+def predict(X, w, b):
+    """Computes the activation itself instead of calling activation."""
+    a = np.asarray(X, dtype=float) @ np.asarray(w, dtype=float) + b
+    return np.where(a > 0, 1, -1)
+'''
+
+PREDICT_LIST = '''
+def predict(X, w, b):
+    """A list comprehension over the activations."""
+    return np.array([1 if a > 0 else -1 for a in activation(X, w, b)])
+'''
+
+PREDICT_ZERO_ONE = '''
+def predict(X, w, b):
+    """Returns 1/0 instead of +1/-1."""
+    return (activation(X, w, b) > 0).astype(int)
+'''
+
+PREDICT_RAW_SIGN = '''
+def predict(X, w, b):
+    """np.sign: a point on the plane gets 0 instead of -1."""
+    return np.sign(activation(X, w, b)).astype(int)
+'''
+
+PREDICT_NO_BIAS = '''
+def predict(X, w, b):
+    """Compares w·x with 0 and forgets b."""
+    return np.where(np.asarray(X, dtype=float) @ np.asarray(w, dtype=float) > 0, 1, -1)
+'''
+
+SIGNED_DISTANCE_REUSES_ACTIVATION = '''
+def signed_distance(X, w, b):
+    """Reuses activation and np.linalg.norm."""
+    norm = np.linalg.norm(np.asarray(w, dtype=float))
+    if norm == 0:
+        raise ValueError("w = 0 defines no hyperplane")
+    return activation(X, w, b) / norm
+'''
+
+SIGNED_DISTANCE_UNIT_NORMAL = '''
+def signed_distance(X, w, b):
+    """Scales (w, b) to a unit normal first, then takes the activation."""
+    w = np.asarray(w, dtype=float)
+    if not np.any(w):
+        raise ValueError("w = 0")
+    scale = np.sqrt(np.sum(w * w))
+    return np.asarray(X, dtype=float) @ (w / scale) + b / scale
+'''
+
+SIGNED_DISTANCE_NO_CHECK = '''
+def signed_distance(X, w, b):
+    """Right formula, but w = 0 gives nan/inf instead of a ValueError."""
+    w = np.asarray(w, dtype=float)
+    return (np.asarray(X, dtype=float) @ w + b) / np.linalg.norm(w)
+'''
+
+AUGMENT_C_ = '''
+def augment_bias(X):
+    """np.c_ for a matrix, np.r_ for one point."""
+    X = np.asarray(X, dtype=float)
+    if X.ndim == 1:
+        return np.r_[X, 1.0]
+    return np.c_[X, np.ones(X.shape[0])]
+'''
+
+AUGMENT_PLAIN_PYTHON = '''
+def augment_bias(X):
+    """Plain Python lists, converted at the end."""
+    rows = [list(map(float, row)) + [1.0] for row in np.atleast_2d(np.asarray(X, dtype=float))]
+    out = np.array(rows)
+    return out[0] if np.ndim(X) == 1 else out
+'''
+
+AUGMENT_INSERT = '''
+def augment_bias(X):
+    """np.insert at the end of the last axis."""
+    X = np.asarray(X, dtype=float)
+    return np.insert(X, X.shape[-1], 1.0, axis=-1)
+'''
+
+AUGMENT_KEEPS_INT = '''
+def augment_bias(X):
+    """Keeps the input's dtype: integer points give an integer array."""
+    X = np.asarray(X)
+    if X.ndim == 1:
+        return np.append(X, 1)
+    return np.hstack([X, np.ones((X.shape[0], 1), dtype=X.dtype)])
+'''
+
+AUGMENT_ROW = '''
+def augment_bias(X):
+    """Appends a row of ones instead of a column."""
+    X = np.asarray(X, dtype=float)
+    if X.ndim == 1:
+        return np.append(X, 1.0)
+    return np.vstack([X, np.ones(X.shape[1])])
+'''
+
+ACTIVATION_EINSUM = '''
+def activation(X, w, b):
+    """np.einsum over the rows."""
+    return np.einsum("ij,j->i", np.asarray(X, dtype=float), np.asarray(w, dtype=float)) + b
+'''
+
+ACTIVATION_ROW_DOTS = '''
+def activation(X, w, b):
+    """One np.dot per row, in a list comprehension."""
+    w = np.asarray(w, dtype=float)
+    return np.array([np.dot(np.asarray(row, dtype=float), w) + b for row in X])
+'''
+
+ACTIVATION_BROADCAST = '''
+def activation(X, w, b):
+    """Broadcast multiply, then sum along the rows."""
+    return (np.asarray(X, dtype=float) * np.asarray(w, dtype=float)).sum(axis=1) + b
+'''
+
+ACTIVATION_INT_BUFFER = '''
+def activation(X, w, b):
+    """Fills a result array of X's dtype: integer X truncates fractional activations."""
+    X = np.asarray(X)
+    out = np.zeros(X.shape[0], dtype=X.dtype)
+    for i in range(X.shape[0]):
+        out[i] = X[i] @ np.asarray(w) + b
+    return out
+'''
+
+ACTIVATION_IN_PLACE = '''
+def activation(X, w, b):
+    """Multiplies X by w in place: the caller's array is changed."""
+    X = np.asarray(X, dtype=float)
+    X *= np.asarray(w, dtype=float)
+    return X.sum(axis=1) + b
+'''
+
+ACTIVATION_MINUS_B = '''
+def activation(X, w, b):
+    """Bast's sign of the bias: w·x − b."""
+    return np.asarray(X, dtype=float) @ np.asarray(w, dtype=float) - b
+'''
+
+ACTIVATION_COLUMN = '''
+def activation(X, w, b):
+    """Returns a column of shape (n, 1) instead of a 1-D array."""
+    w = np.asarray(w, dtype=float).reshape(-1, 1)
+    return np.asarray(X, dtype=float) @ w + b
+'''
+
+PREDICT_ARITHMETIC = '''
+def predict(X, w, b):
+    """2·[a > 0] − 1."""
+    return 2 * (activation(X, w, b) > 0).astype(int) - 1
+'''
+
+PREDICT_SELF_CONTAINED = '''
+def predict(X, w, b):
+    """Computes the activation itself instead of calling activation."""
+    a = np.asarray(X, dtype=float) @ np.asarray(w, dtype=float) + b
+    return np.where(a > 0, 1, -1)
+'''
+
+PREDICT_LIST = '''
+def predict(X, w, b):
+    """A list comprehension over the activations."""
+    return np.array([1 if a > 0 else -1 for a in activation(X, w, b)])
+'''
+
+PREDICT_ZERO_ONE = '''
+def predict(X, w, b):
+    """Returns 1/0 instead of +1/-1."""
+    return (activation(X, w, b) > 0).astype(int)
+'''
+
+PREDICT_RAW_SIGN = '''
+def predict(X, w, b):
+    """np.sign: a point on the plane gets 0 instead of -1."""
+    return np.sign(activation(X, w, b)).astype(int)
+'''
+
+PREDICT_NO_BIAS = '''
+def predict(X, w, b):
+    """Compares w·x with 0 and forgets b."""
+    return np.where(np.asarray(X, dtype=float) @ np.asarray(w, dtype=float) > 0, 1, -1)
+'''
+
+SIGNED_DISTANCE_REUSES_ACTIVATION = '''
+def signed_distance(X, w, b):
+    """Reuses activation and np.linalg.norm."""
+    norm = np.linalg.norm(np.asarray(w, dtype=float))
+    if norm == 0:
+        raise ValueError("w = 0 defines no hyperplane")
+    return activation(X, w, b) / norm
+'''
+
+SIGNED_DISTANCE_UNIT_NORMAL = '''
+def signed_distance(X, w, b):
+    """Scales (w, b) to a unit normal first, then takes the activation."""
+    w = np.asarray(w, dtype=float)
+    if not np.any(w):
+        raise ValueError("w = 0")
+    scale = np.sqrt(np.sum(w * w))
+    return np.asarray(X, dtype=float) @ (w / scale) + b / scale
+'''
+
+SIGNED_DISTANCE_NO_CHECK = '''
+def signed_distance(X, w, b):
+    """Right formula, but w = 0 gives nan/inf instead of a ValueError."""
+    w = np.asarray(w, dtype=float)
+    return (np.asarray(X, dtype=float) @ w + b) / np.linalg.norm(w)
+'''
+
+AUGMENT_C_ = '''
+def augment_bias(X):
+    """np.c_ for a matrix, np.r_ for one point."""
+    X = np.asarray(X, dtype=float)
+    if X.ndim == 1:
+        return np.r_[X, 1.0]
+    return np.c_[X, np.ones(X.shape[0])]
+'''
+
+AUGMENT_PLAIN_PYTHON = '''
+def augment_bias(X):
+    """Plain Python lists, converted at the end."""
+    rows = [list(map(float, row)) + [1.0] for row in np.atleast_2d(np.asarray(X, dtype=float))]
+    out = np.array(rows)
+    return out[0] if np.ndim(X) == 1 else out
+'''
+
+AUGMENT_INSERT = '''
+def augment_bias(X):
+    """np.insert at the end of the last axis."""
+    X = np.asarray(X, dtype=float)
+    return np.insert(X, X.shape[-1], 1.0, axis=-1)
+'''
+
+AUGMENT_KEEPS_INT = '''
+def augment_bias(X):
+    """Keeps the input's dtype: integer points give an integer array."""
+    X = np.asarray(X)
+    if X.ndim == 1:
+        return np.append(X, 1)
+    return np.hstack([X, np.ones((X.shape[0], 1), dtype=X.dtype)])
+'''
+
+AUGMENT_ROW = '''
+def augment_bias(X):
+    """Appends a row of ones instead of a column."""
+    X = np.asarray(X, dtype=float)
+    if X.ndim == 1:
+        return np.append(X, 1.0)
+    return np.vstack([X, np.ones(X.shape[1])])
+'''
+
 VARIANTS = [
     Variant(
-        "loops_and_other_numpy",
-        {
-            "activation": ACTIVATION_LOOPS,
-            "predict": PREDICT_SIGN,
-            "signed_distance": SIGNED_DISTANCE_MATH,
-            "augment_bias": AUGMENT_COLUMN_STACK,
-        },
-        description="loops instead of vectorised code, np.sign, math.sqrt, np.column_stack",
+        "activation_loops",
+        {"activation": ACTIVATION_LOOPS},
+        description="plain Python loops",
     ),
     Variant(
-        "activation_loops_only",
-        {"activation": ACTIVATION_LOOPS},
-        description="only activation written with loops (predict reuses it)",
+        "activation_einsum",
+        {"activation": ACTIVATION_EINSUM},
+        description="np.einsum",
+    ),
+    Variant(
+        "activation_row_dots",
+        {"activation": ACTIVATION_ROW_DOTS},
+        description="one np.dot per row",
+    ),
+    Variant(
+        "activation_broadcast_sum",
+        {"activation": ACTIVATION_BROADCAST},
+        description="broadcast product summed along rows",
     ),
     Variant(
         "activation_forgets_bias",
         {"activation": ACTIVATION_NO_BIAS},
-        lost=frozenset(
-            {"activation_visible", "activation_hidden", "predict_visible", "predict_hidden"}
-        ),
-        description="activation ignores b; predict, which reuses it, breaks too",
+        lost=frozenset({"activation_visible", "activation_hidden"}),
+        description="activation ignores b; predict (tested with the reference) keeps its points",
+    ),
+    Variant(
+        "activation_integer_buffer",
+        {"activation": ACTIVATION_INT_BUFFER},
+        lost=frozenset({"activation_hidden"}),
+        description="a result array of X's integer dtype truncates fractional activations",
+    ),
+    Variant(
+        "activation_modifies_X",
+        {"activation": ACTIVATION_IN_PLACE},
+        lost=frozenset({"activation_hidden"}),
+        description="multiplies the caller's X by w in place",
+    ),
+    Variant(
+        "activation_minus_bias",
+        {"activation": ACTIVATION_MINUS_B},
+        lost=frozenset({"activation_visible", "activation_hidden"}),
+        description="w·x − b (Bast's sign of b)",
+    ),
+    Variant(
+        "activation_column_shape",
+        {"activation": ACTIVATION_COLUMN},
+        lost=frozenset({"activation_visible", "activation_hidden"}),
+        description="returns shape (n, 1)",
+    ),
+    Variant(
+        "predict_sign_mapped",
+        {"predict": PREDICT_SIGN},
+        description="np.sign, then everything that is not +1 mapped to -1",
+    ),
+    Variant(
+        "predict_arithmetic",
+        {"predict": PREDICT_ARITHMETIC},
+        description="2·[a > 0] − 1",
+    ),
+    Variant(
+        "predict_self_contained",
+        {"predict": PREDICT_SELF_CONTAINED},
+        description="computes the activation itself",
+    ),
+    Variant(
+        "predict_list",
+        {"predict": PREDICT_LIST},
+        description="a list comprehension",
     ),
     Variant(
         "predict_tie_is_positive",
         {"predict": PREDICT_TIE_POSITIVE},
         lost=frozenset({"predict_hidden"}),
         description="a >= 0 instead of a > 0: points on the plane predicted +1",
+    ),
+    Variant(
+        "predict_zero_one",
+        {"predict": PREDICT_ZERO_ONE},
+        lost=frozenset({"predict_visible", "predict_hidden"}),
+        description="labels 1/0 instead of +1/-1",
+    ),
+    Variant(
+        "predict_raw_sign",
+        {"predict": PREDICT_RAW_SIGN},
+        lost=frozenset({"predict_hidden"}),
+        description="np.sign: 0 on the plane",
+    ),
+    Variant(
+        "predict_forgets_bias",
+        {"predict": PREDICT_NO_BIAS},
+        lost=frozenset({"predict_visible", "predict_hidden"}),
+        description="compares w·x with 0",
+    ),
+    Variant(
+        "signed_distance_loops_math",
+        {"signed_distance": SIGNED_DISTANCE_MATH},
+        description="loops and math.sqrt",
+    ),
+    Variant(
+        "signed_distance_reuses_activation",
+        {"signed_distance": SIGNED_DISTANCE_REUSES_ACTIVATION},
+        description="activation / np.linalg.norm",
+    ),
+    Variant(
+        "signed_distance_unit_normal",
+        {"signed_distance": SIGNED_DISTANCE_UNIT_NORMAL},
+        description="normalises (w, b) first",
     ),
     Variant(
         "signed_distance_not_normalised",
@@ -145,6 +535,32 @@ VARIANTS = [
         description="returns the absolute distance, losing the side",
     ),
     Variant(
+        "signed_distance_no_zero_check",
+        {"signed_distance": SIGNED_DISTANCE_NO_CHECK},
+        lost=frozenset({"signed_distance_hidden"}),
+        description="no ValueError for w = 0",
+    ),
+    Variant(
+        "augment_bias_column_stack",
+        {"augment_bias": AUGMENT_COLUMN_STACK},
+        description="np.column_stack and np.concatenate",
+    ),
+    Variant(
+        "augment_bias_c_",
+        {"augment_bias": AUGMENT_C_},
+        description="np.c_ and np.r_",
+    ),
+    Variant(
+        "augment_bias_plain_python",
+        {"augment_bias": AUGMENT_PLAIN_PYTHON},
+        description="plain Python lists",
+    ),
+    Variant(
+        "augment_bias_insert",
+        {"augment_bias": AUGMENT_INSERT},
+        description="np.insert on the last axis",
+    ),
+    Variant(
         "augment_bias_prepends_one",
         {"augment_bias": AUGMENT_PREPENDS},
         lost=frozenset({"augment_bias_visible", "augment_bias_hidden"}),
@@ -155,5 +571,17 @@ VARIANTS = [
         {"augment_bias": AUGMENT_MATRIX_ONLY},
         lost=frozenset({"augment_bias_hidden"}),
         description="fails on a single 1-D point",
+    ),
+    Variant(
+        "augment_bias_keeps_integers",
+        {"augment_bias": AUGMENT_KEEPS_INT},
+        lost=frozenset({"augment_bias_hidden"}),
+        description="an integer input gives an integer array, not a float one",
+    ),
+    Variant(
+        "augment_bias_appends_row",
+        {"augment_bias": AUGMENT_ROW},
+        lost=frozenset({"augment_bias_visible", "augment_bias_hidden"}),
+        description="a row of ones instead of a column",
     ),
 ]

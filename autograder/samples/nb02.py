@@ -153,22 +153,443 @@ def averaged_perceptron(X, y, n_epochs):
     return w_sum / steps, b_sum / steps
 '''
 
-_EVERY_TEST = frozenset(
-    f"{name}_{kind}"
-    for name in ("perceptron_update", "perceptron_epoch", "train_perceptron", "averaged_perceptron")
-    for kind in ("visible", "hidden")
-)
+UPDATE_AUGMENTED = '''
+def perceptron_update(w, b, x, y):
+    """One vector u = [w, b] and the augmented point [x, 1]."""
+    u = np.append(np.asarray(w, dtype=float), float(b))
+    z = np.append(np.asarray(x, dtype=float), 1.0)
+    if y * (u @ z) <= 0:
+        u = u + y * z
+        return u[:-1], float(u[-1]), True
+    return u[:-1], float(u[-1]), False
+'''
+
+UPDATE_LINLIB_ACTIVATION = '''
+import linlib
+
+
+def perceptron_update(w, b, x, y):
+    """Takes the activation from notebook 01's helper linlib.activation (allowed)."""
+    a = linlib.activation([x], w, b)[0]
+    w_new = np.array(w, dtype=float)
+    if y * a <= 0:
+        return w_new + y * np.asarray(x, dtype=float), b + y, True
+    return w_new, b, False
+'''
+
+UPDATE_NP_DOT_BOOL = '''
+def perceptron_update(w, b, x, y):
+    """np.dot, the flag as a NumPy bool, np.add for the new weights."""
+    w = np.array(w, dtype=np.float64)
+    x = np.array(x, dtype=np.float64)
+    mistake = np.dot(w, x) * y + b * y <= 0
+    if mistake:
+        w = np.add(w, np.multiply(y, x))
+        b = b + y
+    return w, float(b), mistake
+'''
+
+UPDATE_IN_PLACE = '''
+def perceptron_update(w, b, x, y):
+    """Adds y·x to the caller's array in place."""
+    w = np.asarray(w, dtype=float)
+    x = np.asarray(x, dtype=float)
+    if y * (w @ x + b) <= 0:
+        w += y * x
+        return w, b + y, True
+    return w, b, False
+'''
+
+UPDATE_FORGETS_BIAS = '''
+def perceptron_update(w, b, x, y):
+    """Updates w but never b."""
+    w = np.asarray(w, dtype=float)
+    x = np.asarray(x, dtype=float)
+    if y * (w @ x + b) <= 0:
+        return w + y * x, b, True
+    return w.copy(), b, False
+'''
+
+UPDATE_INT_FLAG = '''
+def perceptron_update(w, b, x, y):
+    """Returns 1/0 instead of a bool for `updated`."""
+    w = np.asarray(w, dtype=float)
+    x = np.asarray(x, dtype=float)
+    if y * (w @ x + b) <= 0:
+        return w + y * x, b + y, 1
+    return w.copy(), b, 0
+'''
+
+UPDATE_KEEPS_INT = '''
+def perceptron_update(w, b, x, y):
+    """No float conversion: integer inputs give an integer w_new."""
+    w = np.asarray(w)
+    x = np.asarray(x)
+    if y * (w @ x + b) <= 0:
+        return w + y * x, b + y, True
+    return w.copy(), b, False
+'''
+
+UPDATE_WRONG_SIGN = '''
+def perceptron_update(w, b, x, y):
+    """Subtracts y·x: moves the plane the wrong way."""
+    w = np.asarray(w, dtype=float)
+    x = np.asarray(x, dtype=float)
+    if y * (w @ x + b) <= 0:
+        return w - y * x, b - y, True
+    return w.copy(), b, False
+'''
+
+EPOCH_SELF_CONTAINED = '''
+def perceptron_epoch(X, y, w, b):
+    """Without the helper: the update written inline, on fresh float arrays."""
+    X = np.asarray(X, dtype=float)
+    w = np.array(w, dtype=float)
+    count = 0
+    for i in range(X.shape[0]):
+        if y[i] * (X[i] @ w + b) <= 0:
+            w = w + y[i] * X[i]
+            b = b + y[i]
+            count += 1
+    return w, b, count
+'''
+
+EPOCH_AUGMENTED = '''
+import linlib
+
+
+def perceptron_epoch(X, y, w, b):
+    """Augmented points from notebook 01's helper linlib.augment (allowed), one vector u."""
+    Z = linlib.augment(X)
+    u = np.append(np.asarray(w, dtype=float), b)
+    n_updates = 0
+    for z, label in zip(Z, y):
+        if label * (u @ z) <= 0:
+            u = u + label * z
+            n_updates += 1
+    return u[:-1], float(u[-1]), n_updates
+'''
+
+EPOCH_ENUMERATE = '''
+def perceptron_epoch(X, y, w, b):
+    """enumerate over the labels; the update count from a list of flags."""
+    flags = [False] * len(y)
+    for i, label in enumerate(y):
+        w, b, flags[i] = perceptron_update(w, b, X[i], label)
+    return np.asarray(w, dtype=float), float(b), int(np.count_nonzero(flags))
+'''
+
+EPOCH_IN_PLACE = '''
+def perceptron_epoch(X, y, w, b):
+    """Updates the caller's w in place."""
+    X = np.asarray(X, dtype=float)
+    w = np.asarray(w, dtype=float)
+    n_updates = 0
+    for x, label in zip(X, y):
+        if label * (w @ x + b) <= 0:
+            w += label * x
+            b += label
+            n_updates += 1
+    return w, b, n_updates
+'''
+
+EPOCH_FROM_ZERO = '''
+def perceptron_epoch(X, y, w, b):
+    """Ignores the (w, b) given and starts from zero."""
+    w, b = np.zeros(np.asarray(X).shape[1]), 0.0
+    n_updates = 0
+    for x, label in zip(X, y):
+        w, b, updated = perceptron_update(w, b, x, label)
+        n_updates += int(updated)
+    return w, b, n_updates
+'''
+
+EPOCH_STOPS_AT_UPDATE = '''
+def perceptron_epoch(X, y, w, b):
+    """Returns right after the first update."""
+    for x, label in zip(X, y):
+        w, b, updated = perceptron_update(w, b, x, label)
+        if updated:
+            return w, b, 1
+    return np.asarray(w, dtype=float), b, 0
+'''
+
+EPOCH_STRICT_COUNT = '''
+def perceptron_epoch(X, y, w, b):
+    """Counts an update only when y·a < 0, so ties are updated but not counted."""
+    n_updates = 0
+    for x, label in zip(X, y):
+        a = np.asarray(w, dtype=float) @ np.asarray(x, dtype=float) + b
+        w, b, _ = perceptron_update(w, b, x, label)
+        n_updates += int(label * a < 0)
+    return np.asarray(w, dtype=float), b, n_updates
+'''
+
+TRAIN_WHILE_TRUE = '''
+def train_perceptron(X, y, max_epochs):
+    """while True with two exits."""
+    w, b, n_epochs = np.zeros(np.asarray(X).shape[1]), 0.0, 0
+    while True:
+        w, b, n_updates = perceptron_epoch(X, y, w, b)
+        n_epochs += 1
+        if n_updates == 0 or n_epochs == max_epochs:
+            return w, b, n_epochs
+'''
+
+TRAIN_AUGMENTED = '''
+import linlib
+
+
+def train_perceptron(X, y, max_epochs):
+    """Augmented points from linlib.augment (notebook 01), one weight vector, no helpers."""
+    Z = linlib.augment(X)
+    u = np.zeros(Z.shape[1])
+    for epoch in range(1, max_epochs + 1):
+        mistakes = 0
+        for z, label in zip(Z, y):
+            if label * (u @ z) <= 0:
+                u += label * z
+                mistakes += 1
+        if mistakes == 0:
+            break
+    return u[:-1], u[-1], epoch
+'''
+
+TRAIN_CAP_OFF_BY_ONE = '''
+def train_perceptron(X, y, max_epochs):
+    """Runs at most max_epochs - 1 epochs."""
+    X = np.asarray(X, dtype=float)
+    w, b = np.zeros(X.shape[1]), 0.0
+    n_epochs = 0
+    while n_epochs < max_epochs - 1:
+        w, b, n_updates = perceptron_epoch(X, y, w, b)
+        n_epochs += 1
+        if n_updates == 0:
+            break
+    return w, b, n_epochs
+'''
+
+TRAIN_BREAK_IF_UPDATED = '''
+def train_perceptron(X, y, max_epochs):
+    """Mathai's 'break if updated': stops after the first epoch that made an update."""
+    X = np.asarray(X, dtype=float)
+    w, b = np.zeros(X.shape[1]), 0.0
+    n_epochs = 0
+    while n_epochs < max_epochs:
+        w, b, n_updates = perceptron_epoch(X, y, w, b)
+        n_epochs += 1
+        if n_updates > 0:
+            break
+    return w, b, n_epochs
+'''
+
+TRAIN_FORGETS_BIAS = '''
+def train_perceptron(X, y, max_epochs):
+    """Self-contained, but b is never updated."""
+    X = np.asarray(X, dtype=float)
+    w, b = np.zeros(X.shape[1]), 0.0
+    for epoch in range(1, max_epochs + 1):
+        changed = False
+        for x, label in zip(X, y):
+            if label * (w @ x + b) <= 0:
+                w = w + label * x
+                changed = True
+        if not changed:
+            break
+    return w, b, epoch
+'''
+
+TRAIN_STRICT = '''
+def train_perceptron(X, y, max_epochs):
+    """Self-contained with the strict rule y·a < 0."""
+    X = np.asarray(X, dtype=float)
+    w, b = np.zeros(X.shape[1]), 0.0
+    for epoch in range(1, max_epochs + 1):
+        changed = False
+        for x, label in zip(X, y):
+            if label * (w @ x + b) < 0:
+                w, b, changed = w + label * x, b + label, True
+        if not changed:
+            break
+    return w, b, epoch
+'''
+
+AVERAGED_STORE_ALL = '''
+def averaged_perceptron(X, y, n_epochs):
+    """Keeps every (w, b) in lists and takes np.mean at the end."""
+    X = np.asarray(X, dtype=float)
+    w, b = np.zeros(X.shape[1]), 0.0
+    history_w, history_b = [], []
+    for _ in range(n_epochs):
+        for x, label in zip(X, y):
+            w, b, _ = perceptron_update(w, b, x, label)
+            history_w.append(w)
+            history_b.append(b)
+    return np.mean(history_w, axis=0), float(np.mean(history_b))
+'''
+
+AVERAGED_AUGMENTED = '''
+import linlib
+
+
+def averaged_perceptron(X, y, n_epochs):
+    """One augmented vector u = [w, b] (linlib.augment, notebook 01) and its running sum."""
+    Z = linlib.augment(X)
+    u, total = np.zeros(Z.shape[1]), np.zeros(Z.shape[1])
+    for _ in range(n_epochs):
+        for z, label in zip(Z, y):
+            if label * (u @ z) <= 0:
+                u = u + label * z
+            total += u
+    mean = total / (n_epochs * Z.shape[0])
+    return mean[:-1], float(mean[-1])
+'''
+
+AVERAGED_RUNNING_MEAN = '''
+def averaged_perceptron(X, y, n_epochs):
+    """An incremental mean: avg += (w - avg) / t."""
+    X = np.asarray(X, dtype=float)
+    w, b = np.zeros(X.shape[1]), 0.0
+    w_avg, b_avg, t = np.zeros(X.shape[1]), 0.0, 0
+    for _ in range(n_epochs):
+        for x, label in zip(X, y):
+            w, b, _ = perceptron_update(w, b, x, label)
+            t += 1
+            w_avg = w_avg + (w - w_avg) / t
+            b_avg = b_avg + (b - b_avg) / t
+    return w_avg, b_avg
+'''
+
+AVERAGED_INT_ACCUMULATOR = '''
+def averaged_perceptron(X, y, n_epochs):
+    """Arrays shaped like X's rows: with integer X the average is truncated to integers."""
+    X = np.asarray(X)
+    w, b = np.zeros_like(X[0]), 0
+    w_sum, b_sum = np.zeros_like(X[0]), 0
+    for _ in range(n_epochs):
+        for x, label in zip(X, y):
+            if label * (w @ x + b) <= 0:
+                w = w + label * x
+                b = b + label
+            w_sum = w_sum + w
+            b_sum = b_sum + b
+    n_steps = n_epochs * len(X)
+    w_avg = np.zeros_like(w_sum)
+    w_avg[:] = w_sum / n_steps
+    return w_avg, b_sum / n_steps
+'''
 
 VARIANTS = [
     Variant(
-        "plain_python_and_lazy_average",
-        {
-            "perceptron_update": UPDATE_PLAIN_PYTHON,
-            "perceptron_epoch": EPOCH_INDEX_LOOP,
-            "train_perceptron": TRAIN_FOR_RANGE,
-            "averaged_perceptron": AVERAGED_AT_UPDATES,
-        },
-        description="plain Python lists, an index loop, for/return, the average summed at updates",
+        "update_plain_python",
+        {"perceptron_update": UPDATE_PLAIN_PYTHON},
+        description="plain Python arithmetic on lists",
+    ),
+    Variant(
+        "update_augmented",
+        {"perceptron_update": UPDATE_AUGMENTED},
+        description="one augmented vector [w, b]",
+    ),
+    Variant(
+        "update_linlib_activation",
+        {"perceptron_update": UPDATE_LINLIB_ACTIVATION},
+        description="uses notebook 01's linlib.activation (an allowed helper)",
+    ),
+    Variant(
+        "update_numpy_bool",
+        {"perceptron_update": UPDATE_NP_DOT_BOOL},
+        description="np.dot and a NumPy bool flag",
+    ),
+    Variant(
+        "strict_inequality",
+        {"perceptron_update": UPDATE_STRICT},
+        lost=frozenset({"perceptron_update_visible", "perceptron_update_hidden"}),
+        description="y·a < 0 instead of ≤ 0: loses exercise 1 only (2-4 use the reference)",
+    ),
+    Variant(
+        "update_modifies_w",
+        {"perceptron_update": UPDATE_IN_PLACE},
+        lost=frozenset({"perceptron_update_hidden"}),
+        description="w += y·x changes the caller's array",
+    ),
+    Variant(
+        "update_forgets_bias",
+        {"perceptron_update": UPDATE_FORGETS_BIAS},
+        lost=frozenset({"perceptron_update_visible", "perceptron_update_hidden"}),
+        description="b is never updated",
+    ),
+    Variant(
+        "update_flag_not_bool",
+        {"perceptron_update": UPDATE_INT_FLAG},
+        lost=frozenset({"perceptron_update_hidden"}),
+        description="updated is 1/0, not a bool",
+    ),
+    Variant(
+        "update_keeps_integers",
+        {"perceptron_update": UPDATE_KEEPS_INT},
+        lost=frozenset({"perceptron_update_hidden"}),
+        description="integer inputs give an integer w_new",
+    ),
+    Variant(
+        "update_wrong_sign",
+        {"perceptron_update": UPDATE_WRONG_SIGN},
+        lost=frozenset({"perceptron_update_visible", "perceptron_update_hidden"}),
+        description="w − y·x",
+    ),
+    Variant(
+        "epoch_index_loop",
+        {"perceptron_epoch": EPOCH_INDEX_LOOP},
+        description="index loop, bool sum",
+    ),
+    Variant(
+        "epoch_self_contained",
+        {"perceptron_epoch": EPOCH_SELF_CONTAINED},
+        description="the update written inline",
+    ),
+    Variant(
+        "epoch_augmented",
+        {"perceptron_epoch": EPOCH_AUGMENTED},
+        description="linlib.augment (an allowed helper) and one vector u",
+    ),
+    Variant(
+        "epoch_enumerate",
+        {"perceptron_epoch": EPOCH_ENUMERATE},
+        description="enumerate and np.count_nonzero",
+    ),
+    Variant(
+        "epoch_forgets_new_weights",
+        {"perceptron_epoch": EPOCH_FORGETS_WEIGHTS},
+        lost=frozenset({"perceptron_epoch_visible", "perceptron_epoch_hidden"}),
+        description="each step starts from the epoch's initial weights",
+    ),
+    Variant(
+        "epoch_modifies_w",
+        {"perceptron_epoch": EPOCH_IN_PLACE},
+        lost=frozenset({"perceptron_epoch_hidden"}),
+        description="w += y·x on the caller's array",
+    ),
+    Variant(
+        "epoch_starts_from_zero",
+        {"perceptron_epoch": EPOCH_FROM_ZERO},
+        lost=frozenset({"perceptron_epoch_hidden"}),
+        description="ignores the (w, b) given",
+    ),
+    Variant(
+        "epoch_stops_at_first_update",
+        {"perceptron_epoch": EPOCH_STOPS_AT_UPDATE},
+        lost=frozenset({"perceptron_epoch_visible", "perceptron_epoch_hidden"}),
+        description="returns after the first update",
+    ),
+    Variant(
+        "epoch_counts_only_strict_mistakes",
+        {"perceptron_epoch": EPOCH_STRICT_COUNT},
+        lost=frozenset({"perceptron_epoch_visible", "perceptron_epoch_hidden"}),
+        description="ties update but are not counted",
+    ),
+    Variant(
+        "train_for_range",
+        {"train_perceptron": TRAIN_FOR_RANGE},
+        description="for loop over epochs, early return",
     ),
     Variant(
         "train_from_scratch",
@@ -176,23 +597,14 @@ VARIANTS = [
         description="train_perceptron written without the helper functions",
     ),
     Variant(
-        "strict_inequality",
-        {"perceptron_update": UPDATE_STRICT},
-        lost=_EVERY_TEST,
-        description="y·a < 0 instead of ≤ 0: from w = 0 nothing is ever learned",
+        "train_while_true",
+        {"train_perceptron": TRAIN_WHILE_TRUE},
+        description="while True with two exits",
     ),
     Variant(
-        "epoch_forgets_new_weights",
-        {"perceptron_epoch": EPOCH_FORGETS_WEIGHTS},
-        lost=frozenset(
-            {
-                "perceptron_epoch_visible",
-                "perceptron_epoch_hidden",
-                "train_perceptron_visible",
-                "train_perceptron_hidden",
-            }
-        ),
-        description="each step starts from the epoch's initial weights; training reuses it",
+        "train_augmented",
+        {"train_perceptron": TRAIN_AUGMENTED},
+        description="linlib.augment (an allowed helper), one vector u",
     ),
     Variant(
         "train_miscounts_epochs",
@@ -201,21 +613,71 @@ VARIANTS = [
         description="the final epoch without updates is not counted",
     ),
     Variant(
+        "train_cap_off_by_one",
+        {"train_perceptron": TRAIN_CAP_OFF_BY_ONE},
+        lost=frozenset({"train_perceptron_hidden"}),
+        description="stops one epoch before the cap",
+    ),
+    Variant(
+        "train_break_if_updated",
+        {"train_perceptron": TRAIN_BREAK_IF_UPDATED},
+        lost=frozenset({"train_perceptron_visible", "train_perceptron_hidden"}),
+        description="Mathai's 'break if updated'",
+    ),
+    Variant(
+        "train_forgets_bias",
+        {"train_perceptron": TRAIN_FORGETS_BIAS},
+        lost=frozenset({"train_perceptron_visible", "train_perceptron_hidden"}),
+        description="b never updated",
+    ),
+    Variant(
+        "train_strict_inequality",
+        {"train_perceptron": TRAIN_STRICT},
+        lost=frozenset({"train_perceptron_visible", "train_perceptron_hidden"}),
+        description="y·a < 0 in a self-contained loop",
+    ),
+    Variant(
+        "averaged_at_updates",
+        {"averaged_perceptron": AVERAGED_AT_UPDATES},
+        description="the sum computed at updates only",
+    ),
+    Variant(
+        "averaged_store_all",
+        {"averaged_perceptron": AVERAGED_STORE_ALL},
+        description="every (w, b) kept, np.mean at the end",
+    ),
+    Variant(
+        "averaged_augmented",
+        {"averaged_perceptron": AVERAGED_AUGMENTED},
+        description="linlib.augment and one running sum",
+    ),
+    Variant(
+        "averaged_running_mean",
+        {"averaged_perceptron": AVERAGED_RUNNING_MEAN},
+        description="an incremental mean",
+    ),
+    Variant(
         "averaged_ciml_normalisation",
         {"averaged_perceptron": AVERAGED_CIML},
         lost=frozenset({"averaged_perceptron_visible", "averaged_perceptron_hidden"}),
-        description="divides by T·N + 1 (CIML) instead of T·N: same predictions, other numbers",
+        description="divides by T·N + 1 (CIML) instead of T·N",
     ),
     Variant(
         "averaged_over_updates_only",
         {"averaged_perceptron": AVERAGED_UPDATES_ONLY},
         lost=frozenset({"averaged_perceptron_visible", "averaged_perceptron_hidden"}),
-        description="averages the updated weight vectors, not the weights after every step",
+        description="averages the updated weight vectors only",
     ),
     Variant(
         "averaged_stops_early",
         {"averaged_perceptron": AVERAGED_STOPS_EARLY},
         lost=frozenset({"averaged_perceptron_hidden"}),
         description="stops at convergence instead of running all epochs",
+    ),
+    Variant(
+        "averaged_integer_accumulator",
+        {"averaged_perceptron": AVERAGED_INT_ACCUMULATOR},
+        lost=frozenset({"averaged_perceptron_hidden"}),
+        description="integer arrays for integer X: the average is truncated",
     ),
 ]
