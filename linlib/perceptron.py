@@ -648,9 +648,12 @@ def perceptron_cycle(X: ArrayLike, y: ArrayLike, max_epochs: int = 1000) -> Perc
     """Detect the perceptron cycling: the same ``(w, b)`` at two epoch boundaries.
 
     The online perceptron (given order) is deterministic, so once ``(w, b)`` at the end of
-    an epoch equals an earlier end-of-epoch state, the run repeats forever: it never
-    converges. On non-separable integer data (XOR) this always happens, because the weights
-    stay bounded (the perceptron cycling theorem) and can take finitely many values.
+    an epoch equals an earlier end-of-epoch state, the run repeats forever. That proves
+    non-convergence only if the repeated stretch contains an update: a converged run repeats
+    its final state too (an epoch without updates leaves ``(w, b)`` as it is), and that
+    fixed point is not a cycle. States are compared exactly (``-0.0`` equals ``0.0``). On
+    non-separable integer data (XOR) a cycle always comes, because the weights stay bounded
+    (the perceptron cycling theorem) and can take finitely many values.
 
     Parameters
     ----------
@@ -661,8 +664,9 @@ def perceptron_cycle(X: ArrayLike, y: ArrayLike, max_epochs: int = 1000) -> Perc
     Returns
     -------
     cycle : PerceptronCycle or None
-        ``None`` if the perceptron converges (an epoch without updates) or no state repeats
-        within ``max_epochs`` epochs.
+        ``None`` if the perceptron converges (an epoch without updates: a fixed point, not a
+        cycle) or no state repeats within ``max_epochs`` epochs. A returned cycle always has
+        ``updates_per_cycle > 0``.
 
     Introduced in 05 — XOR and linear separability (the perceptron cycles on XOR).
     """
@@ -672,14 +676,14 @@ def perceptron_cycle(X: ArrayLike, y: ArrayLike, max_epochs: int = 1000) -> Perc
     b = 0.0
     states: list[tuple[NDArray[np.float64], float]] = [(w.copy(), b)]
     updates_per_epoch: list[int] = []
-    seen = {(w.tobytes(), b): 0}
+    seen = {((w + 0.0).tobytes(), b + 0.0): 0}
     scanner = _Scanner(X_arr, y_pm)
     for epoch in range(1, max_epochs + 1):
         b, n_updates = scanner.run_epoch(w, b)
         if n_updates == 0:
             return None
         updates_per_epoch.append(n_updates)
-        key = (w.tobytes(), b)
+        key = ((w + 0.0).tobytes(), b + 0.0)  # + 0.0 turns -0.0 into 0.0: exact equality
         if key in seen:
             start = seen[key]
             cycle_states = states[start:epoch]

@@ -1,5 +1,5 @@
 """Sample answers for notebook 05 (XOR and linear separability): other correct ways, and
-typical bugs."""
+typical bugs. Each variant replaces one solution cell."""
 
 from autograder.samples import Variant
 
@@ -15,48 +15,139 @@ def hand_weights(name):
     raise ValueError(name)
 '''
 
+HAND_WEIGHTS_INTEGERS = '''
+def hand_weights(name):
+    """Integer weights in NumPy arrays, an integer bias."""
+    table = {"or": ([1, 1], 1), "and": ([1, 1], -1), "not": ([-1], 0)}
+    w, b = table[name]
+    return np.array(w, dtype=np.int64), np.int64(b)
+'''
+
+HAND_WEIGHTS_PERCEPTRON = '''
+def hand_weights(name):
+    """Lets notebook 02's perceptron find them (it stops only when every row has y·a > 0)."""
+    model = linlib.Perceptron(max_epochs=100).fit(*linlib.boolean_table(name))
+    return model.coef_[0], float(model.intercept_[0])
+'''
+
 HAND_WEIGHTS_AND_TIE = '''
 def hand_weights(name):
     """AND with b = 0: the points (1, -1) and (-1, 1) lie on the line (a = 0)."""
     return {"or": ([1.0, 1.0], 1.0), "and": ([1.0, 1.0], 0.0), "not": ([-1.0], 0.0)}[name]
 '''
 
-FIND_CYCLE_ROUNDING = '''
-def find_cycle(states):
-    """A dictionary of states rounded to 9 decimals: first index of each state seen."""
-    first_seen = {}
-    for j, state in enumerate(states):
-        key = tuple(round(float(v), 9) for v in state)
-        if key in first_seen:
-            return first_seen[key], j - first_seen[key]
-        first_seen[key] = j
-    return None
+HAND_WEIGHTS_ZERO_ONE_INPUTS = '''
+def hand_weights(name):
+    """Weights for inputs in {0, 1}: OR's threshold -0.5 misclassifies (-1, 1) on {-1, 1}."""
+    return {"or": ([1.0, 1.0], -0.5), "and": ([1.0, 1.0], -1.5), "not": ([-1.0], 0.5)}[name]
+'''
+
+HAND_WEIGHTS_NOT_SIGN = '''
+def hand_weights(name):
+    """NOT with the sign of w the wrong way round: it implements the identity."""
+    return {"or": ([1.0, 1.0], 1.0), "and": ([1.0, 1.0], -1.0), "not": ([1.0], 0.0)}[name]
+'''
+
+HAND_WEIGHTS_NOT_TWO_INPUTS = '''
+def hand_weights(name):
+    """Gives NOT two weights, as if it had two inputs."""
+    return {"or": ([1.0, 1.0], 1.0), "and": ([1.0, 1.0], -1.0), "not": ([-1.0, 0.0], 0.0)}[name]
+'''
+
+HAND_WEIGHTS_OR_TIE = '''
+def hand_weights(name):
+    """OR with b = 0: (-1, 1) and (1, -1) lie on the line, and a tie counts as -1."""
+    return {"or": ([1.0, 1.0], 0.0), "and": ([1.0, 1.0], -1.0), "not": ([-1.0], 0.0)}[name]
 '''
 
 FIND_CYCLE_PAIRS = '''
-def find_cycle(states):
-    """All pairs (i, j), by increasing j, compared entry by entry."""
-    states = [list(map(float, s)) for s in states]
+def find_cycle(states, updates):
+    """All pairs (i, j) by increasing j, compared entry by entry with ==, in plain Python."""
+    states = [list(s) for s in states]
     for j in range(len(states)):
         for i in range(j):
-            if all(abs(a - b) <= 1e-9 for a, b in zip(states[i], states[j])):
-                return (i, j - i)
+            if len(states[i]) == len(states[j]) and all(
+                a == b for a, b in zip(states[i], states[j])
+            ):
+                return (i, j - i) if sum(updates[i:j]) > 0 else None
+    return None
+'''
+
+FIND_CYCLE_NUMPY = '''
+def find_cycle(states, updates):
+    """One array of states; for each j, np.all over the earlier rows; cumulative updates."""
+    S = np.asarray(states, dtype=float)
+    done = np.concatenate([[0], np.cumsum(np.asarray(updates))])  # updates before s_j
+    for j in range(1, len(S)):
+        hits = np.flatnonzero(np.all(S[:j] == S[j], axis=1))
+        if hits.size:
+            i = int(hits[0])
+            return (i, j - i) if done[j] - done[i] > 0 else None
+    return None
+'''
+
+FIND_CYCLE_LIST_INDEX = '''
+def find_cycle(states, updates):
+    """A list of tuples and list.index for the earlier occurrence."""
+    seen = []
+    for j, state in enumerate(states):
+        state = tuple(state)
+        if state in seen:
+            i = seen.index(state)
+            if sum(updates[i:j]) == 0:
+                return None
+            return i, j - i
+        seen.append(state)
     return None
 '''
 
 FIND_CYCLE_END_INDEX = '''
-def find_cycle(states):
+def find_cycle(states, updates):
     """Returns (i, j), the two indices, instead of (start, period)."""
     for j in range(len(states)):
         for i in range(j):
-            if np.allclose(states[i], states[j], rtol=0, atol=1e-9):
-                return i, j
+            if list(states[i]) == list(states[j]):
+                return (i, j) if sum(updates[i:j]) > 0 else None
     return None
 '''
 
-FIND_CYCLE_EXACT = '''
-def find_cycle(states):
-    """Exact equality of floats: misses states that differ by rounding."""
+FIND_CYCLE_ALLCLOSE = '''
+def find_cycle(states, updates):
+    """np.allclose with its default tolerances: nearby states count as equal."""
+    for j in range(len(states)):
+        for i in range(j):
+            if np.allclose(states[i], states[j]):
+                return (i, j - i) if sum(updates[i:j]) > 0 else None
+    return None
+'''
+
+FIND_CYCLE_ROUNDING = '''
+def find_cycle(states, updates):
+    """A dictionary of states rounded to 9 decimals: states 3e-10 apart collide."""
+    first_seen = {}
+    for j, state in enumerate(states):
+        key = tuple(round(float(v), 9) for v in state)
+        if key in first_seen:
+            i = first_seen[key]
+            return (i, j - i) if sum(updates[i:j]) > 0 else None
+        first_seen[key] = j
+    return None
+'''
+
+FIND_CYCLE_FIRST_I = '''
+def find_cycle(states, updates):
+    """Loops over i first: finds the earliest state that ever repeats, not the first repeat."""
+    states = [tuple(s) for s in states]
+    for i in range(len(states)):
+        for j in range(i + 1, len(states)):
+            if states[i] == states[j]:
+                return (i, j - i) if sum(updates[i:j]) > 0 else None
+    return None
+'''
+
+FIND_CYCLE_IGNORES_UPDATES = '''
+def find_cycle(states, updates):
+    """Any repeated state counts as a cycle, even a fixed point after convergence."""
     first_seen = {}
     for j, state in enumerate(states):
         key = tuple(float(v) for v in state)
@@ -95,6 +186,20 @@ def is_separable_lp(X, y):
     return result.status != 0
 '''
 
+IS_SEPARABLE_AUGMENT_LOOPS = '''
+def is_separable_lp(X, y):
+    """Rows built one by one with notebook 01's linlib.augment; result.success."""
+    Z = linlib.augment(np.asarray(X, dtype=float))
+    rows = [[-float(t) * v for v in z] for z, t in zip(Z, y)]
+    result = linprog(
+        np.zeros(Z.shape[1]),
+        A_ub=np.array(rows),
+        b_ub=[-1.0] * len(rows),
+        bounds=[(None, None)] * Z.shape[1],
+    )
+    return bool(result.success)
+'''
+
 IS_SEPARABLE_DEFAULT_BOUNDS = '''
 def is_separable_lp(X, y):
     """Forgets bounds=(None, None): linprog keeps w and b non-negative."""
@@ -121,10 +226,56 @@ def is_separable_lp(X, y):
     return bool(result.status == 0)
 '''
 
+IS_SEPARABLE_NO_BIAS = '''
+def is_separable_lp(X, y):
+    """Forgets the bias column: only hyperplanes through the origin."""
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y, dtype=float)
+    result = linprog(
+        np.zeros(X.shape[1]),
+        A_ub=-y[:, None] * X,
+        b_ub=-np.ones(len(X)),
+        bounds=[(None, None)] * X.shape[1],
+        method="highs",
+    )
+    return bool(result.status == 0)
+'''
+
+IS_SEPARABLE_PERCEPTRON = '''
+def is_separable_lp(X, y):
+    """Asks the perceptron instead: separable but slow data (breast cancer) hit the cap."""
+    return bool(linlib.Perceptron(max_epochs=100).fit(X, y).converged_)
+'''
+
+IS_SEPARABLE_STATUS = '''
+def is_separable_lp(X, y):
+    """Returns linprog's status code (0 or 2), not a bool."""
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y, dtype=float)
+    A_ub = -y[:, None] * np.column_stack([X, np.ones(len(X))])
+    bounds = [(None, None)] * (X.shape[1] + 1)
+    result = linprog(np.zeros(X.shape[1] + 1), A_ub=A_ub, b_ub=-np.ones(len(X)), bounds=bounds)
+    return 2 - result.status
+'''
+
 XOR_FEATURES_LOOP = '''
 def xor_features(X):
     """A list comprehension."""
     return np.array([[float(a), float(b), float(a) * float(b)] for a, b in X])
+'''
+
+XOR_FEATURES_PROD = '''
+def xor_features(X):
+    """np.prod over each row, appended with np.concatenate."""
+    X = np.asarray(X, dtype=float)
+    return np.concatenate([X, X.prod(axis=1, keepdims=True)], axis=1)
+'''
+
+XOR_FEATURES_C_ = '''
+def xor_features(X):
+    """np.c_ and a product of the two columns, kept in the input's dtype."""
+    X = np.asarray(X)
+    return np.c_[X, X[:, 0] * X[:, 1]]
 '''
 
 XOR_FEATURES_SUM = '''
@@ -134,56 +285,207 @@ def xor_features(X):
     return np.column_stack([X, X[:, 0] + X[:, 1]])
 '''
 
+XOR_FEATURES_SQUARE = '''
+def xor_features(X):
+    """Squares the first input instead of multiplying the two."""
+    X = np.asarray(X, dtype=float)
+    return np.column_stack([X, X[:, 0] ** 2])
+'''
+
+XOR_FEATURES_PRODUCT_ONLY = '''
+def xor_features(X):
+    """Returns only the new feature, shape (n, 1)."""
+    X = np.asarray(X, dtype=float)
+    return (X[:, 0] * X[:, 1])[:, None]
+'''
+
+XOR_FEATURES_LIST = '''
+def xor_features(X):
+    """Right numbers, but a list of lists instead of a NumPy array."""
+    return [[a, b, a * b] for a, b in np.asarray(X, dtype=float).tolist()]
+'''
+
+XOR_FEATURES_POLY_BIAS = '''
+def xor_features(X):
+    """scikit-learn's PolynomialFeatures with its default bias column (and switched off)."""
+    from sklearn.preprocessing import PolynomialFeatures
+
+    return PolynomialFeatures(degree=2, interaction_only=True).fit_transform(np.asarray(X))
+'''
+
+
+def _correct(name: str, cell: str, source: str, description: str) -> Variant:
+    return Variant(name, {cell: source}, description=description)
+
+
+def _bug(name: str, cell: str, source: str, lost: tuple[str, ...], description: str) -> Variant:
+    return Variant(name, {cell: source}, lost=frozenset(lost), description=description)
+
+
+HAND = ("hand_weights_visible", "hand_weights_hidden")
+CYCLE = ("find_cycle_visible", "find_cycle_hidden")
+LP = ("is_separable_lp_visible", "is_separable_lp_hidden")
+FEATURES = ("xor_features_visible", "xor_features_hidden")
+
 VARIANTS = [
-    Variant(
-        "other_weights_and_formulations",
-        {
-            "hand_weights": HAND_WEIGHTS_OTHER,
-            "find_cycle": FIND_CYCLE_ROUNDING,
-            "is_separable_lp": IS_SEPARABLE_SLACK,
-            "xor_features": XOR_FEATURES_LOOP,
-        },
-        description="other gate weights, a dict of rounded states, the slack LP, loops",
+    _correct("hand_weights_other", "hand_weights", HAND_WEIGHTS_OTHER, "other valid weights"),
+    _correct("hand_weights_integers", "hand_weights", HAND_WEIGHTS_INTEGERS, "int64 arrays"),
+    _correct(
+        "hand_weights_by_perceptron",
+        "hand_weights",
+        HAND_WEIGHTS_PERCEPTRON,
+        "learned by linlib.Perceptron (an earlier notebook's helper, allowed)",
     ),
-    Variant(
-        "pairs_and_the_dual_lp",
-        {"find_cycle": FIND_CYCLE_PAIRS, "is_separable_lp": IS_SEPARABLE_HULLS},
-        description="all pairs of states; separability through the convex-hull LP",
-    ),
-    Variant(
+    _bug(
         "hand_weights_and_on_the_line",
-        {"hand_weights": HAND_WEIGHTS_AND_TIE},
-        lost=frozenset({"hand_weights_visible"}),
-        description="AND with b = 0 puts two corners on the line (a tie, not y·a > 0)",
+        "hand_weights",
+        HAND_WEIGHTS_AND_TIE,
+        ("hand_weights_visible",),
+        "AND with b = 0 puts two corners on the line (a tie, not y·a > 0)",
     ),
-    Variant(
+    _bug(
+        "hand_weights_for_zero_one_inputs",
+        "hand_weights",
+        HAND_WEIGHTS_ZERO_ONE_INPUTS,
+        ("hand_weights_hidden",),
+        "thresholds for {0, 1} inputs: OR fails on {-1, 1}",
+    ),
+    _bug(
+        "hand_weights_not_sign",
+        "hand_weights",
+        HAND_WEIGHTS_NOT_SIGN,
+        ("hand_weights_hidden",),
+        "NOT with w = (1,): the identity",
+    ),
+    _bug(
+        "hand_weights_not_two_inputs",
+        "hand_weights",
+        HAND_WEIGHTS_NOT_TWO_INPUTS,
+        ("hand_weights_hidden",),
+        "NOT given two weights",
+    ),
+    _bug(
+        "hand_weights_or_on_the_line",
+        "hand_weights",
+        HAND_WEIGHTS_OR_TIE,
+        ("hand_weights_hidden",),
+        "OR with b = 0: two corners on the line",
+    ),
+    _correct("find_cycle_pairs", "find_cycle", FIND_CYCLE_PAIRS, "all pairs, plain Python =="),
+    _correct(
+        "find_cycle_numpy", "find_cycle", FIND_CYCLE_NUMPY, "np.all over earlier rows, cumsum"
+    ),
+    _correct(
+        "find_cycle_list_index", "find_cycle", FIND_CYCLE_LIST_INDEX, "list of tuples, .index"
+    ),
+    _bug(
         "find_cycle_returns_indices",
-        {"find_cycle": FIND_CYCLE_END_INDEX},
-        lost=frozenset({"find_cycle_visible", "find_cycle_hidden"}),
-        description="returns (i, j) instead of (start, period)",
+        "find_cycle",
+        FIND_CYCLE_END_INDEX,
+        CYCLE,
+        "returns (i, j) instead of (start, period)",
     ),
-    Variant(
-        "find_cycle_exact_float_equality",
-        {"find_cycle": FIND_CYCLE_EXACT},
-        lost=frozenset({"find_cycle_hidden"}),
-        description="compares floats exactly: 0.1 + 0.2 and 0.3 count as different",
+    _bug(
+        "find_cycle_allclose_defaults",
+        "find_cycle",
+        FIND_CYCLE_ALLCLOSE,
+        ("find_cycle_hidden",),
+        "np.allclose's default tolerances: nearby states count as equal",
     ),
-    Variant(
+    _bug(
+        "find_cycle_rounds_states",
+        "find_cycle",
+        FIND_CYCLE_ROUNDING,
+        ("find_cycle_hidden",),
+        "states rounded to 9 decimals: states 3e-10 apart collide",
+    ),
+    _bug(
+        "find_cycle_wrong_pair",
+        "find_cycle",
+        FIND_CYCLE_FIRST_I,
+        ("find_cycle_hidden",),
+        "loops over i first: reports the earliest state that repeats, not the first repeat",
+    ),
+    _bug(
+        "find_cycle_fixed_point_is_a_cycle",
+        "find_cycle",
+        FIND_CYCLE_IGNORES_UPDATES,
+        CYCLE,
+        "ignores the updates: a converged run's fixed point reported as a cycle",
+    ),
+    _correct("is_separable_lp_slack", "is_separable_lp", IS_SEPARABLE_SLACK, "the slack LP"),
+    _correct("is_separable_lp_hulls", "is_separable_lp", IS_SEPARABLE_HULLS, "the convex-hull LP"),
+    _correct(
+        "is_separable_lp_augment_loops",
+        "is_separable_lp",
+        IS_SEPARABLE_AUGMENT_LOOPS,
+        "rows in a loop with linlib.augment (an allowed helper), result.success",
+    ),
+    _bug(
         "is_separable_lp_default_bounds",
-        {"is_separable_lp": IS_SEPARABLE_DEFAULT_BOUNDS},
-        lost=frozenset({"is_separable_lp_visible", "is_separable_lp_hidden"}),
-        description="linprog's default bounds keep w, b >= 0",
+        "is_separable_lp",
+        IS_SEPARABLE_DEFAULT_BOUNDS,
+        LP,
+        "linprog's default bounds keep w, b >= 0",
     ),
-    Variant(
+    _bug(
         "is_separable_lp_zero_margin",
-        {"is_separable_lp": IS_SEPARABLE_ZERO_RHS},
-        lost=frozenset({"is_separable_lp_visible", "is_separable_lp_hidden"}),
-        description="constraints >= 0 instead of >= 1: w = 0 is always feasible",
+        "is_separable_lp",
+        IS_SEPARABLE_ZERO_RHS,
+        LP,
+        "constraints >= 0 instead of >= 1: w = 0 is always feasible",
     ),
-    Variant(
+    _bug(
+        "is_separable_lp_no_bias",
+        "is_separable_lp",
+        IS_SEPARABLE_NO_BIAS,
+        LP,
+        "no bias column: only hyperplanes through the origin",
+    ),
+    _bug(
+        "is_separable_lp_by_perceptron",
+        "is_separable_lp",
+        IS_SEPARABLE_PERCEPTRON,
+        ("is_separable_lp_hidden",),
+        "the perceptron's convergence within a cap: breast cancer comes out not separable",
+    ),
+    _bug(
+        "is_separable_lp_returns_status",
+        "is_separable_lp",
+        IS_SEPARABLE_STATUS,
+        ("is_separable_lp_hidden",),
+        "returns an int built from linprog's status, not a bool",
+    ),
+    _correct("xor_features_loop", "xor_features", XOR_FEATURES_LOOP, "a list comprehension"),
+    _correct("xor_features_prod", "xor_features", XOR_FEATURES_PROD, "np.prod and np.concatenate"),
+    _correct("xor_features_c_", "xor_features", XOR_FEATURES_C_, "np.c_, the input's dtype"),
+    _bug(
         "xor_features_sum_not_product",
-        {"xor_features": XOR_FEATURES_SUM},
-        lost=frozenset({"xor_features_visible", "xor_features_hidden"}),
-        description="third feature x1 + x2 instead of x1·x2",
+        "xor_features",
+        XOR_FEATURES_SUM,
+        FEATURES,
+        "third feature x1 + x2 instead of x1·x2",
+    ),
+    _bug("xor_features_square", "xor_features", XOR_FEATURES_SQUARE, FEATURES, "x1² for x1·x2"),
+    _bug(
+        "xor_features_product_only",
+        "xor_features",
+        XOR_FEATURES_PRODUCT_ONLY,
+        FEATURES,
+        "only the new column, shape (n, 1)",
+    ),
+    _bug(
+        "xor_features_list",
+        "xor_features",
+        XOR_FEATURES_LIST,
+        ("xor_features_hidden",),
+        "a list of lists instead of a NumPy array",
+    ),
+    _bug(
+        "xor_features_polynomial_features",
+        "xor_features",
+        XOR_FEATURES_POLY_BIAS,
+        FEATURES,
+        "PolynomialFeatures (switched off) with its bias column",
     ),
 ]
