@@ -42,7 +42,14 @@ from linlib.plotting import (
     plot_points,
     plot_updates,
 )
-from linlib.svm import HardMarginSVM, SoftMarginSVM
+from linlib.svm import (
+    HardMarginSVM,
+    SoftMarginSVM,
+    canonical_form,
+    hinge_slacks,
+    on_margin,
+    two_point_svm,
+)
 from linlib.text import bag_of_words, load_messages, train_test_split_messages
 
 __all__ = [
@@ -61,11 +68,13 @@ __all__ = [
     "augment",
     "bag_of_words",
     "boolean_table",
+    "canonical_form",
     "check_X",
     "check_binary_X_y",
     "functional_margin",
     "geometric_margin",
     "grading",
+    "hinge_slacks",
     "hyperplane_to_anchor_basis",
     "is_linearly_separable",
     "load_messages",
@@ -73,6 +82,7 @@ __all__ = [
     "make_xor",
     "new_axes",
     "novikoff_bound",
+    "on_margin",
     "perceptron_cycle",
     "perceptron_epoch",
     "perceptron_trace",
@@ -88,4 +98,5 @@ __all__ = [
     "toy_corpus",
     "toy_counts",
     "train_test_split_messages",
+    "two_point_svm",
 ]

@@ -14,9 +14,22 @@ import quadprog
 from numpy.typing import ArrayLike, NDArray
 
 from linlib._base import _LinearBinaryClassifier
-from linlib._validation import check_hyperparameter, validate_fit_data
+from linlib._validation import (
+    as_pm_labels,
+    check_hyperparameter,
+    check_vector,
+    validate_fit_data,
+)
+from linlib.geometry import _check_X_w_b, _norm_nonzero
 
-__all__ = ["HardMarginSVM", "SoftMarginSVM"]
+__all__ = [
+    "HardMarginSVM",
+    "SoftMarginSVM",
+    "canonical_form",
+    "hinge_slacks",
+    "on_margin",
+    "two_point_svm",
+]
 
 # quadprog needs a strictly convex objective; b does not appear in ½‖w‖², so it gets this
 # tiny weight (on centred, scaled data). The polishing step removes its effect.
@@ -123,9 +136,9 @@ class HardMarginSVM(_LinearBinaryClassifier):
     ----------
     tol : float, default=1e-8
         Tolerance of the optimality certificate (primal feasibility and multipliers).
-    support_tol : float, default=1e-6
-        A training point is reported in ``support_`` (it lies *on the margin*) when its
-        functional margin is at most ``1 + support_tol``.
+    margin_tol : float, default=1e-6
+        A training point is reported in ``on_margin_`` when its functional margin is at
+        most ``1 + margin_tol``.
 
     Attributes
     ----------
@@ -134,12 +147,23 @@ class HardMarginSVM(_LinearBinaryClassifier):
     intercept_ : ndarray of shape (1,)
     margin_ : float
         Geometric margin ``1/‖w‖`` (half the width of the empty band).
+    on_margin_ : ndarray of int
+        Indices of the points *on the margin*, a property of the data and the hyperplane:
+        ``y_i (w·x_i + b) ≤ 1 + margin_tol``.
+    alpha_ : ndarray of shape (n_samples,)
+        Lagrange multipliers ``α_i ≥ 0`` of this solver's answer; ``w = Σ α_i y_i x_i`` and
+        ``Σ α_i y_i = 0``. Multipliers below ``tol`` times the largest are set to 0.
     support_ : ndarray of int
-        Indices of the points on the margin: ``y_i (w·x_i + b) ≤ 1 + support_tol``.
-    dual_coef_ : ndarray of shape (n_samples,)
-        Lagrange multipliers ``α_i ≥ 0``; ``w = Σ α_i y_i x_i``. A point can be on the
-        margin (in ``support_``) and still have ``α_i = 0``: when many points lie on the
-        margin, the solution does not need all of them.
+        Indices with ``α_i > 0``, sorted: the *support vectors* in scikit-learn's sense
+        (``SVC.support_``). Every support vector is on the margin, but a point can be on
+        the margin (in ``on_margin_``) and still have ``α_i = 0``: when more points lie on
+        the margin than are needed to pin the band down, the multipliers are not unique and
+        each solver picks its own.
+    support_vectors_ : ndarray of shape (n_support, n_features)
+        ``X[support_]``, as in scikit-learn.
+    dual_coef_ : ndarray of shape (1, n_support)
+        ``y_i α_i`` for the support vectors, as in scikit-learn's ``SVC.dual_coef_``
+        (``coef_ = dual_coef_ @ support_vectors_``).
     polished_ : bool
         True if the polishing certificate held (it fails only in degenerate cases; the
         solver's solution, rescaled to a smallest functional margin of 1, is kept then).
@@ -152,14 +176,14 @@ class HardMarginSVM(_LinearBinaryClassifier):
     Introduced in 03 — the convergence proof (the best margin); explained in 06 — SVM margins.
     """
 
-    def __init__(self, tol: float = 1e-8, support_tol: float = 1e-6) -> None:
+    def __init__(self, tol: float = 1e-8, margin_tol: float = 1e-6) -> None:
         self.tol = tol
-        self.support_tol = support_tol
+        self.margin_tol = margin_tol
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> HardMarginSVM:
         """Find the maximum-margin hyperplane; ValueError if the data are not separable."""
         tol = check_hyperparameter(self.tol, "tol", allow_minimum=True)
-        support_tol = check_hyperparameter(self.support_tol, "support_tol", allow_minimum=True)
+        margin_tol = check_hyperparameter(self.margin_tol, "margin_tol", allow_minimum=True)
         X_arr, y_pm, classes = validate_fit_data(self, X, y)
         w, b, alpha, polished = _hard_margin(X_arr, y_pm, tol, normalize=False)
         violation = abs(float(np.min(y_pm * (X_arr @ w + b))) - 1.0)
@@ -171,8 +195,12 @@ class HardMarginSVM(_LinearBinaryClassifier):
         margins = y_pm * (X_arr @ w + b)
         self._set_hyperplane(classes, w, b)
         self.margin_ = float(1.0 / np.linalg.norm(w))
-        self.support_ = np.flatnonzero(margins <= 1.0 + support_tol)
-        self.dual_coef_ = alpha
+        self.on_margin_ = np.flatnonzero(margins <= 1.0 + margin_tol)
+        alpha = np.where(alpha > tol * float(np.max(alpha, initial=0.0)), alpha, 0.0)
+        self.alpha_ = alpha
+        self.support_ = np.flatnonzero(alpha > 0)
+        self.support_vectors_ = X_arr[self.support_]
+        self.dual_coef_ = (y_pm * alpha)[self.support_][None, :]
         self.polished_ = polished
         return self
 
@@ -198,8 +226,16 @@ class SoftMarginSVM(_LinearBinaryClassifier):
         ``1/‖w‖``.
     slack_ : ndarray of shape (n_samples,)
         ``ξ_i = max(0, 1 - y_i (w·x_i + b))``.
+    alpha_ : ndarray of shape (n_samples,)
+        Lagrange multipliers ``0 ≤ α_i ≤ C`` of the margin constraints (from the QP
+        solver); ``w = Σ α_i y_i x_i``. Multipliers below ``1e-8·C`` are set to 0.
     support_ : ndarray of int
-        Indices with functional margin ``≤ 1 + 1e-6`` (on or inside the margin).
+        Indices with ``α_i > 0`` (scikit-learn's ``SVC.support_``): the points on the
+        margin that the solution uses, inside the band, or on the wrong side.
+    support_vectors_ : ndarray of shape (n_support, n_features)
+        ``X[support_]``.
+    dual_coef_ : ndarray of shape (1, n_support)
+        ``y_i α_i`` for the support vectors, as in scikit-learn.
 
     Introduced in 06 — SVM margins (looking ahead to the soft margin).
     """
@@ -230,7 +266,7 @@ class SoftMarginSVM(_LinearBinaryClassifier):
         Cmat[d + 1 :, :n] = np.eye(n)
         Cmat[d + 1 :, n:] = np.eye(n)
         bvec = np.concatenate([np.ones(n), np.zeros(n)])
-        sol = quadprog.solve_qp(G, a, Cmat, bvec, 0)[0]
+        sol, _, _, _, lagrangian, _ = quadprog.solve_qp(G, a, Cmat, bvec, 0)
         w = sol[:d] / scale
         b = float(sol[d]) - float(w @ center)
         margins = y_pm * (X_arr @ w + b)
@@ -238,5 +274,134 @@ class SoftMarginSVM(_LinearBinaryClassifier):
         norm = float(np.linalg.norm(w))
         self.margin_ = float(1.0 / norm) if norm > 0 else float("inf")
         self.slack_ = np.maximum(0.0, 1.0 - margins)
-        self.support_ = np.flatnonzero(margins <= 1.0 + 1e-6)
+        # The multipliers of the scaled problem (α' ≤ C·scale²) map back as α = α'/scale².
+        alpha = np.minimum(np.asarray(lagrangian[:n], dtype=float) / (scale * scale), C_val)
+        alpha = np.where(alpha > 1e-8 * C_val, alpha, 0.0)
+        self.alpha_ = alpha
+        self.support_ = np.flatnonzero(alpha > 0)
+        self.support_vectors_ = X_arr[self.support_]
+        self.dual_coef_ = (y_pm * alpha)[self.support_][None, :]
         return self
+
+
+def canonical_form(
+    X: ArrayLike, y: ArrayLike, w: ArrayLike, b: float
+) -> tuple[NDArray[np.float64], float]:
+    """Rescale a separating ``(w, b)`` so that its smallest functional margin is 1.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+        -1/+1 labels.
+    w : array-like of shape (n_features,)
+    b : float
+
+    Returns
+    -------
+    w_c : ndarray of shape (n_features,)
+        ``w / m`` with ``m = min_i y_i (w·x_i + b)`` (a new array; ``w`` is not modified).
+    b_c : float
+        ``b / m``.
+
+    Raises
+    ------
+    ValueError
+        If some point has ``y_i (w·x_i + b) ≤ 0`` (``(w, b)`` does not separate the data).
+
+    Introduced in 06 — SVM margins.
+    """
+    X_arr, w_arr, b_val = _check_X_w_b(X, w, b)
+    y_pm = as_pm_labels(y, X_arr.shape[0])
+    smallest = float(np.min(y_pm * (X_arr @ w_arr + b_val)))
+    if smallest <= 0:
+        raise ValueError("(w, b) does not separate the data: some point has y_i (w·x_i + b) <= 0.")
+    return w_arr / smallest, b_val / smallest
+
+
+def two_point_svm(x_pos: ArrayLike, x_neg: ArrayLike) -> tuple[NDArray[np.float64], float]:
+    """The canonical maximum-margin ``(w, b)`` between one +1 and one -1 point.
+
+    The perpendicular bisector: ``w = 2 (x₊ - x₋)/‖x₊ - x₋‖²``, ``b = -w·(x₊ + x₋)/2``, so
+    that ``w·x₊ + b = 1`` and ``w·x₋ + b = -1``; the margin is ``‖x₊ - x₋‖/2``.
+
+    Parameters
+    ----------
+    x_pos, x_neg : array-like of shape (n_features,)
+
+    Returns
+    -------
+    w : ndarray of shape (n_features,)
+    b : float
+
+    Raises
+    ------
+    ValueError
+        If the two points are equal.
+
+    Introduced in 06 — SVM margins.
+    """
+    p = check_vector(x_pos, "x_pos")
+    q = check_vector(x_neg, "x_neg", size=p.shape[0])
+    difference = p - q
+    squared = float(difference @ difference)
+    if squared == 0.0:
+        raise ValueError("The two points are equal: no hyperplane separates them.")
+    w = 2.0 * difference / squared
+    return w, -float(w @ (p + q)) / 2.0
+
+
+def on_margin(
+    X: ArrayLike, y: ArrayLike, w: ArrayLike, b: float, tol: float = 1e-6
+) -> NDArray[np.bool_]:
+    """Which points lie on the margin of the hyperplane ``w·x + b = 0``.
+
+    A point is on the margin when its signed distance on the correct side,
+    ``y_i (w·x_i + b)/‖w‖``, is at most the smallest such distance plus ``tol``: a
+    geometric criterion, independent of the scale of ``(w, b)``.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+        -1/+1 labels.
+    w : array-like of shape (n_features,), not all zero
+    b : float
+    tol : float, default=1e-6
+        Tolerance on the distance (in the units of ``X``), ``≥ 0``.
+
+    Returns
+    -------
+    ndarray of bool, shape (n_samples,)
+
+    Introduced in 06 — SVM margins.
+    """
+    X_arr, w_arr, b_val = _check_X_w_b(X, w, b)
+    y_pm = as_pm_labels(y, X_arr.shape[0])
+    tol_val = check_hyperparameter(tol, "tol", allow_minimum=True)
+    distances = y_pm * (X_arr @ w_arr + b_val) / _norm_nonzero(w_arr, "The margin")
+    return distances <= distances.min() + tol_val
+
+
+def hinge_slacks(X: ArrayLike, y: ArrayLike, w: ArrayLike, b: float) -> NDArray[np.float64]:
+    """Slack (hinge loss) ``max(0, 1 - y_i (w·x_i + b))`` of every point.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+        -1/+1 labels.
+    w : array-like of shape (n_features,)
+    b : float
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+        0 on or beyond the margin on the correct side, in (0, 1) inside the band on the
+        correct side, 1 on the plane, > 1 on the wrong side.
+
+    Introduced in 06 — SVM margins.
+    """
+    X_arr, w_arr, b_val = _check_X_w_b(X, w, b)
+    y_pm = as_pm_labels(y, X_arr.shape[0])
+    return np.maximum(0.0, 1.0 - y_pm * (X_arr @ w_arr + b_val))
