@@ -12,7 +12,7 @@ from pathlib import Path
 import nbformat
 
 from autograder import nbgrading
-from autograder import student as student_files
+from autograder import student as student_release
 from autograder.ledger import Ledger
 from autograder.nbgrading import GradingError, SubmissionResult
 from autograder.report import copy_feedback, export_grades, summarise, summary_text
@@ -49,8 +49,8 @@ def _write_zip(
 ) -> Path:
     # Sorted entries under <assignment>/, all dated with the release (the same epoch gives
     # the same bytes): the release notebooks and the student's files (autograder.student).
-    epoch = student_files.release_epoch() if epoch is None else epoch
-    date = student_files.zip_date(epoch)
+    epoch = student_release.release_epoch() if epoch is None else epoch
+    date = student_release.zip_date(epoch)
     files = {
         path.relative_to(folder).as_posix(): path.read_bytes()
         for path in folder.rglob("*")
@@ -82,7 +82,7 @@ def ensure_released(
     """
     course_dir = Path(course_dir).resolve()
     notebooks: dict[str, list[str]] = {}
-    epoch = student_files.release_epoch()
+    epoch = student_release.release_epoch()
     wheel: Path | None = None
     for assignment in assignments:
         src = nbgrading.NOTEBOOKS_DIR / assignment
@@ -101,9 +101,9 @@ def ensure_released(
             stamp.write_text(digest + "\n")
         if zips and (force or not current or not (release.parent / f"{assignment}.zip").exists()):
             if wheel is None:  # one build of the linlib wheel for every zip of this release
-                wheel = student_files.build_linlib_wheel(course_dir / "student", epoch=epoch)
+                wheel = student_release.build_linlib_wheel(course_dir / "student", epoch=epoch)
             config = nbgrading.course_config(course_dir, db_url).CourseDirectory
-            extra = student_files.student_files(release, wheel, config.get("course_id", "course"))
+            extra = student_release.student_files(release, wheel, config.get("course_id", "course"))
             _write_zip(release, release.parent / f"{assignment}.zip", extra, epoch=epoch)
         notebooks[assignment] = sorted(p.stem for p in release.glob("*.ipynb"))
     return notebooks
