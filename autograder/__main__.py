@@ -181,7 +181,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "release":
             zips = pipeline.release_course(args.course, args.assignment, db_url=args.db)
             for name, path in zips.items():
-                print(f"{name}: {path.parent / name}/ and {path}")
+                # the release folder, and the zip to hand out (autograder.student)
+                shown = _shown_path(path).removesuffix("/")
+                print(f"{name}: {_shown_path(path.parent / name)} and {shown}")
             return 0
         if args.command == "grade":
             if not args.submissions.exists():

@@ -5,13 +5,14 @@ from __future__ import annotations
 import hashlib
 import sys
 import zipfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
 
 from autograder import nbgrading
+from autograder import student as student_release
 from autograder.ledger import Ledger
 from autograder.nbgrading import GradingError, SubmissionResult
 from autograder.report import (
@@ -45,18 +46,30 @@ def _source_digest(folder: Path) -> str:
     return h.hexdigest()
 
 
-def _write_zip(folder: Path, dest: Path) -> Path:
-    # Fixed timestamps and order: the same release always gives the same zip.
+def _write_zip(
+    folder: Path,
+    dest: Path,
+    extra: Mapping[str, bytes] | None = None,
+    *,
+    epoch: int | None = None,
+) -> Path:
+    # Sorted entries under <assignment>/, all dated with the release (the same epoch gives
+    # the same bytes): the release notebooks and the student's files (autograder.student).
+    epoch = student_release.release_epoch() if epoch is None else epoch
+    date = student_release.zip_date(epoch)
+    files = {
+        path.relative_to(folder).as_posix(): path.read_bytes()
+        for path in folder.rglob("*")
+        if path.is_file()
+    }
+    files.update(extra or {})
     tmp = dest.with_suffix(".zip.tmp")
     with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        for path in sorted(folder.rglob("*")):
-            if path.is_file():
-                info = zipfile.ZipInfo(
-                    f"{folder.name}/{path.relative_to(folder).as_posix()}", (2020, 1, 1, 0, 0, 0)
-                )
-                info.external_attr = 0o644 << 16
-                info.compress_type = zipfile.ZIP_DEFLATED
-                archive.writestr(info, path.read_bytes())
+        for name in sorted(files):
+            info = zipfile.ZipInfo(f"{folder.name}/{name}", date)
+            info.external_attr = 0o644 << 16
+            info.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(info, files[name])
     tmp.replace(dest)
     return dest
 
@@ -75,6 +88,8 @@ def ensure_released(
     """
     course_dir = Path(course_dir).resolve()
     notebooks: dict[str, list[str]] = {}
+    epoch = student_release.release_epoch()
+    wheel: Path | None = None
     for assignment in assignments:
         src = nbgrading.NOTEBOOKS_DIR / assignment
         if not (src / f"{assignment}.ipynb").is_file():
@@ -91,7 +106,11 @@ def ensure_released(
             stamp.parent.mkdir(parents=True, exist_ok=True)
             stamp.write_text(digest + "\n")
         if zips and (force or not current or not (release.parent / f"{assignment}.zip").exists()):
-            _write_zip(release, release.parent / f"{assignment}.zip")
+            if wheel is None:  # one build of the linlib wheel for every zip of this release
+                wheel = student_release.build_linlib_wheel(course_dir / "student", epoch=epoch)
+            config = nbgrading.course_config(course_dir, db_url).CourseDirectory
+            extra = student_release.student_files(release, wheel, config.get("course_id", "course"))
+            _write_zip(release, release.parent / f"{assignment}.zip", extra, epoch=epoch)
         notebooks[assignment] = sorted(p.stem for p in release.glob("*.ipynb"))
     return notebooks
 
@@ -103,6 +122,9 @@ def release_course(
     db_url: str | None = None,
 ) -> dict[str, Path]:
     """Release every assignment (or those named): release folder plus a zip to hand out.
+
+    The zip holds what a student needs besides the notebook (:mod:`autograder.student`):
+    the linlib wheel, pinned requirements, a README and an nbgrader_config.py.
 
     Returns assignment -> the zip file.
     """
