@@ -7,22 +7,33 @@ import shutil
 import sys
 import time
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from lecture._notebooks import ROOT
+from lecture._notebooks import NOTEBOOKS_DIR, ROOT, course_notebooks
 from lecture.assets import AssetsMissing
-from lecture.decks import build_decks
+from lecture.decks import prepare_decks_folder, write_deck
 from lecture.site import build_site
 
 
-def build(out: Path) -> tuple[int, int]:
-    """Build the site and the decks into *out* (replaced); returns (pages, decks)."""
+def build(out: Path, notebooks_dir: Path = NOTEBOOKS_DIR, workers: int = 2) -> tuple[int, int]:
+    """Build the site and the decks into *out* (replaced); returns (pages, decks).
+
+    The site (one Sphinx run) and the decks (one nbconvert export each) are independent:
+    they run side by side in *workers* processes.
+    """
     work = out.parent / f".{out.name}-work"
     if out.exists():
         shutil.rmtree(out)
-    notebooks = build_site(out, work)
-    decks = build_decks(out / "slides")
-    return len(notebooks) + 1, len(decks)
+    out.mkdir(parents=True)
+    slides = out / "slides"
+    prepare_decks_folder(slides)
+    notebooks = course_notebooks(notebooks_dir)
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        site = pool.submit(build_site, out, work, notebooks_dir)
+        decks = [pool.submit(write_deck, path, slides) for path in notebooks]
+        pages = len(site.result()) + 1
+        return pages, len([deck.result() for deck in decks])
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -13,6 +13,12 @@ from pathlib import Path
 from lecture._notebooks import ROOT
 
 NODE_MODULES = ROOT / "node_modules"
+#: nbconvert templates of the build; ``base/mathjax.html.j2`` makes any nbconvert HTML
+#: page load MathJax from a local copy.
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+#: Folder of MathJax beside nbgrader's feedback pages: ``feedback/_mathjax/`` next to
+#: ``feedback/<student>/<assignment>/<notebook>.html`` (the template's default URL).
+FEEDBACK_MATHJAX = "_mathjax"
 #: MathJax's combined component for pages (CommonHTML output with web fonts).
 MATHJAX_PAGE = "tex-chtml-full.js"
 #: What of MathJax's es5 folder a page can load: the component, its fonts, and the
@@ -33,6 +39,11 @@ def _package(name: str, probe: str) -> Path:
             f"node_modules/{name} is missing: run './run lecture' (it runs 'npm ci') first"
         )
     return folder
+
+
+def mathjax_available() -> bool:
+    """Whether MathJax is installed in ``node_modules/`` (``./run`` installs it)."""
+    return (NODE_MODULES / "mathjax" / "es5" / MATHJAX_PAGE).is_file()
 
 
 def mathjax_dir() -> Path:

@@ -16,9 +16,8 @@ from pathlib import Path
 import nbformat
 
 from lecture._notebooks import NOTEBOOKS_DIR, course_notebooks, mark_solutions, notebook_title
-from lecture.assets import MATHJAX_PAGE, REVEAL_THEME, copy_reveal
+from lecture.assets import MATHJAX_PAGE, REVEAL_THEME, TEMPLATES, copy_reveal
 
-TEMPLATES = Path(__file__).resolve().parent / "templates"
 #: Where the decks find reveal.js and MathJax, relative to ``slides/``.
 REVEAL_PREFIX = "reveal.js"
 MATHJAX_URL = f"../_static/mathjax/{MATHJAX_PAGE}"
@@ -56,20 +55,26 @@ def exporter():
     return exp
 
 
-def build_decks(out: Path, notebooks_dir: Path = NOTEBOOKS_DIR) -> list[Path]:
-    """Write ``NN_name.slides.html`` for every notebook into *out*, with reveal.js beside
-    them; returns the decks written."""
+def write_deck(path: Path, out: Path) -> Path:
+    """Write the deck of the notebook at *path* into the folder *out*; returns its path."""
+    nb = mark_solutions(nbformat.read(path, as_version=4), fence_markdown=False)
+    nb.metadata["title"] = notebook_title(nb, path.stem)
+    body, _ = exporter().from_notebook_node(nb, resources={"metadata": {"name": path.stem}})
+    deck = out / f"{path.stem}.slides.html"
+    deck.write_text(body, encoding="utf-8")
+    return deck
+
+
+def prepare_decks_folder(out: Path) -> None:
+    """Empty *out* and copy reveal.js into it."""
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
     copy_reveal(out / REVEAL_PREFIX / "dist")
-    exp = exporter()
-    decks = []
-    for path in course_notebooks(notebooks_dir):
-        nb = mark_solutions(nbformat.read(path, as_version=4), fence_markdown=False)
-        nb.metadata["title"] = notebook_title(nb, path.stem)
-        body, _ = exp.from_notebook_node(nb, resources={"metadata": {"name": path.stem}})
-        deck = out / f"{path.stem}.slides.html"
-        deck.write_text(body, encoding="utf-8")
-        decks.append(deck)
-    return decks
+
+
+def build_decks(out: Path, notebooks_dir: Path = NOTEBOOKS_DIR) -> list[Path]:
+    """Write ``NN_name.slides.html`` for every notebook into *out*, with reveal.js beside
+    them; returns the decks written."""
+    prepare_decks_folder(out)
+    return [write_deck(path, out) for path in course_notebooks(notebooks_dir)]
