@@ -16,6 +16,8 @@ exclude_patterns = ["**.ipynb_checkpoints"]
 # MyST: $…$ and $$…$$ math as in Jupyter, ::: admonitions for the written-answer marks.
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence"]
 myst_heading_anchors = 3
+# $$…$$ inside a paragraph (as Jupyter allows) is display math too.
+myst_dmath_double_inline = True
 suppress_warnings = ["myst.header", "mystnb.unknown_mime_type"]
 
 # Stored outputs only; a widget shows its stored figure (no widget manager from a CDN).
