@@ -120,7 +120,6 @@ class LiveFigure:
         self._widget: Any = None
         self._sliders: dict[str, Any] = {}
         self._output: Any = None
-        self._caption_widget: Any = None
         self.caption = ""
         self.redraw()
 
@@ -131,8 +130,6 @@ class LiveFigure:
         self.ax.set_axisbelow(True)
         self.caption = self._draw(self.ax, self.state)
         self.ax.set_title(self.caption, fontsize="small")
-        if self._caption_widget is not None:
-            self._caption_widget.value = self.caption
         if self._output is not None:
             self._show_in_output()
 
@@ -165,7 +162,7 @@ class LiveFigure:
 
     @property
     def widget(self) -> Any:
-        """The ipywidgets view: sliders, a caption and the figure (built on first use)."""
+        """The ipywidgets view: the sliders above the figure (built on first use)."""
         if self._widget is None:
             self._widget = self._build_widget()
         return self._widget
@@ -185,12 +182,10 @@ class LiveFigure:
             )
             slider.observe(self._on_slider(control.name), names="value")
             self._sliders[control.name] = slider
-        self._caption_widget = widgets.Label(value=self.caption)
         self._output = widgets.Output()
         self._show_in_output()
-        return widgets.VBox(
-            [widgets.VBox(list(self._sliders.values())), self._caption_widget, self._output]
-        )
+        # The caption is the figure's title: it changes with the figure.
+        return widgets.VBox([widgets.VBox(list(self._sliders.values())), self._output])
 
     def _on_slider(self, name: str) -> Callable[[dict], None]:
         def changed(change: dict) -> None:
