@@ -454,6 +454,22 @@ def feedback_config(course_dir: str | os.PathLike, db_url: str | None = None) ->
         RedactHiddenTests,
         CSSHTMLHeaderPreprocessor,
     ]
+    from lecture.assets import TEMPLATES, mathjax_available
+
+    if mathjax_available():
+        # Formulas typeset without a network: the lecture build's base/mathjax.html.j2
+        # shadows nbconvert's MathJax from a CDN with the copy that report.copy_feedback
+        # ships beside the pages. nbgrader's own templates stay (it sets this only when
+        # the configuration does not).
+        import nbgrader.converters
+
+        nbgrader_templates = (
+            Path(nbgrader.converters.__file__).parent.parent
+            / "server_extensions"
+            / "formgrader"
+            / "templates"
+        )
+        config.HTMLExporter.extra_template_basedirs = [str(TEMPLATES), str(nbgrader_templates)]
     return config
 
 

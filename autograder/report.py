@@ -17,6 +17,7 @@ from nbgrader.plugins.export import CsvExportPlugin
 from traitlets import Dict
 
 from autograder.nbgrading import SubmissionResult
+from lecture.assets import FEEDBACK_MATHJAX, copy_mathjax, mathjax_available
 
 #: nbgrader's CsvExportPlugin columns, in its order, and ours after them.
 EXPORT_COLUMNS = [
@@ -163,7 +164,8 @@ _NOT_GRADED = """<!DOCTYPE html>
 def copy_feedback(course_dir: Path, results: Iterable[SubmissionResult], out_dir: Path) -> int:
     """Copy each graded submission's feedback HTML to ``out_dir/feedback/<student>/
     <assignment>/<notebook>.html``, and write a short page for each notebook that could not
-    be graded (missing or corrupt) saying why; returns how many files were written."""
+    be graded (missing or corrupt) saying why; returns how many files were written.
+    MathJax, when installed, is copied once to ``out_dir/feedback/_mathjax/``."""
     count = 0
     for result in results:
         src = course_dir / "feedback" / result.student / result.assignment
@@ -184,6 +186,9 @@ def copy_feedback(course_dir: Path, results: Iterable[SubmissionResult], out_dir
             title = html.escape(f"{result.assignment}: {notebook} ({result.student})")
             target.write_text(_NOT_GRADED.format(title=title, items=items), encoding="utf-8")
             count += 1
+    if count and mathjax_available():
+        # The pages load MathJax from feedback/_mathjax/ (see nbgrading.feedback_config).
+        copy_mathjax(out_dir / "feedback" / FEEDBACK_MATHJAX)
     return count
 
 

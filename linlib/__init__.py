@@ -5,7 +5,7 @@ Every public name is importable from the package itself, e.g. ``linlib.Perceptro
 that introduces it.
 """
 
-from linlib import grading, plotting
+from linlib import grading, plotting, widgets
 from linlib._validation import check_binary_X_y, check_X
 from linlib.data import boolean_table, make_separable, make_xor, toy_corpus, toy_counts
 from linlib.geometry import (
@@ -99,4 +99,5 @@ __all__ = [
     "toy_counts",
     "train_test_split_messages",
     "two_point_svm",
+    "widgets",
 ]

@@ -21,9 +21,10 @@ NOTEBOOK_TITLES = {
 
 
 def public_objects():
-    """Functions and classes exported by linlib and by its grading helpers."""
+    """Functions and classes exported by linlib, by its grading helpers and its widgets."""
     found = {}
-    for module, names in ((linlib, linlib.__all__), (linlib.grading, linlib.grading.__all__)):
+    modules = (linlib, linlib.grading, linlib.widgets)
+    for module, names in ((module, module.__all__) for module in modules):
         for name in names:
             obj = getattr(module, name)
             if inspect.isfunction(obj) or inspect.isclass(obj):

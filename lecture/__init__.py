@@ -1,0 +1,23 @@
+"""The lecturer's build: a course site and one reveal.js deck per notebook, offline.
+
+``python -m lecture build`` (what ``./run lecture`` runs) reads the source notebooks and
+their stored outputs (nothing is executed) and writes ``build/lecture/``:
+
+* ``index.html`` and one page per notebook, built by Sphinx with MyST-NB and the
+  sphinx-book-theme (:mod:`lecture.site`);
+* ``slides/NN_name.slides.html``, built by nbconvert's reveal.js exporter
+  (:mod:`lecture.decks`), from the slide metadata that :mod:`lecture.slides` writes;
+* MathJax and reveal.js copied from ``node_modules/`` (installed by ``./run`` from the
+  committed ``package-lock.json``), so no page fetches anything at view time.
+"""
+
+from lecture._notebooks import course_notebooks, mark_solutions
+from lecture.assets import AssetsMissing, mathjax_dir, reveal_dir
+
+__all__ = [
+    "AssetsMissing",
+    "course_notebooks",
+    "mark_solutions",
+    "mathjax_dir",
+    "reveal_dir",
+]

@@ -1,0 +1,81 @@
+"""The course's notebooks, in course order, and the lecture-mode marks on them."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS_DIR = ROOT / "notebooks"
+
+# notebooks/NN_name/NN_name.ipynb: the folder and the file share the name.
+_NAME = re.compile(r"^\d{2}_[a-z0-9_]+$")
+
+#: Tag put on a code cell that students write (nbgrader "solution"), in lecture copies.
+SOLUTION_TAG = "solution"
+#: Tag put on an nbgrader test cell, in lecture copies.
+TEST_TAG = "graded-test"
+
+
+def course_notebooks(notebooks_dir: Path = NOTEBOOKS_DIR) -> list[Path]:
+    """Every source notebook ``NN_name/NN_name.ipynb``, in course order (by number)."""
+    found = [
+        path
+        for path in notebooks_dir.glob("*/*.ipynb")
+        if _NAME.match(path.stem) and path.parent.name == path.stem
+    ]
+    return sorted(found, key=lambda path: path.stem)
+
+
+def nbgrader_meta(cell: nbformat.NotebookNode) -> dict:
+    """The cell's nbgrader metadata (empty for an ordinary cell)."""
+    return dict(cell.get("metadata", {}).get("nbgrader", {}))
+
+
+def is_solution(cell: nbformat.NotebookNode) -> bool:
+    """A cell that students write: nbgrader's solution cells (code or a written answer)."""
+    return bool(nbgrader_meta(cell).get("solution"))
+
+
+def is_test(cell: nbformat.NotebookNode) -> bool:
+    """An nbgrader test cell (graded, not written by students)."""
+    meta = nbgrader_meta(cell)
+    return bool(meta.get("grade")) and not meta.get("solution") and cell.cell_type == "code"
+
+
+def mark_solutions(nb: nbformat.NotebookNode, *, fence_markdown: bool) -> nbformat.NotebookNode:
+    """Tag the cells students write (``solution``) and the graded tests (``graded-test``).
+
+    Works on a copy that the lecture build renders; the source notebooks are never
+    changed. Both MyST-NB and nbconvert turn a code cell's tags into CSS classes
+    (``tag_solution``, ``celltag_solution``). A written answer (a markdown solution
+    cell) is, with *fence_markdown*, wrapped in a MyST admonition of class ``solution``
+    for the site, whose markdown cells carry no classes.
+    """
+    nb = nbformat.from_dict(nb)
+    for cell in nb.cells:
+        tags = list(cell.metadata.get("tags", []))
+        if is_solution(cell):
+            tags.append(SOLUTION_TAG)
+            if cell.cell_type == "markdown" and fence_markdown:
+                cell.source = (
+                    "::::{admonition} Students write this answer\n:class: solution\n"
+                    f"{cell.source}\n::::"
+                )
+        elif is_test(cell):
+            tags.append(TEST_TAG)
+        if tags:
+            cell.metadata["tags"] = sorted(set(tags))
+    return nb
+
+
+def notebook_title(nb: nbformat.NotebookNode, fallback: str) -> str:
+    """The text of the notebook's first ``#`` heading."""
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            for line in cell.source.splitlines():
+                if line.startswith("# "):
+                    return line[2:].strip()
+    return fallback

@@ -1,0 +1,80 @@
+"""The slide decks: nbconvert's reveal.js exporter with every asset served from the build.
+
+The template ``lecture/templates/lecture_reveal`` extends nbconvert's ``reveal`` one and
+drops what it would fetch from CDNs (jQuery, require.js, mermaid, the widget manager);
+reveal.js is copied next to the decks and MathJax 3 is the site's copy
+(``../_static/mathjax``). Each deck follows its notebook's slide metadata (written by
+:mod:`lecture.slides`).
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+from pathlib import Path
+
+import nbformat
+
+from lecture._notebooks import NOTEBOOKS_DIR, course_notebooks, mark_solutions, notebook_title
+from lecture.assets import MATHJAX_PAGE, REVEAL_THEME, TEMPLATES, copy_reveal
+
+#: Where the decks find reveal.js and MathJax, relative to ``slides/``.
+REVEAL_PREFIX = "reveal.js"
+MATHJAX_URL = f"../_static/mathjax/{MATHJAX_PAGE}"
+
+
+def exporter():
+    """nbconvert's SlidesExporter, configured for the offline lecture template."""
+    from nbconvert import SlidesExporter
+    from traitlets.config import Config
+
+    config = Config()
+    config.SlidesExporter.extra_template_basedirs = [str(TEMPLATES)]
+    config.SlidesExporter.template_name = "lecture_reveal"
+    config.SlidesExporter.reveal_url_prefix = REVEAL_PREFIX
+    config.SlidesExporter.reveal_theme = REVEAL_THEME
+    config.SlidesExporter.reveal_number = "c/t"
+    config.SlidesExporter.mathjax_url = MATHJAX_URL
+    config.SlidesExporter.exclude_input_prompt = True
+    config.SlidesExporter.exclude_output_prompt = True
+    config.SlidesExporter.exclude_anchor_links = True
+    # A widget's stored output is shown by its figure, never by a widget manager.
+    config.NbConvertBase.display_data_priority = [
+        "text/html",
+        "text/markdown",
+        "image/svg+xml",
+        "text/latex",
+        "image/png",
+        "image/jpeg",
+        "text/plain",
+    ]
+    exp = SlidesExporter(config=config)
+    # nbconvert warns of figures without alt text on every deck; the site has the same
+    # figures, and the warning says nothing about the build.
+    exp.log.setLevel(logging.ERROR)
+    return exp
+
+
+def write_deck(path: Path, out: Path) -> Path:
+    """Write the deck of the notebook at *path* into the folder *out*; returns its path."""
+    nb = mark_solutions(nbformat.read(path, as_version=4), fence_markdown=False)
+    nb.metadata["title"] = notebook_title(nb, path.stem)
+    body, _ = exporter().from_notebook_node(nb, resources={"metadata": {"name": path.stem}})
+    deck = out / f"{path.stem}.slides.html"
+    deck.write_text(body, encoding="utf-8")
+    return deck
+
+
+def prepare_decks_folder(out: Path) -> None:
+    """Empty *out* and copy reveal.js into it."""
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    copy_reveal(out / REVEAL_PREFIX / "dist")
+
+
+def build_decks(out: Path, notebooks_dir: Path = NOTEBOOKS_DIR) -> list[Path]:
+    """Write ``NN_name.slides.html`` for every notebook into *out*, with reveal.js beside
+    them; returns the decks written."""
+    prepare_decks_folder(out)
+    return [write_deck(path, out) for path in course_notebooks(notebooks_dir)]

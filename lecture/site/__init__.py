@@ -1,0 +1,61 @@
+"""The course site: Sphinx + MyST-NB + sphinx-book-theme over lecture copies of the notebooks.
+
+:func:`build_site` copies the course map (``notebooks/README.md``, with a table of
+contents in course order) and every notebook (with the lecture-mode marks of
+:func:`lecture.mark_solutions`) into a staging folder, runs Sphinx on it with the
+configuration of ``lecture/site/conf.py``, and copies MathJax next to the pages.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import nbformat
+
+from lecture._notebooks import NOTEBOOKS_DIR, course_notebooks, mark_solutions
+from lecture.assets import copy_mathjax
+
+CONF_DIR = Path(__file__).resolve().parent
+
+
+def _index_source(notebooks_dir: Path, notebooks: list[Path]) -> str:
+    course_map = (notebooks_dir / "README.md").read_text(encoding="utf-8")
+    entries = "\n".join(f"{path.parent.name}/{path.stem}" for path in notebooks)
+    return f"{course_map.rstrip()}\n\n```{{toctree}}\n:hidden:\n:maxdepth: 1\n\n{entries}\n```\n"
+
+
+def stage_sources(staging: Path, notebooks_dir: Path = NOTEBOOKS_DIR) -> list[Path]:
+    """Write the site's sources into *staging*; returns the notebooks staged."""
+    if staging.exists():
+        shutil.rmtree(staging)
+    staging.mkdir(parents=True)
+    notebooks = course_notebooks(notebooks_dir)
+    (staging / "index.md").write_text(_index_source(notebooks_dir, notebooks), encoding="utf-8")
+    for path in notebooks:
+        nb = mark_solutions(nbformat.read(path, as_version=4), fence_markdown=True)
+        target = staging / path.parent.name / path.name
+        target.parent.mkdir()
+        nbformat.write(nb, target)
+    return notebooks
+
+
+def build_site(out: Path, work: Path, notebooks_dir: Path = NOTEBOOKS_DIR) -> list[Path]:
+    """Build the site into *out* (``index.html`` + one page per notebook); *work* holds the
+    staging folder and Sphinx's caches. Returns the notebooks built. Raises
+    ``RuntimeError`` when Sphinx reports a warning or an error."""
+    from sphinx.cmd.build import build_main
+
+    staging = work / "src"
+    notebooks = stage_sources(staging, notebooks_dir)
+    doctrees = work / "doctrees"
+    if doctrees.exists():
+        shutil.rmtree(doctrees)
+    options = ["-b", "html", "-E", "-q", "-W", "--keep-going", "-c", str(CONF_DIR)]
+    status = build_main([*options, "-d", str(doctrees), str(staging), str(out)])
+    if status != 0:
+        raise RuntimeError(f"sphinx-build failed (status {status}); see the messages above")
+    copy_mathjax(out / "_static" / "mathjax")
+    # Sphinx's record of the build configuration; not part of the site.
+    (out / ".buildinfo").unlink(missing_ok=True)
+    return notebooks
