@@ -25,20 +25,9 @@ import pytest
 from lecture import course_notebooks
 from lecture.assets import mathjax_available
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(not Path("/usr/bin/chromium").exists(), reason="needs Debian's chromium"),
-    pytest.mark.skipif(not mathjax_available(), reason="needs node_modules (./run lecture)"),
-]
+from .browser import launch_chromium, require
 
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
+pytestmark = pytest.mark.slow
 NOTEBOOKS = course_notebooks()
 STEMS = [path.stem for path in NOTEBOOKS]
 PAGES = ["index.html"] + [f"{stem}/{stem}.html" for stem in STEMS]
@@ -79,6 +68,7 @@ IMAGE_WIDTHS = """async () => {
 def _build(out: Path) -> Path:
     from lecture.__main__ import build
 
+    require(mathjax_available(), "needs the lecture's npm assets (./run lecture installs them)")
     build(out)
     return out
 
@@ -107,10 +97,9 @@ def server(site: Path) -> Iterator[str]:
 def browser():
     from playwright.sync_api import sync_playwright
 
+    require(mathjax_available(), "needs the lecture's npm assets (./run lecture installs them)")
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS
-        )
+        chromium = launch_chromium(playwright)
         yield chromium
         chromium.close()
 

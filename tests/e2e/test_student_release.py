@@ -26,21 +26,19 @@ import os
 import re
 import shlex
 import shutil
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
-import psutil
 import pytest
 
 from autograder import nbgrading, pipeline
 from autograder.samples import solution_sources
+
+from .browser import jupyterlab_server, launch_chromium
 
 pytestmark = pytest.mark.slow
 
@@ -48,14 +46,6 @@ REPO = Path(__file__).resolve().parents[2]
 ARTEFACTS = REPO / "build" / "test-artifacts"
 FIRST = "01_hyperplanes"
 EPOCH = "1795000000"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 # The browser test's answers (notebook 01): the instructor's `activation`, and a `predict`
 # that swaps the two labels, which any test of predict catches.
 CORRECT_CELL = "activation"
@@ -223,38 +213,12 @@ def test_release_runs_and_solutions_validate(student_dir, assignment):
 # --------------------------------------------------------------------------- the browser
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _stop(process: subprocess.Popen) -> None:
-    # JupyterLab and every kernel it started (kernels run in sessions of their own).
-    try:
-        family = [psutil.Process(process.pid), *psutil.Process(process.pid).children(True)]
-    except psutil.NoSuchProcess:
-        family = []
-    for proc in family:
-        try:
-            proc.terminate()
-        except psutil.NoSuchProcess:
-            pass
-    _, alive = psutil.wait_procs(family, timeout=15)
-    for proc in alive:
-        try:
-            proc.kill()
-        except psutil.NoSuchProcess:
-            pass
-    process.wait(timeout=15)
-
-
 @pytest.fixture
 def jupyter_lab(student_dir, tmp_path) -> Iterator[tuple[str, str, Path]]:
     """JupyterLab as the README opens it, on 127.0.0.1 with a token; stopped afterwards."""
     folder = student_dir[FIRST]
     command = shlex.split(_readme_commands((folder / "README.md").read_text())[-1])
-    port, token = _free_port(), "student-e2e"
+    token = "student-e2e"
     env = _student_env()
     # Isolated user settings: every cell rendered (no windowing), so cells can be found;
     # no question about Jupyter's news over the notebook.
@@ -273,41 +237,8 @@ def jupyter_lab(student_dir, tmp_path) -> Iterator[tuple[str, str, Path]]:
         JUPYTER_RUNTIME_DIR=str(tmp_path / "jupyter-runtime"),
     )
     log_path = tmp_path / "jupyterlab.log"
-    with log_path.open("w") as log:
-        process = subprocess.Popen(
-            [
-                *command,
-                "--no-browser",
-                "--ServerApp.ip=127.0.0.1",
-                f"--ServerApp.port={port}",
-                "--ServerApp.port_retries=0",
-                f"--IdentityProvider.token={token}",
-                "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-                # CI runs as root; a student does not (JupyterLab refuses root without it)
-                *(["--allow-root"] if os.geteuid() == 0 else []),
-            ],
-            cwd=folder,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 180
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/api/status?token={token}", timeout=5):
-                    break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise AssertionError(
-                        f"JupyterLab did not start:\n{log_path.read_text()[-3000:]}"
-                    ) from None
-                time.sleep(0.5)
+    with jupyterlab_server(command, cwd=folder, env=env, log_path=log_path, token=token) as url:
         yield url, token, log_path
-    finally:
-        _stop(process)
 
 
 def _expected(student_dir, answered: nbformat.NotebookNode, tmp_path: Path):
@@ -338,10 +269,8 @@ def _errors(cell) -> list:
 
 
 def test_student_in_jupyterlab(student_dir, jupyter_lab, tmp_path):
-    playwright_api = pytest.importorskip("playwright.sync_api")
-    chromium = shutil.which("chromium")
-    if chromium is None:
-        pytest.skip("Debian's chromium is not installed (./run test installs it)")
+    from playwright import sync_api as playwright_api
+
     url, token, log_path = jupyter_lab
     folder = student_dir[FIRST]
     release = nbformat.read(folder / f"{FIRST}.ipynb", as_version=4)
@@ -362,7 +291,7 @@ def test_student_in_jupyterlab(student_dir, jupyter_lab, tmp_path):
 
     ARTEFACTS.mkdir(parents=True, exist_ok=True)
     with playwright_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        browser = launch_chromium(pw)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         try:
             _drive(page, playwright_api.expect, url, token, a, b, correct, stop, tests_passed)

@@ -6,42 +6,23 @@ Playwright drives Debian's chromium; the page must ask nothing of any other host
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(not Path("/usr/bin/chromium").exists(), reason="needs Debian's chromium"),
-]
+from .browser import jupyterlab_server, launch_chromium
 
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
+pytestmark = pytest.mark.slow
+
 CELL = """\
 import linlib
 from linlib.widgets import hyperplane_explorer
 X, y = linlib.make_separable(20, margin=0.3, random_state=1)
 explorer = hyperplane_explorer(X, w=(1.0, 0.0), b=0.0)
 explorer"""
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @pytest.fixture
@@ -53,53 +34,25 @@ def jupyterlab(tmp_path: Path):
         "language": "python",
     }
     nbformat.write(notebook, tmp_path / "widget.ipynb")
-    port = _free_port()
     command = [
         sys.executable,
         "-m",
         "jupyterlab",
-        "--no-browser",
-        "--ServerApp.ip=127.0.0.1",
-        f"--ServerApp.port={port}",
-        "--ServerApp.port_retries=0",
-        "--IdentityProvider.token=",
         "--ServerApp.password=",
         f"--ServerApp.root_dir={tmp_path}",
-        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
     ]
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
-        command.append("--allow-root")
     env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime")}
-    log = (tmp_path / "jupyterlab.log").open("w")
-    server = subprocess.Popen(command, cwd=tmp_path, env=env, stdout=log, stderr=log)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/api/status", timeout=5):
-                    break
-            except OSError:
-                if server.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail((tmp_path / "jupyterlab.log").read_text()[-3000:])
-                time.sleep(0.5)
+    with jupyterlab_server(
+        command, cwd=tmp_path, env=env, log_path=tmp_path / "jupyterlab.log"
+    ) as url:
         yield url
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
-        log.close()
 
 
 def test_slider_redraws_the_figure_in_jupyterlab(jupyterlab):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS
-        )
+        browser = launch_chromium(playwright)
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             requests: list[str] = []
