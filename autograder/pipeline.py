@@ -46,6 +46,24 @@ def _source_digest(folder: Path) -> str:
     return h.hexdigest()
 
 
+def _student_files_digest() -> str:
+    """What a release zip holds besides the notebooks is made from: linlib (the wheel), the
+    project's metadata and pins (requirements.txt), and the student files' code and
+    templates. A change to any of them makes the next release write its zips again."""
+    root = nbgrading.REPO_ROOT
+    h = hashlib.sha256()
+    paths = [root / "pyproject.toml", root / "requirements.txt", root / "autograder" / "student.py"]
+    for folder in (root / "linlib", root / "autograder" / "templates"):
+        paths += [
+            path
+            for path in folder.rglob("*")
+            if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc"
+        ]
+    for path in sorted(paths):
+        h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
+
+
 def _write_zip(
     folder: Path,
     dest: Path,
@@ -90,6 +108,7 @@ def ensure_released(
     notebooks: dict[str, list[str]] = {}
     epoch = student_release.release_epoch()
     wheel: Path | None = None
+    student_digest = _student_files_digest() if zips else ""
     for assignment in assignments:
         src = nbgrading.NOTEBOOKS_DIR / assignment
         if not (src / f"{assignment}.ipynb").is_file():
@@ -105,12 +124,24 @@ def ensure_released(
             nbgrading.release_assignment(course_dir, assignment, db_url)
             stamp.parent.mkdir(parents=True, exist_ok=True)
             stamp.write_text(digest + "\n")
-        if zips and (force or not current or not (release.parent / f"{assignment}.zip").exists()):
+        # The zip also carries the linlib wheel and the pins: it is written again when they
+        # changed, even if the notebooks did not.
+        zip_path = release.parent / f"{assignment}.zip"
+        zip_stamp = course_dir / ".released" / f"{assignment}.zip"
+        zip_digest = f"{digest} {student_digest}"
+        zip_current = (
+            current
+            and zip_path.exists()
+            and zip_stamp.is_file()
+            and zip_stamp.read_text().strip() == zip_digest
+        )
+        if zips and (force or not zip_current):
             if wheel is None:  # one build of the linlib wheel for every zip of this release
                 wheel = student_release.build_linlib_wheel(course_dir / "student", epoch=epoch)
             config = nbgrading.course_config(course_dir, db_url).CourseDirectory
             extra = student_release.student_files(release, wheel, config.get("course_id", "course"))
-            _write_zip(release, release.parent / f"{assignment}.zip", extra, epoch=epoch)
+            _write_zip(release, zip_path, extra, epoch=epoch)
+            zip_stamp.write_text(zip_digest + "\n")
         notebooks[assignment] = sorted(p.stem for p in release.glob("*.ipynb"))
     return notebooks
 

@@ -160,3 +160,27 @@ def test_release_notebook_says_what_to_do_if_linlib_is_missing(released):
     first = nb.cells[0]
     assert first.cell_type == "markdown"
     assert "import linlib" in first.source and "README.md" in first.source
+
+
+def test_zip_written_again_when_linlib_or_pins_change(tmp_path, monkeypatch):
+    """grade and demo release without forcing: an unchanged source keeps its zip, but a
+    zip whose wheel or pins are out of date (linlib, pyproject.toml, requirements.txt
+    changed) is written again."""
+    course = tmp_path / "course"
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", str(EPOCH))
+    pipeline.ensure_released(course, [ASSIGNMENT])
+    zip_path = course / "release" / f"{ASSIGNMENT}.zip"
+    first = zip_path.read_bytes()
+
+    def dates() -> set:
+        with zipfile.ZipFile(zip_path) as archive:
+            return {info.date_time for info in archive.infolist()}
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", str(EPOCH + 86_400))
+    pipeline.ensure_released(course, [ASSIGNMENT])
+    assert zip_path.read_bytes() == first, "nothing changed: the zip must stay as it was"
+    monkeypatch.setattr(pipeline, "_student_files_digest", lambda: "linlib changed")
+    pipeline.ensure_released(course, [ASSIGNMENT])
+    assert zip_path.read_bytes() != first
+    later = datetime.datetime.fromtimestamp(EPOCH + 86_400, tz=datetime.UTC)
+    assert dates() == {later.timetuple()[:6]}
