@@ -687,23 +687,8 @@ def test_notebooks_later_exercises_use_references_for_earlier_ones(path):
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=NOTEBOOK_IDS)
 def test_notebooks_tests_leave_earlier_helpers_usable(path):
-    """Only the exercise's own function is switched off; earlier helpers stay usable.
-
-    The rule, for exercise k of notebook NN. Its *own references* are its functions'
-    names, every ``use_reference`` target that stands for one of them anywhere in the
-    notebook, and every linlib name its prompt mentions as ```linlib.name```. Its tests may
-    not disable
-
-    * a reference of an EARLIER exercise of the notebook (an earlier graded function's
-      name, or a ``use_reference`` target standing for one): the later exercise's answer
-      may call it, and its tests put it in place of the student's earlier function;
-    * a course helper that notebooks/README.md hands out (``augment``,
-      ``signed_distance``, ``functional_margin``, ``geometric_margin``, ``activation``) or
-      any linlib name whose docstring says it was introduced in an earlier notebook,
-      unless it is one of the exercise's own references.
-
-    scikit-learn and NumPy names that compute the exercise's answer are not restricted.
-    """
+    """Only the exercise's own function is switched off; earlier helpers stay usable
+    (the precise rule: :func:`_earlier_helper_problems`)."""
     problems = _earlier_helper_problems(_read(path), path.stem)
     assert not problems, "\n".join(problems)
 
