@@ -15,12 +15,11 @@ from numpy.typing import ArrayLike, NDArray
 
 from linlib._base import _LinearBinaryClassifier
 from linlib._validation import (
-    as_pm_labels,
     check_hyperparameter,
     check_vector,
     validate_fit_data,
 )
-from linlib.geometry import _check_X_w_b, _norm_nonzero
+from linlib.geometry import _check_X_w_b, _norm_nonzero, functional_margin
 
 __all__ = [
     "HardMarginSVM",
@@ -311,9 +310,8 @@ def canonical_form(
 
     Introduced in 06 — SVM margins.
     """
-    X_arr, w_arr, b_val = _check_X_w_b(X, w, b)
-    y_pm = as_pm_labels(y, X_arr.shape[0])
-    smallest = float(np.min(y_pm * (X_arr @ w_arr + b_val)))
+    _, w_arr, b_val = _check_X_w_b(X, w, b)
+    smallest = float(np.min(functional_margin(X, y, w_arr, b_val)))
     if smallest <= 0:
         raise ValueError("(w, b) does not separate the data: some point has y_i (w·x_i + b) <= 0.")
     return w_arr / smallest, b_val / smallest
@@ -376,10 +374,10 @@ def on_margin(
 
     Introduced in 06 — SVM margins.
     """
-    X_arr, w_arr, b_val = _check_X_w_b(X, w, b)
-    y_pm = as_pm_labels(y, X_arr.shape[0])
+    _, w_arr, b_val = _check_X_w_b(X, w, b)
     tol_val = check_hyperparameter(tol, "tol", allow_minimum=True)
-    distances = y_pm * (X_arr @ w_arr + b_val) / _norm_nonzero(w_arr, "The margin")
+    norm = _norm_nonzero(w_arr, "The margin")
+    distances = functional_margin(X, y, w_arr, b_val) / norm
     return distances <= distances.min() + tol_val
 
 
@@ -402,6 +400,4 @@ def hinge_slacks(X: ArrayLike, y: ArrayLike, w: ArrayLike, b: float) -> NDArray[
 
     Introduced in 06 — SVM margins.
     """
-    X_arr, w_arr, b_val = _check_X_w_b(X, w, b)
-    y_pm = as_pm_labels(y, X_arr.shape[0])
-    return np.maximum(0.0, 1.0 - y_pm * (X_arr @ w_arr + b_val))
+    return np.maximum(0.0, 1.0 - functional_margin(X, y, w, b))
