@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import nbformat
+from nbgrader.utils import is_grade, is_solution
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS_DIR = ROOT / "notebooks"
@@ -29,20 +30,9 @@ def course_notebooks(notebooks_dir: Path = NOTEBOOKS_DIR) -> list[Path]:
     return sorted(found, key=lambda path: path.stem)
 
 
-def nbgrader_meta(cell: nbformat.NotebookNode) -> dict:
-    """The cell's nbgrader metadata (empty for an ordinary cell)."""
-    return dict(cell.get("metadata", {}).get("nbgrader", {}))
-
-
-def is_solution(cell: nbformat.NotebookNode) -> bool:
-    """A cell that students write: nbgrader's solution cells (code or a written answer)."""
-    return bool(nbgrader_meta(cell).get("solution"))
-
-
 def is_test(cell: nbformat.NotebookNode) -> bool:
     """An nbgrader test cell (graded, not written by students)."""
-    meta = nbgrader_meta(cell)
-    return bool(meta.get("grade")) and not meta.get("solution") and cell.cell_type == "code"
+    return cell.cell_type == "code" and bool(is_grade(cell)) and not is_solution(cell)
 
 
 def mark_solutions(nb: nbformat.NotebookNode, *, fence_markdown: bool) -> nbformat.NotebookNode:
