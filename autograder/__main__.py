@@ -173,13 +173,13 @@ def main(argv: list[str] | None = None) -> int:
 
     from sqlalchemy.exc import SQLAlchemyError
 
-    from autograder import pipeline
-    from autograder.nbgrading import GradingError
-    from autograder.submissions import SubmissionsError
+    from autograder.api import grade_path, run_demo
+    from autograder.models import GradingError, SubmissionsError
+    from autograder.release.zips import release_course
 
     try:
         if args.command == "release":
-            zips = pipeline.release_course(args.course, args.assignment, db_url=args.db)
+            zips = release_course(args.course, args.assignment, db_url=args.db)
             for name, path in zips.items():
                 # the release folder, and the zip to hand out (autograder.student)
                 shown = _shown_path(path).removesuffix("/")
@@ -188,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "grade":
             if not args.submissions.exists():
                 return _fail(f"no such file or folder: {args.submissions}", 2)
-            run = pipeline.grade_path(
+            run = grade_path(
                 args.submissions,
                 assignment=args.assignment,
                 layout=args.lms,
@@ -201,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
                 feedback=not args.no_feedback,
             )
         else:
-            run = pipeline.run_demo(
+            run = run_demo(
                 args.course,
                 args.out,
                 workers=args.workers,

@@ -30,8 +30,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from autograder import nbgrading
-from autograder.submissions import notebook_bytes
+from autograder.course import list_assignments, make_course, read_scores, release_assignment
+from autograder.grading.batch import sandbox_status
+from autograder.intake.submissions import notebook_bytes
 
 
 def build_batch(course_dir: Path, assignments: list[str], per_notebook: int) -> Path:
@@ -119,7 +120,7 @@ def run_ours(
 def totals(course_dir: Path, assignments: list[str], students: list[str]) -> dict:
     scores = {}
     for assignment in assignments:
-        for student, per_test in nbgrading.read_scores(course_dir, assignment, students).items():
+        for student, per_test in read_scores(course_dir, assignment, students).items():
             scores[(assignment, student)] = sum(s for s, _ in per_test.values())
     return scores
 
@@ -138,12 +139,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", type=Path, help="work in this folder and keep it")
     parser.add_argument("--skip-stock", action="store_true")
     args = parser.parse_args([] if argv is None else argv)
-    from autograder.workers import default_workers
+    from autograder.grading.pool import default_workers
 
     workers = args.workers or default_workers()
-    assignments = args.assignment or nbgrading.list_assignments()
+    assignments = args.assignment or list_assignments()
     modes = {"both": [False, True], "sandbox": [True], "unsandboxed": [False]}[args.mode]
-    available, reason = nbgrading.sandbox_status()
+    available, reason = sandbox_status()
     if True in modes and not available:
         print(f"sandbox unavailable ({reason}): measuring without it only")
         modes = [False]
@@ -156,9 +157,9 @@ def main(argv: list[str] | None = None) -> int:
         for course in courses.values():
             if course.exists():
                 shutil.rmtree(course)
-            nbgrading.make_course(course, assignments)
+            make_course(course, assignments)
             for assignment in assignments:
-                nbgrading.release_assignment(course, assignment)
+                release_assignment(course, assignment)
         batch = build_batch(courses["stock"], assignments, args.per_notebook)
         n = len(assignments) * args.per_notebook
         print(

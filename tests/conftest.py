@@ -29,7 +29,7 @@ settings.load_profile("course")
 # they carry the "slow" marker (pyproject.toml) so that `pytest -m "not slow"` is a quick
 # check. The grading modules mark themselves; nbval's items (one per notebook cell) and the
 # hostile-submission batch are marked here.
-_SLOW_MODULES = frozenset({"test_hostile_grading.py"})
+_SLOW_MODULES = frozenset({"test_hostile.py"})
 
 
 def pytest_collection_modifyitems(config, items):

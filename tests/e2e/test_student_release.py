@@ -35,7 +35,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import nbgrading, pipeline
+from autograder.course import list_assignments
+from autograder.release.zips import release_course
 from autograder.samples import solution_sources
 
 from .browser import jupyterlab_server, launch_chromium
@@ -82,7 +83,7 @@ def releases(tmp_path_factory) -> dict[str, Path]:
     course = tmp_path_factory.mktemp("course")
     with pytest.MonkeyPatch.context() as monkeypatch:
         monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
-        return pipeline.release_course(course, nbgrading.list_assignments())
+        return release_course(course, list_assignments())
 
 
 @pytest.fixture(scope="module")
@@ -157,7 +158,7 @@ def test_one_environment_serves_every_assignment(student_dir):
     assert check.returncode == 0, check.stdout + check.stderr
 
 
-@pytest.mark.parametrize("assignment", nbgrading.list_assignments())
+@pytest.mark.parametrize("assignment", list_assignments())
 def test_release_runs_and_solutions_validate(student_dir, assignment):
     folder = student_dir[assignment]
     notebook = f"{assignment}.ipynb"

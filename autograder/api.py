@@ -1,0 +1,258 @@
+"""The instructor's jobs: release the course, grade a class, build and grade the demo class."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import nbformat
+
+from autograder import course
+from autograder.grading import batch
+from autograder.grading.ledger import Ledger
+from autograder.intake.submissions import (
+    guess_assignment,
+    notebook_bytes,
+    prepare,
+    read_submissions,
+)
+from autograder.models import (
+    GradeRun,
+    GradingError,
+    PreparedSubmission,
+    SubmissionResult,
+    SubmissionsError,
+)
+from autograder.release.zips import ensure_released
+from autograder.report.outputs import (
+    copy_feedback,
+    export_grades,
+    summarise,
+    summary_text,
+    write_results,
+)
+
+DEFAULT_COURSE_DIR = course.DEFAULT_COURSE_DIR
+DEFAULT_OUT_DIR = Path("grading-out")
+
+
+# --------------------------------------------------------------------------- release
+
+
+# --------------------------------------------------------------------------- grade
+
+
+def _progress_bar(total: int, enabled: bool):
+    from tqdm import tqdm
+
+    return tqdm(
+        total=total,
+        desc="grading",
+        unit="submission",
+        file=sys.stderr,
+        disable=not enabled,
+        dynamic_ncols=True,
+    )
+
+
+def grade_path(
+    submissions: str | Path,
+    *,
+    assignment: str | None = None,
+    layout: str = "auto",
+    course_dir: Path = DEFAULT_COURSE_DIR,
+    out_dir: Path = DEFAULT_OUT_DIR,
+    workers: int | None = None,
+    sandbox: bool = True,
+    db_url: str | None = None,
+    progress: bool = False,
+    feedback: bool = True,
+    on_result: Callable[[SubmissionResult], None] | None = None,
+) -> GradeRun:
+    """Grade a folder or LMS zip of submissions; write results.json, grades.csv, feedback,
+    summary.md.
+
+    Raises
+    ------
+    SubmissionsError
+        The submissions cannot be read at all (bad path, unknown layout).
+    GradingError
+        The grader itself cannot run (unknown assignment, sandbox unavailable, database).
+    """
+    course_dir = Path(course_dir).resolve()
+    out_dir = Path(out_dir).resolve()
+    known = course.list_assignments()
+    if assignment is not None and assignment not in known:
+        raise SubmissionsError(
+            f"unknown assignment {assignment!r}; the course has: {', '.join(known)}"
+        )
+    if sandbox:
+        batch.resolve_sandbox(True)  # refuse early, before anything is written
+    raws = read_submissions(submissions, assignment=assignment, layout=layout)
+    source_notebooks = {
+        a: sorted(p.stem for p in (course.NOTEBOOKS_DIR / a).glob("*.ipynb")) for a in known
+    }
+    unmatched: list[str] = []
+    assigned = []
+    for raw in raws:
+        name = raw.assignment or guess_assignment(raw.files, source_notebooks)
+        if name is None or name not in known:
+            unmatched.append(f"{raw.student}/{raw.assignment or '?'}")
+            continue
+        assigned.append((name, raw))
+    if not assigned:
+        if unmatched:
+            raise SubmissionsError(
+                "no submission belongs to a known assignment (pass --assignment for an LMS "
+                f"zip); found {', '.join(unmatched[:5])}"
+            )
+        raise SubmissionsError(f"no submissions found in {submissions}")
+    notebooks = ensure_released(course_dir, sorted({a for a, _ in assigned}), db_url=db_url)
+    prepared: list[PreparedSubmission] = [prepare(raw, a, notebooks[a]) for a, raw in assigned]
+    return grade_prepared_run(
+        prepared,
+        course_dir=course_dir,
+        out_dir=out_dir,
+        workers=workers,
+        sandbox=sandbox,
+        db_url=db_url,
+        progress=progress,
+        feedback=feedback,
+        unmatched=unmatched,
+        on_result=on_result,
+    )
+
+
+def grade_prepared_run(
+    prepared: list[PreparedSubmission],
+    *,
+    course_dir: Path,
+    out_dir: Path,
+    workers: int | None,
+    sandbox: bool,
+    db_url: str | None,
+    progress: bool,
+    feedback: bool,
+    unmatched: list[str] | None = None,
+    on_result: Callable[[SubmissionResult], None] | None = None,
+) -> GradeRun:
+    """Grade prepared submissions with the ledger, then write the run's outputs."""
+    from autograder.grading.pool import default_workers
+
+    ledger = Ledger(course_dir / "ledger.jsonl")
+    bar = _progress_bar(len(prepared), progress)
+
+    def done(result: SubmissionResult) -> None:
+        bar.update(1)
+        if on_result is not None:
+            on_result(result)
+
+    try:
+        graded = batch.grade_prepared(
+            course_dir,
+            prepared,
+            workers=workers or default_workers(),
+            sandbox=sandbox,
+            db_url=db_url,
+            feedback=feedback,
+            ledger=ledger,
+            on_result=done,
+        )
+    finally:
+        bar.close()
+    results = list(graded.values())
+    out_dir.mkdir(parents=True, exist_ok=True)
+    write_results(results, out_dir / "results.json", unmatched or [])
+    config = course.course_config(course_dir, db_url)
+    export_grades(
+        course_dir,
+        config.CourseDirectory.db_url,
+        config.CourseDirectory.get("course_id", "default_course"),
+        results,
+        out_dir / "grades.csv",
+    )
+    if feedback:
+        copy_feedback(course_dir, results, out_dir)
+    flagged = {f"{r.assignment}/{r.student}": list(r.flags) for r in results if r.flags}
+    for name in unmatched or []:
+        flagged[name] = ["not a submission of any assignment of this course (not graded)"]
+    text = summary_text(summarise(results), flagged)
+    (out_dir / "summary.md").write_text(text, encoding="utf-8")
+    return GradeRun(results, out_dir, text, list(unmatched or []))
+
+
+# --------------------------------------------------------------------------- demo
+
+DEMO_STUDENTS = ("full_marks", "blank", "typical_bugs", "broken_notebook")
+
+
+def build_demo_submissions(course_dir: Path, dest: Path, assignments: Iterable[str]) -> Path:
+    """Write the demo class in nbgrader's submitted layout under ``dest``.
+
+    Per assignment: ``full_marks`` (the instructor's solutions), ``blank`` (the release as
+    handed out), ``typical_bugs`` (the assignment's typical-bug variants from
+    ``autograder.samples``, combined where they touch different cells) and
+    ``broken_notebook`` (a full-marks notebook cut off half-way, i.e. corrupt JSON).
+    """
+    from autograder.samples import VARIANTS, combine_variants, make_submission
+
+    dest = Path(dest)
+    for assignment in assignments:
+        release_nb = Path(course_dir) / "release" / assignment / f"{assignment}.ipynb"
+        source_nb = Path(course_dir) / "source" / assignment / f"{assignment}.ipynb"
+        full = make_submission(release_nb, source_nb)
+        bugs, used = [], set()
+        for variant in VARIANTS.get(assignment, []):
+            # two bugs in different answers: a partial score, not a near zero
+            if variant.lost and not (set(variant.replace) & used) and len(bugs) < 2:
+                bugs.append(variant)
+                used |= set(variant.replace)
+        buggy = (
+            make_submission(release_nb, source_nb, combine_variants("typical_bugs", bugs).replace)
+            if bugs
+            else full
+        )
+        blank = nbformat.read(release_nb, as_version=4)
+        full_bytes = notebook_bytes(full)
+        contents = {
+            "full_marks": full_bytes,
+            "blank": notebook_bytes(blank),
+            "typical_bugs": notebook_bytes(buggy),
+            "broken_notebook": full_bytes[: len(full_bytes) // 2],
+        }
+        for student, content in contents.items():
+            folder = dest / student / assignment
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / f"{assignment}.ipynb").write_bytes(content)
+    return dest
+
+
+def run_demo(
+    course_dir: Path = DEFAULT_COURSE_DIR,
+    out_dir: Path = DEFAULT_OUT_DIR,
+    *,
+    workers: int | None = None,
+    sandbox: bool = True,
+    progress: bool = False,
+    assignments: Iterable[str] | None = None,
+) -> GradeRun:
+    """Release the course, build the demo class, grade it; returns the run."""
+    course_dir = Path(course_dir).resolve()
+    names = list(assignments) if assignments else course.list_assignments()
+    if not names:
+        raise GradingError(f"no assignments found in {course.NOTEBOOKS_DIR}")
+    if sandbox:
+        batch.resolve_sandbox(True)
+    ensure_released(course_dir, names)
+    demo_dir = course_dir / "demo_submissions"
+    build_demo_submissions(course_dir, demo_dir, names)
+    return grade_path(
+        demo_dir,
+        layout="nbgrader",
+        course_dir=course_dir,
+        out_dir=out_dir,
+        workers=workers,
+        sandbox=sandbox,
+        progress=progress,
+    )

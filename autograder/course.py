@@ -1,0 +1,348 @@
+"""The course: an nbgrader course directory built from the repository's notebooks, its
+configuration, the nbgrader release of an assignment, and the gradebook.
+
+Layout of a course directory made by :func:`make_course`::
+
+    <course_dir>/nbgrader_config.py        same settings as the repository's nbgrader_config.py
+    <course_dir>/source/<assignment>/...   copy of the repository's notebooks/<assignment>/
+    <course_dir>/release/<assignment>/...  student versions (generate_assignment)
+    <course_dir>/submitted/<student>/<assignment>/<notebook>.ipynb
+    <course_dir>/autograded/..., feedback/...
+    <course_dir>/gradebook.db              nbgrader's gradebook (SQLite, busy timeout set)
+    <course_dir>/ledger.jsonl              graded submissions, for resuming (grading.ledger)
+    <course_dir>/logs/                     the workers' and kernels' stderr
+
+Everything here drives nbgrader 0.9's own classes (``GenerateAssignment``, ``Validator``,
+the ``Gradebook``); nothing of nbgrader's logic is re-implemented.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import shutil
+import sys
+import warnings
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import nbformat
+from nbformat import NotebookNode
+from traitlets.config import Config
+
+from autograder.models import GradingError
+
+if TYPE_CHECKING:
+    from nbgrader.api import Gradebook
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+NOTEBOOKS_DIR = REPO_ROOT / "notebooks"
+#: Where the command line builds the course directory unless told otherwise.
+DEFAULT_COURSE_DIR = Path("course")
+
+
+REPO_CONFIG = REPO_ROOT / "nbgrader_config.py"
+
+
+#: Seconds an SQLite connection waits for another worker's write before giving up.
+SQLITE_BUSY_TIMEOUT = 120
+
+
+_STEP_DIRS = {
+    "source_directory": "source",
+    "release_directory": "release",
+    "submitted_directory": "submitted",
+    "autograded_directory": "autograded",
+    "feedback_directory": "feedback",
+    "solution_directory": "solution",
+    "source_with_tests_directory": "source_with_tests",
+}
+
+
+def ensure_env_bin_on_path() -> None:
+    # nbgrader runs the `alembic` command (from this environment's bin/) when it creates a
+    # gradebook; calling .venv/bin/python directly does not put bin/ on PATH.
+    bin_dir = str(Path(sys.executable).parent)
+    path = os.environ.get("PATH", "")
+    if bin_dir not in path.split(os.pathsep):
+        os.environ["PATH"] = bin_dir + (os.pathsep + path if path else "")
+
+
+@contextlib.contextmanager
+def gradebook(course_dir: str | os.PathLike, db_url: str | None = None) -> Iterator[Gradebook]:
+    """nbgrader's ``Gradebook`` of the course, opened with the course's URL and course id."""
+    from nbgrader.api import Gradebook
+
+    ensure_env_bin_on_path()
+    config = course_config(course_dir, db_url)
+    course_id = config.CourseDirectory.get("course_id", "default_course")
+    with Gradebook(config.CourseDirectory.db_url, course_id) as gb:
+        yield gb
+
+
+def default_db_url(course_dir: str | os.PathLike) -> str:
+    """The embedded SQLite gradebook of a course directory, with a busy timeout.
+
+    The timeout lets parallel workers wait for each other's short writes instead of failing
+    with "database is locked".
+    """
+    path = Path(course_dir).resolve() / "gradebook.db"
+    return f"sqlite:///{path}?timeout={SQLITE_BUSY_TIMEOUT}"
+
+
+def _repo_config() -> Config:
+    if not REPO_CONFIG.exists():
+        return Config()
+    from traitlets.config.loader import PyFileConfigLoader
+
+    return PyFileConfigLoader(REPO_CONFIG.name, path=str(REPO_CONFIG.parent)).load_config()
+
+
+def course_config(course_dir: str | os.PathLike, db_url: str | None = None) -> Config:
+    """nbgrader configuration for ``course_dir``: the repository's settings, local paths.
+
+    Parameters
+    ----------
+    course_dir : path
+        The course directory (made by :func:`make_course`).
+    db_url : str, optional
+        Any SQLAlchemy URL for the gradebook; default :func:`default_db_url`.
+    """
+    course_dir = Path(course_dir).resolve()
+    config = _repo_config()
+    config.CourseDirectory.root = str(course_dir)
+    for trait, name in _STEP_DIRS.items():
+        setattr(config.CourseDirectory, trait, name)
+    if db_url and db_url.startswith("sqlite") and "timeout=" not in db_url:
+        db_url += ("&" if "?" in db_url else "?") + f"timeout={SQLITE_BUSY_TIMEOUT}"
+    config.CourseDirectory.db_url = db_url or default_db_url(course_dir)
+    # The notebooks under source/ are copies; students' extra files must not be graded.
+    config.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback"]
+    return config
+
+
+def _write_config_file(course_dir: Path, config: Config) -> None:
+    # A real nbgrader_config.py so that stock `nbgrader ...` commands work in this directory
+    # too (the benchmark runs the stock CLI); paths are this run's, never committed.
+    lines = [
+        '"""nbgrader configuration written by autograder.nbgrading.make_course."""',
+        "",
+        "c = get_config()  # noqa: F821",
+    ]
+    for section in ("CourseDirectory", "ClearSolutions", "ClearHiddenTests", "Execute"):
+        if section not in config:
+            continue
+        for key, value in sorted(config[section].items()):
+            if key == "root":
+                continue
+            lines.append(f"c.{section}.{key} = {value!r}")
+    (course_dir / "nbgrader_config.py").write_text("\n".join(lines) + "\n")
+
+
+def list_assignments(source_dir: str | os.PathLike | None = None) -> list[str]:
+    """Assignments in a notebooks folder: ``<name>/<name>.ipynb``, sorted by name."""
+    root = Path(source_dir) if source_dir is not None else NOTEBOOKS_DIR
+    if not root.is_dir():
+        return []
+    return sorted(p.name for p in root.iterdir() if (p / f"{p.name}.ipynb").is_file())
+
+
+def make_course(
+    course_dir: str | os.PathLike,
+    assignments: Iterable[str] | None = None,
+    *,
+    source_dir: str | os.PathLike | None = None,
+    db_url: str | None = None,
+) -> Path:
+    """Create (or refresh) an nbgrader course directory whose source is the repo's notebooks.
+
+    Parameters
+    ----------
+    course_dir : path
+        Where to build the course; created if missing. Idempotent.
+    assignments : iterable of str, optional
+        Assignment names (folders of ``source_dir``); default all of them.
+    source_dir : path, optional
+        Folder of source assignments; default the repository's ``notebooks/``.
+    db_url : str, optional
+        SQLAlchemy URL of the gradebook written into the directory's nbgrader_config.py;
+        default an SQLite file in ``course_dir``.
+
+    Returns
+    -------
+    Path
+        The absolute course directory.
+    """
+    course_dir = Path(course_dir).resolve()
+    source_root = Path(source_dir).resolve() if source_dir is not None else NOTEBOOKS_DIR
+    names = list(assignments) if assignments is not None else list_assignments(source_root)
+    course_dir.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        src = source_root / name
+        if not (src / f"{name}.ipynb").is_file():
+            raise GradingError(f"no source notebook {name}/{name}.ipynb in {source_root}")
+        dest = course_dir / "source" / name
+        if dest.exists():
+            shutil.rmtree(dest)
+        shutil.copytree(
+            src, dest, ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__")
+        )
+    _write_config_file(course_dir, course_config(course_dir, db_url))
+    return course_dir
+
+
+def release_assignment(
+    course_dir: str | os.PathLike, assignment: str, db_url: str | None = None
+) -> Path:
+    """Generate the student version of ``assignment`` (``nbgrader generate_assignment``).
+
+    Also records the assignment, its notebooks and its test cells (with their source, hidden
+    tests included) in the gradebook, which autograding needs.
+
+    Returns
+    -------
+    Path
+        ``<course_dir>/release/<assignment>``, the folder of release notebooks.
+    """
+    course_dir = Path(course_dir).resolve()
+    if not (course_dir / "source" / assignment).is_dir():
+        make_course(course_dir, [assignment])
+    from nbgrader.converters import GenerateAssignment
+    from nbgrader.coursedir import CourseDirectory
+    from nbgrader.utils import capture_log
+
+    # what NbGraderAPI.generate_assignment does, without its exchange set-up
+    ensure_env_bin_on_path()
+    config = course_config(course_dir, db_url)
+    config.CourseDirectory.assignment_id = assignment
+    app = GenerateAssignment(coursedir=CourseDirectory(config=config), config=config)
+    app.force = True
+    app.create_assignment = True
+    result = capture_log(app)
+    if not result.get("success"):
+        raise GradingError(
+            f"nbgrader generate_assignment failed for {assignment}:\n"
+            f"{result.get('error', '')}\n{result.get('log', '')}"
+        )
+    return course_dir / "release" / assignment
+
+
+def validate_notebook(path: str | os.PathLike, invert: bool = False) -> tuple[bool, str]:
+    """Run nbgrader's Validator on one notebook (``nbgrader validate [--invert]``).
+
+    Returns
+    -------
+    (ok, report)
+        ``ok`` is True when validation passed: every test passes (or with ``invert``, none
+        does); ``report`` is the text ``nbgrader validate`` would print.
+    """
+    from nbgrader.validator import Validator
+
+    config = Config()
+    config.Validator.invert = invert
+    validator = Validator(config=config)
+    path = Path(path).resolve()
+    results = validator.validate(str(path))
+    buffer = io.StringIO()
+    # Print those same results with nbgrader's wording instead of executing a second time.
+    validator.validate = lambda _filename: results  # type: ignore[method-assign]
+    validator.stream = buffer
+    validator.validate_and_print(str(path))
+    return (not results), buffer.getvalue()
+
+
+def write_submission(
+    course_dir: str | os.PathLike,
+    assignment: str,
+    student: str,
+    files: Mapping[str, NotebookNode | bytes | str],
+) -> Path:
+    """Write one submission into nbgrader's submitted layout, replacing an older one."""
+    folder = Path(course_dir).resolve() / "submitted" / student / assignment
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    for name, content in files.items():
+        target = folder / name
+        if not target.resolve().is_relative_to(folder):
+            raise GradingError(f"refusing to write outside the submission folder: {name!r}")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, NotebookNode | dict):
+            name_ = name if name.endswith(".ipynb") else f"{name}.ipynb"
+            target = folder / name_
+            with warnings.catch_warnings():
+                # nbformat repairs e.g. duplicated cell ids (a student copied a cell) and
+                # says so on stderr; the repaired notebook is what gets graded
+                warnings.simplefilter("ignore")
+                nbformat.write(nbformat.from_dict(content), str(target))
+        elif isinstance(content, bytes):
+            target.write_bytes(content)
+        else:
+            target.write_text(content)
+    return folder
+
+
+def read_scores(
+    course_dir: str | os.PathLike,
+    assignment: str,
+    students: Iterable[str],
+    db_url: str | None = None,
+) -> dict[str, dict[str, tuple[float, float]]]:
+    """Autograded test scores from the gradebook: student -> grade_id -> (score, max).
+
+    A test that has no score (e.g. the notebook could not be graded) counts as 0.
+    """
+    from nbgrader.api import MissingEntry
+
+    out: dict[str, dict[str, tuple[float, float]]] = {}
+    with gradebook(course_dir, db_url) as gb:
+        for student in students:
+            scores: dict[str, tuple[float, float]] = {}
+            try:
+                submission = gb.find_submission(assignment, student)
+            except MissingEntry:
+                out[student] = scores
+                continue
+            for notebook in submission.notebooks:
+                for grade in notebook.grades:
+                    if grade.cell.cell_type != "code":
+                        continue
+                    score = grade.score if grade.score is not None else 0.0
+                    scores[grade.name] = (float(score), float(grade.max_score))
+            out[student] = scores
+    return out
+
+
+def ensure_students(course_dir: str | os.PathLike, students: Iterable[str], db_url=None) -> None:
+    """Create the students in the gradebook up front, so workers never race to insert them."""
+    with gradebook(course_dir, db_url) as gb:
+        for student in students:
+            gb.update_or_create_student(student)
+
+
+def record_zero_scores(
+    course_dir: str | os.PathLike, assignment: str, student: str, db_url: str | None = None
+) -> None:
+    """A submission with no gradable notebook: every test scores 0, as nbgrader does for a
+    missing notebook (its Autograde needs at least one notebook to run at all)."""
+    with gradebook(course_dir, db_url) as gb, warnings.catch_warnings():
+        # nbgrader's add_submission trips SQLAlchemy's autoflush warnings (harmless; the
+        # same happens inside `nbgrader autograde`)
+        warnings.simplefilter("ignore")
+        gb.update_or_create_student(student)
+        submission = gb.update_or_create_submission(assignment, student)
+        for notebook in submission.notebooks:
+            for grade in notebook.grades:
+                grade.auto_score = 0
+                grade.needs_manual_grade = False
+        gb.db.commit()
+    autograded = Path(course_dir).resolve() / "autograded" / student / assignment
+    if autograded.exists():
+        shutil.rmtree(autograded)
+    feedback = Path(course_dir).resolve() / "feedback" / student / assignment
+    if feedback.exists():
+        shutil.rmtree(feedback)

@@ -1,0 +1,285 @@
+"""Kernels forked from a pre-warmed template process, for unsandboxed grading.
+
+Most of a course notebook's grading time is the kernel getting ready: starting Python and
+ipykernel, then importing numpy, scipy, scikit-learn, matplotlib and linlib. Each grading
+worker therefore starts, ahead of need, one *template* process (``python -m
+autograder.prewarm``) that imports all of that once and then waits. A kernel is a
+``fork()`` of the template that goes on to run ipykernel with the connection file
+jupyter_client wrote: it starts with those modules already imported (copy-on-write), in
+a few milliseconds instead of seconds. Every kernel is a fresh fork of the same untouched
+template, so no state passes from one student's notebook to the next.
+
+Only for grading without the sandbox: a sandboxed kernel must be a new process tree inside
+its own namespaces, which helper F's ``SandboxedKernelManager`` builds.
+
+:class:`PrewarmedKernelManager` is a jupyter_client ``AsyncKernelManager`` that overrides
+``_async_launch_kernel`` (jupyter_client's documented hook for launching differently);
+:class:`PrewarmedExecute` is nbgrader's ``Execute`` using it. When the template is not
+available or the kernel command is not this Python's ipykernel, the kernel is launched the
+ordinary way.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+from jupyter_client.manager import AsyncKernelManager
+from nbgrader.preprocessors import Execute
+
+#: Imported once in the template; a notebook importing them again finds them loaded.
+PRELOAD = (
+    "numpy",
+    "scipy",
+    "scipy.optimize",
+    "scipy.spatial",
+    "sklearn",
+    "sklearn.linear_model",
+    "sklearn.naive_bayes",
+    "sklearn.svm",
+    "sklearn.feature_extraction.text",
+    "matplotlib",
+    "matplotlib.pyplot",
+    "matplotlib_inline.backend_inline",
+    "linlib",
+    "ipykernel.kernelapp",
+    "ipykernel.ipkernel",
+    "IPython",
+)
+
+_INLINE = "module://matplotlib_inline.backend_inline"
+
+
+# --------------------------------------------------------------------------- template side
+
+
+def _child(conn: Connection, argv: list[str], env: dict[str, str], cwd: str, log: str) -> None:
+    """In the forked process: become the kernel (never returns)."""
+    code = 1
+    try:
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # not the template's reaper
+        conn.close()
+        os.setsid()  # own process group, as jupyter_client's launcher gives a kernel
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        out = os.open(log or os.devnull, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        os.dup2(out, 1)
+        os.dup2(out, 2)
+        os.chdir(cwd)
+        # watch the template, which lives exactly as long as the grading worker
+        env = {**env, "JPY_PARENT_PID": str(os.getppid())}
+        os.environ.clear()
+        os.environ.update(env)
+        sys.argv = [sys.executable, *argv]
+        # a kernel started in `cwd` imports the student's own modules from there first
+        sys.path[0] = ""
+        from ipykernel.kernelapp import launch_new_instance
+
+        launch_new_instance(argv=argv)
+        code = 0
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 0
+    except BaseException:
+        import traceback
+
+        traceback.print_exc()
+    finally:
+        os._exit(code)
+
+
+def template_main(fd: int) -> None:
+    """The template process: import everything, then fork a kernel per request."""
+    conn = Connection(fd)
+    # what a kernel would get: ipykernel picks the inline backend unless MPLBACKEND is set
+    os.environ.setdefault("MPLBACKEND", _INLINE)
+    for name in PRELOAD:
+        with contextlib.suppress(Exception):
+            __import__(name)
+    children: set[int] = set()
+
+    def reap(_signum, _frame) -> None:
+        # reap at once (no zombies, so the worker sees a dead kernel as dead), and by
+        # waiting, count the kernels' CPU time in this process's children's usage
+        with contextlib.suppress(ChildProcessError):
+            while True:
+                pid, _ = os.waitpid(-1, os.WNOHANG)
+                if pid == 0:
+                    break
+                children.discard(pid)
+
+    signal.signal(signal.SIGCHLD, reap)
+    conn.send("ready")
+    while True:
+        try:
+            request = conn.recv()
+        except (EOFError, OSError, KeyboardInterrupt):
+            break
+        if request is None:
+            break
+        argv, env, cwd, log = request
+        pid = os.fork()
+        if pid == 0:
+            _child(conn, argv, env, cwd, log)
+        children.add(pid)
+        conn.send(pid)
+    for pid in children:  # the worker is gone: so are its kernels
+        with contextlib.suppress(OSError):
+            os.killpg(pid, signal.SIGKILL)
+
+
+class Template:
+    """The worker's handle on its template process."""
+
+    def __init__(self, log_path: str | None = None) -> None:
+        parent, child = socket.socketpair()
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "autograder.grading.prewarm", str(child.fileno())],
+            pass_fds=(child.fileno(),),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        child.close()
+        self.conn = Connection(parent.detach())
+        self.log_path = log_path
+        self._ready = False
+
+    def fork_kernel(self, argv: list[str], env: dict[str, str], cwd: str) -> int:
+        """A new kernel process running ``ipykernel_launcher <argv>``; its pid."""
+        if not self._ready:
+            if self.conn.recv() != "ready":
+                raise RuntimeError("kernel template did not start")
+            self._ready = True
+        self.conn.send((list(argv), dict(env), cwd, self.log_path or ""))
+        return int(self.conn.recv())
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.conn.send(None)
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.conn.close()
+
+
+_TEMPLATE: Template | None = None
+
+
+def start_template(log_path: str | None = None) -> Template:
+    """Start this process's template (idempotent); it warms up in the background."""
+    global _TEMPLATE
+    if _TEMPLATE is None or not _TEMPLATE.alive():
+        _TEMPLATE = Template(log_path)
+        atexit.register(stop_template)  # wait for it (and so count its CPU time) on exit
+    return _TEMPLATE
+
+
+def stop_template() -> None:
+    global _TEMPLATE
+    if _TEMPLATE is not None:
+        _TEMPLATE.close()
+        _TEMPLATE = None
+
+
+# --------------------------------------------------------------------------- kernel side
+
+
+class ForkedKernelProcess:
+    """The parts of ``subprocess.Popen`` jupyter_client uses, for a kernel that is not our
+    child (the template forked it and reaps it)."""
+
+    stdin = stdout = stderr = None
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            try:
+                os.kill(self.pid, 0)
+            except ProcessLookupError:
+                self.returncode = -signal.SIGKILL
+            except PermissionError:  # pragma: no cover - the pid was reused by another user
+                self.returncode = -signal.SIGKILL
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.poll() is None:
+            if deadline is not None and time.monotonic() > deadline:
+                raise subprocess.TimeoutExpired(f"kernel {self.pid}", timeout or 0)
+            time.sleep(0.02)
+        assert self.returncode is not None
+        return self.returncode
+
+    def send_signal(self, signum: int) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signum)
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
+
+    def terminate(self) -> None:
+        self.send_signal(signal.SIGTERM)
+
+
+def _launcher_args(cmd: list[str]) -> list[str] | None:
+    """The arguments after ``-m ipykernel_launcher`` if ``cmd`` runs this Python's
+    ipykernel; None for any other kernel command."""
+    if len(cmd) < 3 or cmd[1:3] != ["-m", "ipykernel_launcher"]:
+        return None
+    if os.path.realpath(cmd[0]) != os.path.realpath(sys.executable) and cmd[0] not in (
+        "python",
+        "python3",
+    ):
+        return None
+    return list(cmd[3:])
+
+
+class PrewarmedKernelManager(AsyncKernelManager):
+    """An ``AsyncKernelManager`` whose kernels are forks of the worker's template."""
+
+    async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
+        args = _launcher_args(kernel_cmd)
+        template = _TEMPLATE
+        if args is None or template is None or not template.alive():
+            await super()._async_launch_kernel(kernel_cmd, **kw)
+            return
+        provisioner = self.provisioner
+        assert provisioner is not None
+        env = dict(kw.get("env") or os.environ)
+        cwd = str(kw.get("cwd") or os.getcwd())
+        pid = template.fork_kernel(args, env, cwd)
+        # what LocalProvisioner.launch_kernel records for a Popen'd kernel
+        provisioner.process = ForkedKernelProcess(pid)
+        provisioner.pid = pid
+        provisioner.pgid = pid
+        provisioner.cwd = Path(cwd)
+        self._reconcile_connection_info(provisioner.connection_info)
+
+
+class PrewarmedExecute(Execute):
+    """nbgrader's ``Execute`` with kernels forked from the pre-warmed template."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("kernel_manager_class", PrewarmedKernelManager)
+        super().__init__(*args, **kwargs)
+
+
+if __name__ == "__main__":
+    template_main(int(sys.argv[1]))

@@ -1,0 +1,115 @@
+"""The grader's data: what comes in (a submission, raw or prepared), what comes out (one
+submission's result, a run's results), and the errors that stop a run."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+class GradingError(RuntimeError):
+    """nbgrader itself could not run (not: a submission failed to grade)."""
+
+
+class SandboxUnavailable(GradingError):
+    """The grading sandbox was required but cannot start."""
+
+
+@dataclass
+class SubmissionResult:
+    """The outcome of grading one student's submission of one assignment."""
+
+    student: str
+    assignment: str
+    scores: dict[str, tuple[float, float]] = field(default_factory=dict)
+    flags: list[str] = field(default_factory=list)
+    ok: bool = True
+    error: str = ""
+    seconds: float = 0.0
+    skipped: bool = False  # True when a ledger entry made re-grading unnecessary
+    missing: list[str] = field(default_factory=list)  # notebooks not gradable (scored 0)
+
+    @property
+    def score(self) -> float:
+        return sum(s for s, _ in self.scores.values())
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data for the ledger."""
+        return {
+            "scores": {k: list(v) for k, v in self.scores.items()},
+            "flags": list(self.flags),
+            "ok": self.ok,
+            "error": self.error,
+            "seconds": self.seconds,
+            "missing": list(self.missing),
+        }
+
+    @classmethod
+    def from_dict(cls, student: str, assignment: str, data: Mapping[str, Any]):
+        """The inverse of :meth:`to_dict`."""
+        return cls(
+            student,
+            assignment,
+            scores={k: (float(v[0]), float(v[1])) for k, v in data["scores"].items()},
+            flags=list(data.get("flags", [])),
+            ok=bool(data.get("ok", True)),
+            error=str(data.get("error", "")),
+            seconds=float(data.get("seconds", 0.0)),
+            missing=list(data.get("missing", [])),
+        )
+
+    @property
+    def max_score(self) -> float:
+        return sum(m for _, m in self.scores.values())
+
+
+class SubmissionsError(ValueError):
+    """The submissions path cannot be read at all (bad path, not a zip, unknown layout)."""
+
+
+@dataclass
+class RawSubmission:
+    """The files one student handed in for one assignment, as named by the student."""
+
+    student: str
+    assignment: str | None
+    files: dict[str, bytes] = field(default_factory=dict)
+    flags: list[str] = field(default_factory=list)
+
+
+@dataclass
+class PreparedSubmission:
+    """A submission ready for nbgrader: notebooks under their proper names, plus flags."""
+
+    student: str
+    assignment: str
+    notebooks: dict[str, bytes] = field(default_factory=dict)  # "<name>.ipynb" -> content
+    missing: list[str] = field(default_factory=list)  # expected notebooks not gradable
+    flags: list[str] = field(default_factory=list)
+
+    def digest(self, salt: str = "") -> str:
+        """A hash of everything that decides this submission's grade (for the ledger)."""
+        h = hashlib.sha256()
+        h.update(json.dumps([self.student, self.assignment, salt]).encode())
+        for name in sorted(self.notebooks):
+            h.update(name.encode() + b"\0" + hashlib.sha256(self.notebooks[name]).digest())
+        h.update(json.dumps(sorted(self.missing)).encode())
+        return h.hexdigest()
+
+
+@dataclass
+class GradeRun:
+    """What a grading run produced."""
+
+    results: list[SubmissionResult]
+    out_dir: Path
+    summary: str
+    unmatched: list[str] = field(default_factory=list)  # submissions of no known assignment
+
+    @property
+    def flagged(self) -> dict[str, list[str]]:
+        return {f"{r.assignment}/{r.student}": r.flags for r in self.results if r.flags}

@@ -1,0 +1,144 @@
+"""The release: each assignment's student version (nbgrader's ``generate_assignment``,
+through :mod:`autograder.course`) and the zip a student is handed, with what it needs
+besides the notebook (:mod:`autograder.release.student`)."""
+
+from __future__ import annotations
+
+import hashlib
+import zipfile
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from autograder import course
+from autograder.models import GradingError
+from autograder.release import student as student_release
+
+
+def _source_digest(folder: Path) -> str:
+    h = hashlib.sha256()
+    for path in sorted(folder.rglob("*")):
+        if path.is_file() and ".ipynb_checkpoints" not in path.parts:
+            h.update(str(path.relative_to(folder)).encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
+
+
+def _student_files_digest() -> str:
+    """What a release zip holds besides the notebooks is made from: linlib (the wheel), the
+    project's metadata and pins (requirements.txt), and the student files' code and
+    templates. A change to any of them makes the next release write its zips again."""
+    root = course.REPO_ROOT
+    h = hashlib.sha256()
+    here = Path(__file__).resolve().parent
+    paths = [root / "pyproject.toml", root / "requirements.txt", here / "student.py"]
+    for folder in (root / "linlib", here / "templates"):
+        paths += [
+            path
+            for path in folder.rglob("*")
+            if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc"
+        ]
+    for path in sorted(paths):
+        h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
+
+
+def _write_zip(
+    folder: Path,
+    dest: Path,
+    extra: Mapping[str, bytes] | None = None,
+    *,
+    epoch: int | None = None,
+) -> Path:
+    # Sorted entries under <assignment>/, all dated with the release (the same epoch gives
+    # the same bytes): the release notebooks and the student's files (autograder.student).
+    epoch = student_release.release_epoch() if epoch is None else epoch
+    date = student_release.zip_date(epoch)
+    files = {
+        path.relative_to(folder).as_posix(): path.read_bytes()
+        for path in folder.rglob("*")
+        if path.is_file()
+    }
+    files.update(extra or {})
+    tmp = dest.with_suffix(".zip.tmp")
+    with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name in sorted(files):
+            info = zipfile.ZipInfo(f"{folder.name}/{name}", date)
+            info.external_attr = 0o644 << 16
+            info.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(info, files[name])
+    tmp.replace(dest)
+    return dest
+
+
+def ensure_released(
+    course_dir: Path,
+    assignments: Iterable[str],
+    *,
+    db_url: str | None = None,
+    force: bool = False,
+    zips: bool = True,
+) -> dict[str, list[str]]:
+    """Release each assignment unless its release is up to date with the repo's source.
+
+    Returns assignment -> its notebook names (without ".ipynb").
+    """
+    course_dir = Path(course_dir).resolve()
+    notebooks: dict[str, list[str]] = {}
+    epoch = student_release.release_epoch()
+    wheel: Path | None = None
+    student_digest = _student_files_digest() if zips else ""
+    for assignment in assignments:
+        src = course.NOTEBOOKS_DIR / assignment
+        if not (src / f"{assignment}.ipynb").is_file():
+            raise GradingError(f"unknown assignment {assignment!r} (no notebooks/{assignment}/)")
+        stamp = course_dir / ".released" / assignment
+        # released into this gradebook from this source (another --db needs its own release)
+        url = course.course_config(course_dir, db_url).CourseDirectory.db_url
+        digest = _source_digest(src) + " " + url
+        release = course_dir / "release" / assignment
+        current = stamp.is_file() and stamp.read_text().strip() == digest and release.is_dir()
+        if force or not current:
+            course.make_course(course_dir, [assignment], db_url=db_url)
+            course.release_assignment(course_dir, assignment, db_url)
+            stamp.parent.mkdir(parents=True, exist_ok=True)
+            stamp.write_text(digest + "\n")
+        # The zip also carries the linlib wheel and the pins: it is written again when they
+        # changed, even if the notebooks did not.
+        zip_path = release.parent / f"{assignment}.zip"
+        zip_stamp = course_dir / ".released" / f"{assignment}.zip"
+        zip_digest = f"{digest} {student_digest}"
+        zip_current = (
+            current
+            and zip_path.exists()
+            and zip_stamp.is_file()
+            and zip_stamp.read_text().strip() == zip_digest
+        )
+        if zips and (force or not zip_current):
+            if wheel is None:  # one build of the linlib wheel for every zip of this release
+                wheel = student_release.build_linlib_wheel(course_dir / "student", epoch=epoch)
+            config = course.course_config(course_dir, db_url).CourseDirectory
+            extra = student_release.student_files(release, wheel, config.get("course_id", "course"))
+            _write_zip(release, zip_path, extra, epoch=epoch)
+            zip_stamp.write_text(zip_digest + "\n")
+        notebooks[assignment] = sorted(p.stem for p in release.glob("*.ipynb"))
+    return notebooks
+
+
+def release_course(
+    course_dir: Path = course.DEFAULT_COURSE_DIR,
+    assignments: Iterable[str] | None = None,
+    *,
+    db_url: str | None = None,
+) -> dict[str, Path]:
+    """Release every assignment (or those named): release folder plus a zip to hand out.
+
+    The zip holds what a student needs besides the notebook (:mod:`autograder.student`):
+    the linlib wheel, pinned requirements, a README and an nbgrader_config.py.
+
+    Returns assignment -> the zip file.
+    """
+    names = list(assignments) if assignments else course.list_assignments()
+    if not names:
+        raise GradingError(f"no assignments found in {course.NOTEBOOKS_DIR}")
+    ensure_released(Path(course_dir), names, db_url=db_url, force=True)
+    release = Path(course_dir).resolve() / "release"
+    return {name: release / f"{name}.zip" for name in names}

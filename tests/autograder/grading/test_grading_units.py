@@ -1,0 +1,193 @@
+"""Pieces of the autograder on their own: the worker pool, the feedback redaction, the
+stderr preprocessor and the pre-warmed kernels."""
+
+from __future__ import annotations
+
+import math
+import operator
+import os
+import time
+
+import pytest
+from nbformat.v4 import new_code_cell, new_notebook, new_output
+
+from autograder.grading.pool import Task, WorkerPool, WorkerPoolBroken
+from autograder.grading.preprocessors import RedactHiddenTests, StderrToStdout, redact_hidden_source
+
+# --------------------------------------------------------------------------- worker pool
+
+
+def test_pool_survives_failing_dying_and_hanging_tasks(tmp_path):
+    tasks = [
+        Task("add", operator.add, (1, 2)),
+        Task("raises", math.sqrt, (-1.0,)),
+        Task("dies", os._exit, (3,)),
+        Task("hangs", time.sleep, (60,), timeout=2.0),
+        Task("after", operator.mul, (6, 7)),
+    ]
+    start = time.monotonic()
+    outcomes = {o.key: o for o in WorkerPool(2, log_dir=tmp_path).run(tasks)}
+    assert time.monotonic() - start < 30
+    assert outcomes["add"].ok and outcomes["add"].value == 3
+    assert not outcomes["raises"].ok and "ValueError" in outcomes["raises"].error
+    assert not outcomes["dies"].ok and "worker died" in outcomes["dies"].error
+    assert not outcomes["hangs"].ok and "longer than 2 s" in outcomes["hangs"].error
+    assert outcomes["after"].ok and outcomes["after"].value == 42
+
+
+def test_pool_stops_when_workers_cannot_start(tmp_path):
+    pool = WorkerPool(1, log_dir=tmp_path, initializer=os._exit, initargs=(1,))
+    with pytest.raises(WorkerPoolBroken, match="keep dying"):
+        list(pool.run([Task(i, operator.neg, (i,)) for i in range(5)]))
+
+
+# --------------------------------------------------------------------------- preprocessors
+
+
+def test_redact_hidden_source_keeps_the_rest_and_indentation():
+    source = (
+        "def test_x():\n"
+        "    assert f(1) == 1\n"
+        "    ### BEGIN HIDDEN TESTS\n"
+        "    assert f(2) == 2  # secret one\n"
+        "    ### END HIDDEN TESTS\n"
+        "    ### BEGIN HIDDEN TESTS\n"
+        "    assert f(3) == 3  # secret two\n"
+        "    ### END HIDDEN TESTS\n"
+        "test_x()"
+    )
+    new, changed = redact_hidden_source(source, "# withheld")
+    assert changed
+    assert new == ("def test_x():\n    assert f(1) == 1\n    # withheld\n    # withheld\ntest_x()")
+    unterminated, changed = redact_hidden_source("a = 1\n### BEGIN HIDDEN TESTS\nsecret", "# w")
+    assert changed and "secret" not in unterminated and unterminated.startswith("a = 1")
+    assert redact_hidden_source("a = 1", "# w") == ("a = 1", False)
+
+
+def _test_cell(source, outputs, score, points=2):
+    cell = new_code_cell(source, outputs=outputs)
+    cell.metadata["nbgrader"] = {
+        "grade": True,
+        "solution": False,
+        "locked": True,
+        "grade_id": "t",
+        "points": points,
+        "score": score,
+    }
+    return cell
+
+
+def test_redaction_preprocessor_shows_outcome_and_cuts_tracebacks():
+    error = new_output(
+        "error",
+        ename="AssertionError",
+        evalue="expected 2, got 3",
+        traceback=["Traceback", "----> 3 assert f(2) == 2  # SECRET_LINE", "AssertionError"],
+    )
+    failed = _test_cell(
+        "### BEGIN HIDDEN TESTS\nassert f(2) == 2  # SECRET_LINE\n### END HIDDEN TESTS",
+        [error],
+        score=0,
+    )
+    passed = _test_cell("x = 1\n### BEGIN HIDDEN TESTS\nassert True\n### END HIDDEN TESTS", [], 2)
+    nb = new_notebook(cells=[failed, passed])
+    nb, _ = RedactHiddenTests().preprocess(nb, {})
+    assert nb.cells[0].source == "# hidden tests (source withheld): failed, 0 of 2 points"
+    assert nb.cells[0].outputs[0].traceback == ["AssertionError: expected 2, got 3"]
+    assert "SECRET_LINE" not in str(nb)
+    assert nb.cells[1].source == "x = 1\n# hidden tests (source withheld): passed, 2 of 2 points"
+
+
+def test_stderr_becomes_stdout_only_in_passing_test_cells():
+    warning = new_output("stream", name="stderr", text="UserWarning: careful\n")
+    error = new_output("error", ename="E", evalue="", traceback=[])
+    passing = _test_cell("f()", [dict(warning)], score=None)
+    failing = _test_cell("f()", [dict(warning), error], score=None)
+    plain = new_code_cell("g()", outputs=[dict(warning)])
+    nb = new_notebook(cells=[passing, failing, plain])
+    nb, _ = StderrToStdout().preprocess(nb, {})
+    assert nb.cells[0].outputs[0]["name"] == "stdout"
+    assert nb.cells[1].outputs[0]["name"] == "stderr"
+    assert nb.cells[2].outputs[0]["name"] == "stderr"
+
+
+# --------------------------------------------------------------------------- pre-warmed kernels
+
+
+def _run(kc, code: str) -> str:
+    chunks = []
+
+    def keep(msg):
+        if msg["msg_type"] == "stream":
+            chunks.append(msg["content"]["text"])
+        elif msg["msg_type"] == "error":
+            chunks.append(msg["content"]["ename"])
+
+    kc.execute_interactive(code, output_hook=keep, timeout=60)
+    return "".join(chunks)
+
+
+@pytest.mark.slow
+def test_prewarmed_kernels_are_fresh_forks(tmp_path):
+    from jupyter_client.blocking import BlockingKernelClient
+    from jupyter_client.utils import run_sync
+
+    from autograder.grading import prewarm
+
+    template = prewarm.start_template(str(tmp_path / "kernels.log"))
+    try:
+        pids = []
+        for value in ("1", "2"):
+            km = prewarm.PrewarmedKernelManager()
+            run_sync(km.start_kernel)(cwd=str(tmp_path))
+            assert isinstance(km.provisioner.process, prewarm.ForkedKernelProcess)
+            kc = BlockingKernelClient()
+            kc.load_connection_info(km.get_connection_info())
+            kc.start_channels()
+            kc.wait_for_ready(timeout=60)
+            try:
+                # numpy came with the template; nothing of the previous kernel is left
+                out = _run(kc, "import sys, os; print('numpy' in sys.modules, os.getcwd())")
+                assert out.split() == ["True", str(tmp_path)]
+                assert _run(kc, "print(globals().get('leftover'))").strip() == "None"
+                _run(kc, f"leftover = {value}")
+                pids.append(km.provisioner.pid)
+            finally:
+                kc.stop_channels()
+                run_sync(km.shutdown_kernel)(now=True)
+        assert pids[0] != pids[1]
+        for pid in pids:
+            with pytest.raises(ProcessLookupError):
+                os.kill(pid, 0)
+    finally:
+        prewarm.stop_template()
+    assert template.process.poll() is not None
+
+
+def test_results_json_is_the_runs_results_as_plain_data(tmp_path):
+    """results.json: sorted by assignment then student, every test's score and max score."""
+    import json
+
+    from autograder.models import SubmissionResult
+    from autograder.report.outputs import results_data, write_results
+
+    results = [
+        SubmissionResult("zoe", "02_b", {"t_hidden": (0.0, 2.0), "t_visible": (1.0, 1.0)}),
+        SubmissionResult("al", "02_b", {}, flags=["corrupt notebook"], ok=False, missing=["02_b"]),
+        SubmissionResult("zoe", "01_a", {"u_visible": (3.0, 3.0)}),
+    ]
+    data = results_data(results, unmatched=["bob/?"])
+    assert data["format"] == 1 and data["unmatched"] == ["bob/?"]
+    keys = [(s["assignment"], s["student"]) for s in data["submissions"]]
+    assert keys == [("01_a", "zoe"), ("02_b", "al"), ("02_b", "zoe")]
+    zoe = data["submissions"][2]
+    assert zoe["tests"] == {
+        "t_hidden": {"score": 0.0, "max_score": 2.0},
+        "t_visible": {"score": 1.0, "max_score": 1.0},
+    }
+    assert (zoe["score"], zoe["max_score"], zoe["ok"], zoe["flags"]) == (1.0, 3.0, True, [])
+    al = data["submissions"][1]
+    assert (al["ok"], al["flags"], al["missing"]) == (False, ["corrupt notebook"], ["02_b"])
+    path = write_results(results, tmp_path / "results.json", ["bob/?"])
+    assert json.loads(path.read_text(encoding="utf-8")) == data
+    assert [p.name for p in tmp_path.iterdir()] == ["results.json"]

@@ -1,0 +1,190 @@
+"""Reading submissions: nbgrader folders, Canvas and Moodle zips, matching files to notebooks.
+
+No grading here (fast); the end-to-end runs are in test_autograder_pipeline.py.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_notebook
+
+from autograder.grading.ledger import Ledger
+from autograder.intake.submissions import (
+    check_notebook,
+    guess_assignment,
+    notebook_bytes,
+    prepare,
+    read_submissions,
+)
+from autograder.models import RawSubmission, SubmissionsError
+
+NB = notebook_bytes(new_notebook(cells=[new_code_cell("x = 1")]))
+
+
+def _zip(path, members: dict[str, bytes]):
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, content in members.items():
+            archive.writestr(name, content)
+    return path
+
+
+def _write(path, content: bytes):
+    path.write_bytes(content)
+    return path
+
+
+def test_nbgrader_folder(tmp_path):
+    for student in ("alice", "bob"):
+        folder = tmp_path / student / "01_hyperplanes"
+        folder.mkdir(parents=True)
+        (folder / "01_hyperplanes.ipynb").write_bytes(NB)
+    (tmp_path / "bob" / "02_perceptron_update").mkdir()
+    (tmp_path / "bob" / "02_perceptron_update" / "02_perceptron_update.ipynb").write_bytes(NB)
+    (tmp_path / "alice" / "01_hyperplanes" / ".ipynb_checkpoints").mkdir()
+    (tmp_path / "alice" / "01_hyperplanes" / ".ipynb_checkpoints" / "x.ipynb").write_bytes(NB)
+    raws = read_submissions(tmp_path)
+    assert [(r.assignment, r.student, sorted(r.files)) for r in raws] == [
+        ("01_hyperplanes", "alice", ["01_hyperplanes.ipynb"]),
+        ("01_hyperplanes", "bob", ["01_hyperplanes.ipynb"]),
+        ("02_perceptron_update", "bob", ["02_perceptron_update.ipynb"]),
+    ]
+    only = read_submissions(tmp_path, assignment="02_perceptron_update")
+    assert [(r.assignment, r.student) for r in only] == [("02_perceptron_update", "bob")]
+
+
+def test_nbgrader_zip_with_wrapping_folder(tmp_path):
+    archive = _zip(
+        tmp_path / "class.zip",
+        {
+            "export/alice/01_hyperplanes/01_hyperplanes.ipynb": NB,
+            "export/bob/01_hyperplanes/01_hyperplanes.ipynb": NB,
+        },
+    )
+    raws = read_submissions(archive)
+    assert [(r.student, r.assignment) for r in raws] == [
+        ("alice", "01_hyperplanes"),
+        ("bob", "01_hyperplanes"),
+    ]
+
+
+def test_canvas_zip(tmp_path):
+    archive = _zip(
+        tmp_path / "submissions.zip",
+        {
+            "doejane_12345_678901_01_hyperplanes.ipynb": NB,
+            "smithjohn_LATE_23456_678902_01_hyperplanes-1.ipynb": NB,
+            "smithjohn_LATE_23456_678903_notes.txt": b"hello",
+        },
+    )
+    raws = read_submissions(archive, assignment="01_hyperplanes")
+    assert [(r.student, sorted(r.files)) for r in raws] == [
+        ("12345", ["01_hyperplanes.ipynb"]),
+        ("23456", ["01_hyperplanes-1.ipynb", "notes.txt"]),
+    ]
+    assert all(r.assignment == "01_hyperplanes" for r in raws)
+    assert any("late" in f for f in raws[1].flags)
+    prepared = prepare(raws[1], "01_hyperplanes", ["01_hyperplanes"])
+    assert list(prepared.notebooks) == ["01_hyperplanes.ipynb"]
+    assert any("renamed" in f for f in prepared.flags)
+    assert any("extra file 'notes.txt' ignored" in f for f in prepared.flags)
+
+
+def test_moodle_zip_folders_and_flat(tmp_path):
+    archive = _zip(
+        tmp_path / "moodle.zip",
+        {
+            "Jane Doe_4711_assignsubmission_file_/01_hyperplanes.ipynb": NB,
+            "John Smith_4712_assignsubmission_file_/Copy of 01_hyperplanes.ipynb": NB,
+            "John Smith_4712_assignsubmission_onlinetext_/onlinetext.html": b"<p>hi</p>",
+        },
+    )
+    raws = read_submissions(archive, assignment="01_hyperplanes")
+    assert [(r.student, sorted(r.files)) for r in raws] == [
+        ("4711", ["01_hyperplanes.ipynb"]),
+        ("4712", ["Copy of 01_hyperplanes.ipynb"]),
+    ]
+    flat = _zip(
+        tmp_path / "old.zip", {"Jane Doe_4711_assignsubmission_file_01_hyperplanes.ipynb": NB}
+    )
+    assert read_submissions(flat, assignment="01_hyperplanes")[0].files == {
+        "01_hyperplanes.ipynb": NB
+    }
+
+
+def test_zip_member_names_cannot_escape(tmp_path):
+    archive = _zip(
+        tmp_path / "evil.zip",
+        {"../../alice/01_hyperplanes/01_hyperplanes.ipynb": NB, "/abs/x/y/z.ipynb": NB},
+    )
+    raws = read_submissions(archive)
+    assert {r.student for r in raws} == {"alice", "abs"}
+    assert not (tmp_path.parent / "alice").exists()
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda p: p / "missing", "no such file or folder"),
+        (lambda p: _write(p / "not.zip", b"junk"), "not a readable zip"),
+        (lambda p: _zip(p / "odd.zip", {"readme.txt": b"x"}), "cannot tell the layout"),
+    ],
+)
+def test_unreadable_submissions_raise_one_clear_error(tmp_path, make, message):
+    with pytest.raises(SubmissionsError, match=message):
+        read_submissions(make(tmp_path))
+
+
+def test_prepare_flags_missing_corrupt_and_extra():
+    raw = RawSubmission(
+        "alice",
+        "01_hyperplanes",
+        files={"01_hyperplanes.ipynb": NB[: len(NB) // 2], "numpy.py": b"x = 1"},
+    )
+    prepared = prepare(raw, "01_hyperplanes", ["01_hyperplanes"])
+    assert prepared.notebooks == {} and prepared.missing == ["01_hyperplanes"]
+    assert any("corrupt" in f for f in prepared.flags)
+    assert any("numpy.py" in f for f in prepared.flags)
+    empty = prepare(RawSubmission("bob", "01_hyperplanes"), "01_hyperplanes", ["01_hyperplanes"])
+    assert empty.missing == ["01_hyperplanes"]
+    assert any("missing" in f for f in empty.flags)
+
+
+def test_check_notebook():
+    assert check_notebook(NB) is None
+    assert "not a readable notebook" in check_notebook(b"{")
+    assert "not UTF-8" in check_notebook(b"\xff\xfe")
+    invalid = nbformat.v4.new_notebook()
+    invalid.cells = [{"cell_type": "code", "source": "x"}]  # no outputs, no metadata
+    buffer = io.StringIO()
+    json.dump(invalid, buffer)
+    assert "not a valid notebook" in check_notebook(buffer.getvalue().encode())
+
+
+def test_guess_assignment():
+    notebooks = {"01_hyperplanes": ["01_hyperplanes"], "06_svm_margins": ["06_svm_margins"]}
+    assert guess_assignment(["06_SVM_margins (2).ipynb"], notebooks) == "06_svm_margins"
+    assert guess_assignment(["essay.docx"], notebooks) is None
+
+
+def test_digest_changes_with_content_and_salt():
+    raw = RawSubmission("alice", "a", files={"a.ipynb": NB})
+    one = prepare(raw, "a", ["a"])
+    assert one.digest("s") == prepare(raw, "a", ["a"]).digest("s")
+    assert one.digest("s") != one.digest("t")
+    changed = prepare(RawSubmission("alice", "a", files={"a.ipynb": NB + b" "}), "a", ["a"])
+    assert changed.digest("s") != one.digest("s")
+
+
+def test_ledger_survives_a_torn_line(tmp_path):
+    ledger = Ledger(tmp_path / "ledger.jsonl")
+    ledger.record("a", "alice", "d1", {"scores": {}, "flags": []})
+    with (tmp_path / "ledger.jsonl").open("a") as fh:
+        fh.write('{"assignment": "a", "stud')  # interrupted mid-write
+    again = Ledger(tmp_path / "ledger.jsonl")
+    assert again.lookup("a", "alice", "d1") == {"scores": {}, "flags": []}
+    assert again.lookup("a", "alice", "other digest") is None

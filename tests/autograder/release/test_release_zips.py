@@ -1,0 +1,187 @@
+"""The release zip a student gets: its files, the linlib wheel, pins, README, dates.
+
+Building an environment from the zip and using it (in a terminal and in a browser) is
+tested in ``tests/e2e/test_student_release.py``.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import tomllib
+import zipfile
+from email.parser import Parser
+from pathlib import Path
+
+import nbformat
+import pytest
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+from autograder.release import student, zips
+from autograder.release.zips import ensure_released, release_course
+
+ASSIGNMENT = "01_hyperplanes"
+EPOCH = 1_795_000_000  # 2026-11-18 11:06:40 UTC
+REPO = Path(__file__).resolve().parents[3]
+
+
+def _release(course: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", str(EPOCH))
+    return release_course(course, [ASSIGNMENT])[ASSIGNMENT]
+
+
+@pytest.fixture(scope="module")
+def released(tmp_path_factory) -> Path:
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        return _release(tmp_path_factory.mktemp("course"), monkeypatch)
+
+
+def _members(zip_path: Path) -> dict[str, bytes]:
+    with zipfile.ZipFile(zip_path) as archive:
+        return {info.filename: archive.read(info) for info in archive.infolist()}
+
+
+def _wheel(released: Path) -> tuple[str, bytes]:
+    (name,) = [n for n in _members(released) if n.endswith(".whl")]
+    return name, _members(released)[name]
+
+
+def test_zip_holds_what_a_student_needs(released):
+    names = sorted(_members(released))
+    wheel = f"{ASSIGNMENT}/linlib-{student._project()['version']}-py3-none-any.whl"
+    assert names == sorted(
+        [
+            f"{ASSIGNMENT}/{ASSIGNMENT}.ipynb",
+            f"{ASSIGNMENT}/README.md",
+            f"{ASSIGNMENT}/nbgrader_config.py",
+            f"{ASSIGNMENT}/requirements.txt",
+            wheel,
+        ]
+    )
+
+
+def test_every_file_carries_the_release_date(released):
+    expected = datetime.datetime.fromtimestamp(EPOCH, tz=datetime.UTC)
+    with zipfile.ZipFile(released) as archive:
+        dates = {info.date_time for info in archive.infolist()}
+    assert dates == {expected.timetuple()[:6]}
+    _, wheel_bytes = _wheel(released)
+    wheel_path = released.parent / "wheel.whl"
+    wheel_path.write_bytes(wheel_bytes)
+    with zipfile.ZipFile(wheel_path) as archive:
+        wheel_dates = {info.date_time for info in archive.infolist()}
+    assert {d[:3] for d in wheel_dates} == {(expected.year, expected.month, expected.day)}
+
+
+def test_same_release_date_gives_the_same_zip(released, tmp_path, monkeypatch):
+    again = _release(tmp_path / "course", monkeypatch)
+    assert again.read_bytes() == released.read_bytes()
+
+
+def test_wheel_is_linlib_only_with_real_metadata(released, tmp_path):
+    name, data = _wheel(released)
+    path = tmp_path / Path(name).name
+    path.write_bytes(data)
+    with zipfile.ZipFile(path) as archive:
+        files = archive.namelist()
+        meta = Parser().parsestr(
+            archive.read(next(f for f in files if f.endswith(".dist-info/METADATA"))).decode()
+        )
+        page_config = [f for f in files if f.endswith(student.PAGE_CONFIG_NAME)]
+        assert len(page_config) == 1
+        config = json.loads(archive.read(page_config[0]))
+    modules = {f for f in files if f.startswith("linlib/")}
+    source = {p.relative_to(REPO).as_posix() for p in (REPO / "linlib").glob("*.py")} | {
+        "linlib/data/messages.tsv"
+    }
+    assert modules == source  # no generator script, no bytecode, nothing of the autograder
+    assert not any(f.startswith("autograder") for f in files)
+    assert meta["Name"] == "linlib"
+    with (REPO / "pyproject.toml").open("rb") as handle:
+        declared = tomllib.load(handle)["project"]["dependencies"]
+    assert sorted(meta.get_all("Requires-Dist")) == sorted(declared)
+    assert {canonicalize_name(Requirement(d).name) for d in declared} >= {
+        "numpy",
+        "scipy",
+        "scikit-learn",
+        "matplotlib",
+        "quadprog",
+    }
+    # installed into <env>/etc/jupyter/labconfig/page_config.d/, where JupyterLab reads it
+    assert page_config[0].endswith(f"data/{student.PAGE_CONFIG_DIR}/{student.PAGE_CONFIG_NAME}")
+    disabled = {k for k, v in config["disabledExtensions"].items() if v}
+    assert disabled == {
+        "@jupyter/nbgrader:formgrader",
+        "@jupyter/nbgrader:create-assignment",
+        "@jupyter/nbgrader:assignment-list",
+        "@jupyter/nbgrader:course-list",
+        "@jupyter/nbgrader:menu",
+    }
+
+
+def test_requirements_pin_exactly_what_ci_uses(released):
+    text = _members(released)[f"{ASSIGNMENT}/requirements.txt"].decode()
+    lines = [line for line in text.splitlines() if line and not line.startswith("#")]
+    assert lines[0] == f"./{Path(_wheel(released)[0]).name}"
+    repo_pins = set((REPO / "requirements.txt").read_text().splitlines())
+    assert set(lines[1:]) <= repo_pins
+    names = {canonicalize_name(Requirement(line).name) for line in lines[1:]}
+    assert {"numpy", "scikit-learn", "matplotlib", "quadprog", "jupyterlab", "nbgrader"} <= names
+    # the project's own tools are not the student's
+    assert not names & {"pytest", "ruff", "playwright", "hypothesis", "nbval", "pytest-xdist"}
+
+
+def test_readme_names_the_commands_of_the_three_systems(released):
+    text = _members(released)[f"{ASSIGNMENT}/README.md"].decode()
+    notebook = f"{ASSIGNMENT}.ipynb"
+    assert "Python 3.11" in text
+    assert "python3.11 -m venv .venv" in text
+    assert f".venv/bin/jupyter lab {notebook}" in text
+    assert "py -3.11 -m venv .venv" in text
+    assert f".venv\\Scripts\\jupyter lab {notebook}" in text
+    assert "pip install -r requirements.txt" in text
+    assert len(text.splitlines()) <= 40
+
+
+def test_student_nbgrader_config_loads(released, tmp_path):
+    from traitlets.config.loader import PyFileConfigLoader
+
+    (tmp_path / "nbgrader_config.py").write_bytes(
+        _members(released)[f"{ASSIGNMENT}/nbgrader_config.py"]
+    )
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(tmp_path)).load_config()
+    assert config.CourseDirectory.course_id == "linear-classifiers"
+
+
+def test_release_notebook_says_what_to_do_if_linlib_is_missing(released):
+    nb = nbformat.reads(
+        _members(released)[f"{ASSIGNMENT}/{ASSIGNMENT}.ipynb"].decode(), as_version=4
+    )
+    first = nb.cells[0]
+    assert first.cell_type == "markdown"
+    assert "import linlib" in first.source and "README.md" in first.source
+
+
+def test_zip_written_again_when_linlib_or_pins_change(tmp_path, monkeypatch):
+    """grade and demo release without forcing: an unchanged source keeps its zip, but a
+    zip whose wheel or pins are out of date (linlib, pyproject.toml, requirements.txt
+    changed) is written again."""
+    course = tmp_path / "course"
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", str(EPOCH))
+    ensure_released(course, [ASSIGNMENT])
+    zip_path = course / "release" / f"{ASSIGNMENT}.zip"
+    first = zip_path.read_bytes()
+
+    def dates() -> set:
+        with zipfile.ZipFile(zip_path) as archive:
+            return {info.date_time for info in archive.infolist()}
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", str(EPOCH + 86_400))
+    ensure_released(course, [ASSIGNMENT])
+    assert zip_path.read_bytes() == first, "nothing changed: the zip must stay as it was"
+    monkeypatch.setattr(zips, "_student_files_digest", lambda: "linlib changed")
+    ensure_released(course, [ASSIGNMENT])
+    assert zip_path.read_bytes() != first
+    later = datetime.datetime.fromtimestamp(EPOCH + 86_400, tz=datetime.UTC)
+    assert dates() == {later.timetuple()[:6]}
