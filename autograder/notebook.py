@@ -1,11 +1,47 @@
 """What the grader knows of a notebook's cells: nbgrader's cell kinds, the grader's flags in a
-notebook's metadata, and the hidden tests of a test cell."""
+notebook's metadata, and the hidden tests of a test cell.
+
+The hidden-test regions are found one way, with nbgrader's own delimiters and rule
+(``ClearHiddenTests``: a line containing ``BEGIN HIDDEN TESTS`` opens a region, a line
+containing ``END HIDDEN TESTS`` closes it); a region left open runs to the end of the cell.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import nbformat
+from nbformat import NotebookNode
+from nbgrader import utils
+from nbgrader.preprocessors import ClearHiddenTests
+
+#: The key of the grader's own data in a notebook's metadata (``flags``, ``sandbox``, ...).
+FLAGS_KEY = "autograder"
+
+HIDDEN_BEGIN: str = ClearHiddenTests.begin_test_delimeter.default_value
+HIDDEN_END: str = ClearHiddenTests.end_test_delimeter.default_value
+
+
+def grade_id(cell: NotebookNode) -> str | None:
+    """The cell's nbgrader grade id, or None."""
+    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+
+
+def is_test_cell(cell: NotebookNode) -> bool:
+    """An autograded test cell: a code cell nbgrader grades that is not a solution cell."""
+    return (
+        cell.cell_type == "code"
+        and bool(utils.is_grade(cell))
+        and not utils.is_solution(cell)
+        and bool(grade_id(cell))
+    )
+
+
+def add_flag(nb: NotebookNode, text: str) -> None:
+    """Append a readable flag to ``nb.metadata["autograder"]["flags"]`` (no duplicates)."""
+    flags = nb.metadata.setdefault(FLAGS_KEY, {}).setdefault("flags", [])
+    if text not in flags:
+        flags.append(text)
 
 
 def collect_notebook_flags(folder: Path) -> list[str]:
@@ -18,8 +54,54 @@ def collect_notebook_flags(folder: Path) -> list[str]:
             nb = nbformat.read(str(path), as_version=4)
         except Exception:  # a graded notebook nbgrader wrote is readable; be safe anyway
             continue
-        for flag in nb.metadata.get("autograder", {}).get("flags", []) or []:
+        for flag in nb.metadata.get(FLAGS_KEY, {}).get("flags", []) or []:
             text = str(flag)
             if text not in flags:
                 flags.append(text)
     return flags
+
+
+def hidden_line_ranges(source: str) -> list[tuple[int, int]]:
+    """1-based inclusive line ranges of the hidden-test regions of a cell's source, the
+    delimiter lines included."""
+    ranges = []
+    start = None
+    lines = source.split("\n")
+    for number, line in enumerate(lines, start=1):
+        if HIDDEN_BEGIN in line and start is None:
+            start = number
+        elif HIDDEN_END in line and start is not None:
+            ranges.append((start, number))
+            start = None
+    if start is not None:
+        ranges.append((start, len(lines)))
+    return ranges
+
+
+def strip_hidden_tests(source: str) -> str:
+    """The source without its hidden-test regions (what nbgrader's release shows)."""
+    lines = source.split("\n")
+    hidden = {n for a, b in hidden_line_ranges(source) for n in range(a, b + 1)}
+    return "\n".join(line for n, line in enumerate(lines, start=1) if n not in hidden)
+
+
+def redact_hidden_source(source: str, note: str) -> tuple[str, bool]:
+    """Replace each hidden-test region of ``source`` by the line ``note``, indented as the
+    region's first line.
+
+    Returns the new source and whether anything was redacted. An unterminated region is
+    redacted to the end of the cell.
+    """
+    ranges = hidden_line_ranges(source)
+    if not ranges:
+        return source, False
+    lines = source.split("\n")
+    out: list[str] = []
+    previous = 0
+    for start, end in ranges:
+        out.extend(lines[previous : start - 1])
+        first = lines[start - 1]
+        out.append(first[: len(first) - len(first.lstrip(" \t"))] + note)
+        previous = end
+    out.extend(lines[previous:])
+    return "\n".join(out), True

@@ -19,7 +19,6 @@
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from typing import Any
 
@@ -30,26 +29,7 @@ from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.preprocessors import DeduplicateIds, NbGraderPreprocessor, OverwriteCells
 from traitlets import Bool, Unicode
 
-FLAGS_KEY = "autograder"
-
-HIDDEN_BEGIN = "### BEGIN HIDDEN TESTS"
-HIDDEN_END = "### END HIDDEN TESTS"
-_HIDDEN_RE = re.compile(
-    r"^([ \t]*)" + re.escape(HIDDEN_BEGIN) + r".*?^[ \t]*" + re.escape(HIDDEN_END) + r"[^\n]*",
-    re.DOTALL | re.MULTILINE,
-)
-
-
-def add_flag(nb: NotebookNode, text: str) -> None:
-    """Append a readable flag to ``nb.metadata["autograder"]["flags"]`` (no duplicates)."""
-    meta = nb.metadata.setdefault(FLAGS_KEY, {})
-    flags = meta.setdefault("flags", [])
-    if text not in flags:
-        flags.append(text)
-
-
-def _grade_id(cell: NotebookNode) -> str | None:
-    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+from autograder.notebook import HIDDEN_BEGIN, add_flag, grade_id, redact_hidden_source
 
 
 class RecordSubmissionFlags(NbGraderPreprocessor):
@@ -67,7 +47,7 @@ class RecordSubmissionFlags(NbGraderPreprocessor):
             solution_ids = {c.name for c in source_nb.solution_cells}
             source_cells = {c.name: c for c in source_nb.source_cells}
 
-        counts = Counter(g for g in (_grade_id(c) for c in nb.cells) if g is not None)
+        counts = Counter(g for g in (grade_id(c) for c in nb.cells) if g is not None)
         tests = [name for name in grade_cells if name not in solution_ids]
         for name in tests:
             if counts[name] == 0:
@@ -82,7 +62,7 @@ class RecordSubmissionFlags(NbGraderPreprocessor):
             if counts[name] == 0:
                 add_flag(nb, f"answer cell {name} was deleted")
         for cell in nb.cells:
-            name = _grade_id(cell)
+            name = grade_id(cell)
             if name is None or name not in source_cells:
                 continue
             source = source_cells[name]
@@ -110,7 +90,7 @@ class DeduplicateCells(DeduplicateIds):
     def preprocess(self, nb: NotebookNode, resources: ResourcesDict):
         seen: set[str] = set()
         for cell in nb.cells:
-            name = _grade_id(cell)
+            name = grade_id(cell)
             if name is None:
                 continue
             if name in seen:
@@ -132,7 +112,7 @@ class RestoreTestCells(OverwriteCells):
         by_name = {c.name: c for c in source_nb.source_cells}
         grade_cells = {c.name: c for c in source_nb.grade_cells}
         solution_ids = {c.name for c in source_nb.solution_cells}
-        present = {g for g in (_grade_id(c) for c in nb.cells) if g is not None}
+        present = {g for g in (grade_id(c) for c in nb.cells) if g is not None}
         for name in order:
             if name not in grade_cells or name in present or name in solution_ids:
                 # A deleted answer cell is not put back: there is no answer to grade.
@@ -142,7 +122,7 @@ class RestoreTestCells(OverwriteCells):
             position = 0
             # after the nearest earlier source cell still in the notebook
             for previous in reversed(order[: order.index(name)]):
-                indices = [i for i, c in enumerate(nb.cells) if _grade_id(c) == previous]
+                indices = [i for i, c in enumerate(nb.cells) if grade_id(c) == previous]
                 if indices:
                     position = indices[-1] + 1
                     break
@@ -155,7 +135,7 @@ class RestoreTestCells(OverwriteCells):
         # cells DeduplicateIds emptied (a duplicated test cell); same logic, tolerant lookup.
         source_nb = self.gradebook.find_notebook(self.notebook_id, self.assignment_id)
         by_name = {c.name: c for c in source_nb.source_cells}
-        present = {g for g in (_grade_id(c) for c in nb.cells) if g is not None}
+        present = {g for g in (grade_id(c) for c in nb.cells) if g is not None}
         for task in source_nb.task_cells:
             if task.name not in present:
                 cell = self.missing_cell_transform(by_name[task.name], task.max_score, is_task=True)
@@ -176,20 +156,6 @@ class StderrToStdout(NbGraderPreprocessor):
             if output.get("output_type") == "stream" and output.get("name") == "stderr":
                 output["name"] = "stdout"
         return cell, resources
-
-
-def redact_hidden_source(source: str, note: str) -> tuple[str, bool]:
-    """Replace each hidden-test region of ``source`` by the comment line ``note``.
-
-    Returns the new source and whether anything was redacted. An unterminated region is
-    redacted to the end of the cell.
-    """
-    new, count = _HIDDEN_RE.subn(lambda m: m.group(1) + note, source)
-    if HIDDEN_BEGIN in new:  # BEGIN without END
-        head, _, _ = new.partition(HIDDEN_BEGIN)
-        new = head + note
-        count += 1
-    return new, count > 0
 
 
 class RedactHiddenTests(NbGraderPreprocessor):

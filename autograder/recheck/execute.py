@@ -44,47 +44,18 @@ from nbgrader import utils
 from nbgrader.preprocessors import Execute
 from traitlets import Bool, Dict, Float, Integer, Type, Unicode, default
 
+from autograder.notebook import FLAGS_KEY, HIDDEN_BEGIN, add_flag, is_test_cell, strip_hidden_tests
 from autograder.recheck import scan, trusted
 from autograder.sandbox.kernel import Limits, SandboxedKernelManager
 
-__all__ = ["ENV_CONFIG", "SafeExecute", "strip_hidden_tests"]
+__all__ = ["ENV_CONFIG", "SafeExecute"]
 
 ENV_CONFIG = "AUTOGRADER_SAFE_EXECUTE"
-FLAGS_KEY = "autograder"
-
-
-def strip_hidden_tests(source: str) -> str:
-    """The source without its ``BEGIN HIDDEN TESTS`` ... ``END HIDDEN TESTS`` regions."""
-    lines = []
-    hidden = False
-    for line in source.split("\n"):
-        if trusted.HIDDEN_BEGIN in line:
-            hidden = True
-        elif trusted.HIDDEN_END in line:
-            hidden = False
-        elif not hidden:
-            lines.append(line)
-    return "\n".join(lines)
-
-
-def _add_flag(nb: NotebookNode, text: str) -> None:
-    flags = nb.metadata.setdefault(FLAGS_KEY, {}).setdefault("flags", [])
-    if text not in flags:
-        flags.append(text)
 
 
 def _short(text: str, limit: int = 240) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _is_test_cell(cell: NotebookNode) -> bool:
-    return (
-        cell.cell_type == "code"
-        and utils.is_grade(cell)
-        and not utils.is_solution(cell)
-        and bool(cell.metadata.nbgrader.get("grade_id"))
-    )
 
 
 def _defs_only(source: str, exclude: set[str]) -> str:
@@ -114,7 +85,7 @@ def _tests_in(nb: NotebookNode, full_sources: dict[str, str]) -> list[tuple[str,
     return [
         (cell.metadata.nbgrader["grade_id"], cell)
         for cell in nb.cells
-        if _is_test_cell(cell) and cell.metadata.nbgrader["grade_id"] in full_sources
+        if is_test_cell(cell) and cell.metadata.nbgrader["grade_id"] in full_sources
     ]
 
 
@@ -196,7 +167,7 @@ class SafeExecute(Execute):
         instructor = self._instructor_code(nb, resources, full_sources)
         self._original_sources = {}
         for cell in nb.cells:
-            if cell.cell_type == "code" and trusted.HIDDEN_BEGIN in cell.source:
+            if cell.cell_type == "code" and HIDDEN_BEGIN in cell.source:
                 # Whatever its metadata says, no hidden region reaches the kernel.
                 self._original_sources[id(cell)] = cell.source
                 cell.source = strip_hidden_tests(cell.source)
@@ -206,7 +177,7 @@ class SafeExecute(Execute):
         if self.scan_submissions:
             sources = [src for kind, _, src in instructor.cells if kind != "solution"]
             for finding in scan.scan_notebook(nb, instructor_sources=sources):
-                _add_flag(nb, str(finding))
+                add_flag(nb, str(finding))
 
         results: dict[str, trusted.CheckResult] = {}
         self._run_state: dict[str, Any] = {"dead": None, "not_run": set(), "truncated": {}}
@@ -229,7 +200,7 @@ class SafeExecute(Execute):
             return {
                 cell.metadata.nbgrader["grade_id"]: cell.source
                 for cell in nb.cells
-                if _is_test_cell(cell)
+                if is_test_cell(cell)
             }
         from nbgrader.api import Gradebook, MissingEntry
 
@@ -253,7 +224,7 @@ class SafeExecute(Execute):
             if not meta or meta.get("grade_id") not in full_sources or cell.cell_type != "code":
                 continue
             if meta.get("solution") or not meta.get("grade"):
-                _add_flag(
+                add_flag(
                     nb,
                     f"test cell {meta['grade_id']} was marked as an answer cell in the "
                     "submission (restored)",
@@ -299,7 +270,7 @@ class SafeExecute(Execute):
                 grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
                 if utils.is_solution(cell):
                     cells.append(("solution", grade_id, cell.source))
-                elif _is_test_cell(cell):
+                elif is_test_cell(cell):
                     cells.append(("test", grade_id, full_sources.get(grade_id, cell.source)))
                 else:
                     cells.append(("code", grade_id, cell.source))
@@ -319,7 +290,7 @@ class SafeExecute(Execute):
                 if stub is None:
                     stub = _defs_only(cell.source, exclude=imported)
                 cells.append(("solution", grade_id, stub))
-            elif _is_test_cell(cell):
+            elif is_test_cell(cell):
                 cells.append(("test", grade_id, full_sources.get(grade_id, "")))
             elif utils.is_locked(cell):
                 cells.append(("code", grade_id, cell.source))
@@ -525,7 +496,7 @@ class SafeExecute(Execute):
         kernel = [p for i in init for p in _children(i)]
         leftover = [p for p in box.pids() if p not in init and p not in kernel and _running(p)]
         if leftover:
-            _add_flag(
+            add_flag(
                 self._notebook,
                 f"the notebook left {len(leftover)} process(es) running; "
                 "they were killed with the sandbox",
@@ -579,12 +550,12 @@ class SafeExecute(Execute):
     ) -> None:
         state = self._run_state
         if state["dead"]:
-            _add_flag(nb, f"kernel stopped: {state['dead']}")
+            add_flag(nb, f"kernel stopped: {state['dead']}")
         if state["truncated"]:
             cells = ", ".join(f"#{i + 1}" for i in sorted(state["truncated"]))
-            _add_flag(nb, f"output too large: cut in cell(s) {cells}")
+            add_flag(nb, f"output too large: cut in cell(s) {cells}")
         for cell in nb.cells:
-            if not _is_test_cell(cell):
+            if not is_test_cell(cell):
                 if id(cell) in self._original_sources:
                     cell.source = self._original_sources[id(cell)]
                 continue
@@ -652,18 +623,18 @@ class SafeExecute(Execute):
         if result.ename in ("KernelUnavailable", "KernelCallTimeout"):
             return  # the "kernel stopped" flag says why
         if result.passed and kernel != "pass" and kernel != "not run":
-            _add_flag(
+            add_flag(
                 nb,
                 f"{grade_id}: failed in the student's kernel {kernel[5:]} but passed the "
                 "trusted re-check; the trusted result counts",
             )
         elif not result.passed and kernel == "pass" and result.where != "hidden":
             what = "visible tests" if result.where == "visible" else "test cell"
-            _add_flag(
+            add_flag(
                 nb,
                 f"{grade_id}: the student's kernel reported a pass, but the trusted re-check "
                 f"of the {what} failed ({result.ename}: {_short(result.message, 200)}); "
                 "the trusted result counts",
             )
         for note in result.notes:
-            _add_flag(nb, f"{grade_id}: re-check: {note}")
+            add_flag(nb, f"{grade_id}: re-check: {note}")

@@ -45,6 +45,7 @@ import numpy as np
 
 # Test cells import these; doing it once here keeps the first re-check in a worker fast.
 import linlib.grading  # noqa: F401
+from autograder.notebook import hidden_line_ranges
 from autograder.recheck.scan import parse_cell as _parse
 
 __all__ = [
@@ -60,13 +61,10 @@ __all__ = [
     "decode",
     "encode",
     "free_names",
-    "hidden_line_ranges",
     "run_test_cell",
 ]
 
 REPLY_MIME = "application/x-autograder-reply"
-HIDDEN_BEGIN = "BEGIN HIDDEN TESTS"
-HIDDEN_END = "END HIDDEN TESTS"
 
 #: Conventional module aliases used when the instructor's notebook is not at hand.
 DEFAULT_MODULE_ALIASES: Mapping[str, str] = {
@@ -964,21 +962,6 @@ def _quiet():
 
 
 # --------------------------------------------------------------------------- checking
-
-
-def hidden_line_ranges(source: str) -> list[tuple[int, int]]:
-    """1-based inclusive line ranges of the hidden-test regions of a test cell."""
-    ranges = []
-    start = None
-    for number, line in enumerate(source.split("\n"), start=1):
-        if HIDDEN_BEGIN in line and start is None:
-            start = number
-        elif HIDDEN_END in line and start is not None:
-            ranges.append((start, number))
-            start = None
-    if start is not None:
-        ranges.append((start, len(source.split("\n"))))
-    return ranges
 
 
 @dataclass

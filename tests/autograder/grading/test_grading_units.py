@@ -12,7 +12,8 @@ import pytest
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 
 from autograder.grading.pool import Task, WorkerPool, WorkerPoolBroken
-from autograder.grading.preprocessors import RedactHiddenTests, StderrToStdout, redact_hidden_source
+from autograder.grading.preprocessors import RedactHiddenTests, StderrToStdout
+from autograder.notebook import redact_hidden_source
 
 # --------------------------------------------------------------------------- worker pool
 

@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from nbgrader.preprocessors import ClearHiddenTests
 
+from autograder.notebook import hidden_line_ranges, strip_hidden_tests
 from autograder.recheck import scan, trusted
-from autograder.recheck.execute import strip_hidden_tests
 from autograder.sandbox.kernel import sandbox_unavailable_reason
 
 REPO = Path(__file__).resolve().parents[3]
@@ -295,7 +295,7 @@ def test_strip_hidden_tests_matches_nbgrader():
 
 def test_hidden_line_ranges_cover_the_hidden_lines():
     source = "a = 1\n### BEGIN HIDDEN TESTS\nb = 2\nc = 3\n### END HIDDEN TESTS\nd = 4"
-    assert trusted.hidden_line_ranges(source) == [(2, 5)]
+    assert hidden_line_ranges(source) == [(2, 5)]
 
 
 def test_free_names_are_what_a_cell_reads_but_does_not_bind():
