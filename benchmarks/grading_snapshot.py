@@ -33,6 +33,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+# the checkout a run was made from, as it appears in tracebacks (linlib/, autograder/, .venv/)
+_CHECKOUT = re.compile(r"(?:/[^/\s\"'<>:=]+)+/(?=(?:linlib|autograder|\.venv)/)")
 _TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d+)?([+-]\d{2}:?\d{2}|Z)?")
 
 
@@ -55,6 +57,7 @@ def _autograder(*args: str, cwd: Path) -> None:
 
 def _normalise(text: str, root: Path) -> str:
     text = text.replace(str(root.resolve()), "<ROOT>").replace(str(root), "<ROOT>")
+    text = _CHECKOUT.sub("<CHECKOUT>/", text)
     return _TIMESTAMP.sub("<TIME>", text)
 
 
@@ -91,10 +94,15 @@ def write(path: Path, per_notebook: int, keep: Path | None = None) -> None:
         assignments = sorted(p.name for p in (course / "release").iterdir() if p.is_dir())
         batch = build_batch(course, assignments, per_notebook)
         _autograder("grade", str(batch), "--course", str(course), "--out", "batch-out", cwd=root)
-        snapshot = {
-            "demo": _outputs(root / "demo-out", root),
-            "batch": _outputs(root / "batch-out", root),
-        }
+        save(root, path)
+
+
+def save(root: Path, path: Path) -> None:
+    """Write the snapshot of the graded folders in *root* (``write``'s or ``--keep``'s)."""
+    snapshot = {
+        "demo": _outputs(root / "demo-out", root),
+        "batch": _outputs(root / "batch-out", root),
+    }
     path.write_text(json.dumps(snapshot, indent=1, sort_keys=True) + "\n")
     print(f"wrote {path}")
 
@@ -140,6 +148,9 @@ def main(argv: list[str] | None = None) -> int:
     w.add_argument("snapshot", type=Path)
     w.add_argument("--per-notebook", type=int, default=12)
     w.add_argument("--keep", type=Path, help="grade in this folder and keep it")
+    k = sub.add_parser("save", help="snapshot a folder kept by write --keep (no grading)")
+    k.add_argument("kept", type=Path)
+    k.add_argument("snapshot", type=Path)
     c = sub.add_parser("compare", help="print the differences between two snapshots")
     c.add_argument("before", type=Path)
     c.add_argument("after", type=Path)
@@ -147,6 +158,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "write":
         keep = args.keep.resolve() if args.keep else None
         write(args.snapshot.resolve(), args.per_notebook, keep)
+        return 0
+    if args.command == "save":
+        save(args.kept.resolve(), args.snapshot.resolve())
         return 0
     return compare(args.before, args.after)
 
