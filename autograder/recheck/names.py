@@ -40,6 +40,13 @@ DEFAULT_MODULE_ALIASES: Mapping[str, str] = {
 }
 
 
+def _parameters(args: ast.arguments) -> set[str]:
+    """The names a function's or a lambda's parameters bind."""
+    names = {arg.arg for arg in args.posonlyargs + args.args + args.kwonlyargs}
+    names.update(arg.arg for arg in (args.vararg, args.kwarg) if arg is not None)
+    return names
+
+
 def free_names(source: str | ast.AST) -> set[str]:
     """Names a piece of code reads but does not bind itself (builtins included)."""
     tree = ast.parse(source) if isinstance(source, str) else source
@@ -51,19 +58,9 @@ def free_names(source: str | ast.AST) -> set[str]:
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             bound.add(node.name)
             if not isinstance(node, ast.ClassDef):
-                a = node.args
-                for arg in a.posonlyargs + a.args + a.kwonlyargs:
-                    bound.add(arg.arg)
-                for arg in (a.vararg, a.kwarg):
-                    if arg is not None:
-                        bound.add(arg.arg)
+                bound |= _parameters(node.args)
         elif isinstance(node, ast.Lambda):
-            a = node.args
-            for arg in a.posonlyargs + a.args + a.kwonlyargs:
-                bound.add(arg.arg)
-            for arg in (a.vararg, a.kwarg):
-                if arg is not None:
-                    bound.add(arg.arg)
+            bound |= _parameters(node.args)
         elif isinstance(node, ast.Import | ast.ImportFrom):
             for alias in node.names:
                 bound.add((alias.asname or alias.name).split(".")[0])
