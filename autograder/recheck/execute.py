@@ -64,9 +64,8 @@ ENV_CONFIG = "AUTOGRADER_SAFE_EXECUTE"
 def _running(pid: int) -> bool:
     """Alive and not a zombie (a finished child nobody waited for is not "left running")."""
     try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
-    except (OSError, IndexError):
+        return psutil.Process(pid).status() not in (psutil.STATUS_ZOMBIE, psutil.STATUS_DEAD)
+    except psutil.Error:
         return False
 
 

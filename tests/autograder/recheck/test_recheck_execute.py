@@ -142,3 +142,25 @@ def test_safe_execute_stops_an_uninterruptible_cell_and_scores_what_follows_zero
     check = nb.metadata["autograder"]["checks"]["scale_tests"]
     assert check["kernel"] == "not run" and check["trusted"] == "fail"
     assert any("did not stop when interrupted" in f for f in nb.metadata["autograder"]["flags"])
+
+
+def test_leftover_process_helpers_see_children_and_ignore_zombies():
+    """psutil stands for the /proc reads: a direct child is listed while it exists, a
+    finished child nobody waited for (a zombie) is not running, a gone pid neither."""
+    import os
+    import subprocess
+
+    from autograder.recheck.execute import _children, _running
+
+    child = subprocess.Popen(["sleep", "30"])
+    try:
+        assert child.pid in _children(os.getpid())
+        assert _running(child.pid)
+    finally:
+        child.kill()
+    deadline = time.monotonic() + 10
+    while _running(child.pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _running(child.pid)  # killed, not yet waited for: a zombie
+    child.wait()
+    assert not _running(child.pid) and _children(child.pid) == []
