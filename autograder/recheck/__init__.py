@@ -1,0 +1,48 @@
+"""The trusted re-check: every autograded test cell re-run outside the student's kernel.
+
+- :mod:`~autograder.recheck.execute`: ``SafeExecute``, nbgrader's ``Execute`` with the
+  sandboxed kernel, hidden tests kept out of it and the trusted re-check after it
+  (:mod:`~autograder.recheck.sources` gathers the cells, :mod:`~autograder.recheck.outcomes`
+  writes what the re-check found into the notebook);
+- :mod:`~autograder.recheck.scan` (rules in :mod:`~autograder.recheck.scan_rules`): the
+  static scan of the student's cells for tampering patterns;
+- :mod:`~autograder.recheck.runner`: each test cell run here, in a namespace built by
+  :mod:`~autograder.recheck.names`, the student's functions reached through
+  :mod:`~autograder.recheck.channel` with plain data only (decoded by
+  :mod:`~autograder.recheck.codec`; the kernel side is ``linlib._remote``).
+"""
+
+from autograder.recheck.channel import (
+    KernelCallTimeout,
+    KernelChannel,
+    KernelUnavailable,
+    RemoteFunction,
+    StudentCodeError,
+)
+from autograder.recheck.codec import NotPlainData, decode
+from autograder.recheck.execute import ENV_CONFIG, SafeExecute
+from autograder.recheck.names import DEFAULT_MODULE_ALIASES, InstructorCode, free_names
+from autograder.recheck.runner import CheckResult, check_cells, run_test_cell
+from autograder.recheck.scan import Finding, imported_names, scan_notebook, scan_source
+
+__all__ = [
+    "DEFAULT_MODULE_ALIASES",
+    "ENV_CONFIG",
+    "CheckResult",
+    "Finding",
+    "InstructorCode",
+    "KernelCallTimeout",
+    "KernelChannel",
+    "KernelUnavailable",
+    "NotPlainData",
+    "RemoteFunction",
+    "SafeExecute",
+    "StudentCodeError",
+    "check_cells",
+    "decode",
+    "free_names",
+    "imported_names",
+    "run_test_cell",
+    "scan_notebook",
+    "scan_source",
+]

@@ -6,12 +6,12 @@ this when the sandbox is on). For each notebook it:
 1. takes every autograded test cell's full source (visible and hidden tests) from the
    gradebook, and gives the kernel only the visible part (hidden-test source never reaches
    the student's kernel);
-2. scans the student's cells for tampering patterns (:mod:`autograder.scan`);
+2. scans the student's cells for tampering patterns (:mod:`autograder.recheck.scan`);
 3. executes the notebook in a kernel inside the sandbox (:mod:`autograder.sandbox`), with a
    per-cell timeout (interrupt, then kill if the interrupt is ignored), a wall clock for the
    whole notebook, and caps on the bytes of output kept per cell and per notebook;
 4. with the kernel still running, re-runs each test cell's full source in this trusted
-   process (:mod:`autograder.trusted`) and makes the cell's outputs say what the trusted
+   process (:mod:`autograder.recheck.runner`) and makes the cell's outputs say what the trusted
    re-check found: a failure becomes an ``error`` output with the failure's message (never
    hidden source), a pass loses any error or stderr output (a correct answer that warns
    keeps its points);
@@ -26,26 +26,34 @@ environment variable ``AUTOGRADER_SAFE_EXECUTE`` holding a JSON object of trait 
 
 from __future__ import annotations
 
-import ast
-import contextlib
 import json
 import os
 import time
-from pathlib import Path
 from queue import Empty
 from typing import Any
 
 import nbformat
+import psutil
 from jupyter_core.utils import run_sync
 from nbclient.client import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat import NotebookNode
-from nbgrader import utils
 from nbgrader.preprocessors import Execute
 from traitlets import Bool, Dict, Float, Integer, Type, Unicode, default
 
-from autograder.notebook import FLAGS_KEY, HIDDEN_BEGIN, add_flag, is_test_cell, strip_hidden_tests
-from autograder.recheck import scan, trusted
+from autograder.notebook import FLAGS_KEY, add_flag, strip_hidden_tests
+from autograder.recheck import scan
+from autograder.recheck.channel import KernelChannel
+from autograder.recheck.names import InstructorCode
+from autograder.recheck.outcomes import RunState, finish, short
+from autograder.recheck.runner import CheckResult, check_cells
+from autograder.recheck.sources import (
+    enforce_test_metadata,
+    instructor_code,
+    source_notebook_path,
+    test_sources,
+    tests_in,
+)
 from autograder.sandbox.kernel import Limits, SandboxedKernelManager
 
 __all__ = ["ENV_CONFIG", "SafeExecute"]
@@ -53,40 +61,20 @@ __all__ = ["ENV_CONFIG", "SafeExecute"]
 ENV_CONFIG = "AUTOGRADER_SAFE_EXECUTE"
 
 
-def _short(text: str, limit: int = 240) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _defs_only(source: str, exclude: set[str]) -> str:
-    """Stubs of the functions a cell defines (not those in *exclude*)."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return ""
-    return "\n".join(
-        f"def {node.name}(*args, **kwargs):\n    raise NotImplementedError()"
-        for node in tree.body
-        if isinstance(node, ast.FunctionDef) and node.name not in exclude
-    )
-
-
 def _running(pid: int) -> bool:
     """Alive and not a zombie (a finished child nobody waited for is not "left running")."""
     try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
-    except (OSError, IndexError):
+        return psutil.Process(pid).status() not in (psutil.STATUS_ZOMBIE, psutil.STATUS_DEAD)
+    except psutil.Error:
         return False
 
 
-def _tests_in(nb: NotebookNode, full_sources: dict[str, str]) -> list[tuple[str, NotebookNode]]:
-    """(grade id, cell) of the notebook's autograded test cells the gradebook knows."""
-    return [
-        (cell.metadata.nbgrader["grade_id"], cell)
-        for cell in nb.cells
-        if is_test_cell(cell) and cell.metadata.nbgrader["grade_id"] in full_sources
-    ]
+def _children(pid: int) -> list[int]:
+    """The direct children of *pid* (none if it is gone)."""
+    try:
+        return [child.pid for child in psutil.Process(pid).children()]
+    except psutil.Error:
+        return []
 
 
 def _msg_bytes(msg: dict[str, Any]) -> int:
@@ -161,17 +149,22 @@ class SafeExecute(Execute):
         checks: dict[str, dict[str, Any]] = {}
         meta["checks"] = checks
         self._notebook = nb
-
-        full_sources = self._test_sources(nb, resources)
-        self._enforce_test_metadata(nb, full_sources)
-        instructor = self._instructor_code(nb, resources, full_sources)
-        self._original_sources = {}
-        for cell in nb.cells:
-            if cell.cell_type == "code" and HIDDEN_BEGIN in cell.source:
+        full_sources = test_sources(nb, resources)
+        enforce_test_metadata(nb, full_sources)
+        converter = getattr(getattr(self, "parent", None), "parent", None)
+        path = source_notebook_path(
+            resources, self.source_notebook_dir, getattr(converter, "coursedir", None)
+        )
+        instructor = instructor_code(nb, resources, full_sources, path)
+        self._run_state = state = RunState()
+        for index, cell in enumerate(nb.cells):
+            if cell.cell_type == "code":
                 # Whatever its metadata says, no hidden region reaches the kernel.
-                self._original_sources[id(cell)] = cell.source
-                cell.source = strip_hidden_tests(cell.source)
-        for grade_id, cell in _tests_in(nb, full_sources):
+                visible = strip_hidden_tests(cell.source)
+                if visible != cell.source:
+                    state.original_sources[index] = cell.source
+                    cell.source = visible
+        for grade_id, cell in tests_in(nb, full_sources):
             cell.source = strip_hidden_tests(full_sources[grade_id])
 
         if self.scan_submissions:
@@ -179,138 +172,14 @@ class SafeExecute(Execute):
             for finding in scan.scan_notebook(nb, instructor_sources=sources):
                 add_flag(nb, str(finding))
 
-        results: dict[str, trusted.CheckResult] = {}
-        self._run_state: dict[str, Any] = {"dead": None, "not_run": set(), "truncated": {}}
+        results: dict[str, CheckResult] = {}
         started = time.monotonic()
         try:
             results = self._execute_and_check(nb, resources, instructor, full_sources)
         finally:
             meta["seconds"] = round(time.monotonic() - started, 3)
-        self._finish(nb, full_sources, results, checks)
+        finish(nb, state, full_sources, results, checks)
         return nb, resources
-
-    def _test_sources(self, nb: NotebookNode, resources: Any) -> dict[str, str]:
-        """grade id -> full source of every autograded test cell, from the gradebook.
-
-        The gradebook (not the submission's metadata) says which cells are autograded
-        tests; without a gradebook (outside nbgrader), the notebook's metadata does.
-        """
-        info = resources.get("nbgrader", {}) if isinstance(resources, dict) else {}
-        if not info.get("db_url"):
-            return {
-                cell.metadata.nbgrader["grade_id"]: cell.source
-                for cell in nb.cells
-                if is_test_cell(cell)
-            }
-        from nbgrader.api import Gradebook, MissingEntry
-
-        sources: dict[str, str] = {}
-        with Gradebook(info["db_url"]) as gb:
-            try:
-                notebook = gb.find_notebook(info["notebook"], info["assignment"])
-            except MissingEntry:
-                return sources
-            solutions = {c.name for c in notebook.solution_cells}
-            by_name = {c.name: c for c in notebook.source_cells}
-            for cell in notebook.grade_cells:
-                if cell.cell_type == "code" and cell.name not in solutions and cell.name in by_name:
-                    sources[cell.name] = by_name[cell.name].source
-        return sources
-
-    def _enforce_test_metadata(self, nb: NotebookNode, full_sources: dict[str, str]) -> None:
-        """A test cell stays an autograded test cell, whatever the student set."""
-        for cell in nb.cells:
-            meta = cell.get("metadata", {}).get("nbgrader")
-            if not meta or meta.get("grade_id") not in full_sources or cell.cell_type != "code":
-                continue
-            if meta.get("solution") or not meta.get("grade"):
-                add_flag(
-                    nb,
-                    f"test cell {meta['grade_id']} was marked as an answer cell in the "
-                    "submission (restored)",
-                )
-            meta["grade"] = True
-            meta["solution"] = False
-            meta["locked"] = True
-
-    def _source_notebook_path(self, resources: Any) -> Path | None:
-        info = resources.get("nbgrader", {}) if isinstance(resources, dict) else {}
-        notebook, assignment = info.get("notebook"), info.get("assignment")
-        if not notebook:
-            return None
-        candidates = []
-        if self.source_notebook_dir:
-            candidates.append(Path(self.source_notebook_dir) / f"{notebook}.ipynb")
-        converter = getattr(getattr(self, "parent", None), "parent", None)
-        coursedir = getattr(converter, "coursedir", None)
-        if coursedir is not None and assignment:
-            with contextlib.suppress(Exception):
-                folder = coursedir.format_path(coursedir.source_directory, ".", assignment)
-                candidates.append(Path(folder) / f"{notebook}.ipynb")
-        for path in candidates:
-            if path.is_file():
-                return path
-        return None
-
-    def _instructor_code(
-        self, nb: NotebookNode, resources: Any, full_sources: dict[str, str]
-    ) -> trusted.InstructorCode:
-        """The instructor's code cells in order, from the source notebook if available.
-
-        Without it, the submission's locked and test cells (nbgrader restored their source)
-        and the gradebook's answer-cell stubs stand in.
-        """
-        cells: list[tuple[str, str | None, str]] = []
-        path = self._source_notebook_path(resources)
-        if path is not None:
-            source_nb = nbformat.read(str(path), as_version=4)
-            for cell in source_nb.cells:
-                if cell.cell_type != "code":
-                    continue
-                grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
-                if utils.is_solution(cell):
-                    cells.append(("solution", grade_id, cell.source))
-                elif is_test_cell(cell):
-                    cells.append(("test", grade_id, full_sources.get(grade_id, cell.source)))
-                else:
-                    cells.append(("code", grade_id, cell.source))
-            return trusted.InstructorCode(cells)
-        stubs = self._solution_stubs(resources)
-        # Only outside nbgrader (no gradebook) do an answer's own definitions stand in for
-        # the stub, and never for a name the instructor's cells import (say call_student).
-        imported = scan.imported_names(
-            c.source for c in nb.cells if c.cell_type == "code" and utils.is_locked(c)
-        )
-        for cell in nb.cells:
-            if cell.cell_type != "code":
-                continue
-            grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
-            if utils.is_solution(cell):
-                stub = stubs.get(grade_id)
-                if stub is None:
-                    stub = _defs_only(cell.source, exclude=imported)
-                cells.append(("solution", grade_id, stub))
-            elif is_test_cell(cell):
-                cells.append(("test", grade_id, full_sources.get(grade_id, "")))
-            elif utils.is_locked(cell):
-                cells.append(("code", grade_id, cell.source))
-        return trusted.InstructorCode(cells)
-
-    def _solution_stubs(self, resources: Any) -> dict[str, str]:
-        info = resources.get("nbgrader", {}) if isinstance(resources, dict) else {}
-        if not info.get("db_url"):
-            return {}
-        from nbgrader.api import Gradebook, MissingEntry
-
-        stubs: dict[str, str] = {}
-        with Gradebook(info["db_url"]) as gb:
-            try:
-                notebook = gb.find_notebook(info["notebook"], info["assignment"])
-            except MissingEntry:
-                return stubs
-            for cell in notebook.source_cells:
-                stubs[cell.name] = cell.source
-        return stubs
 
     # ------------------------------------------------------------------ execution
 
@@ -330,9 +199,9 @@ class SafeExecute(Execute):
         self,
         nb: NotebookNode,
         resources: Any,
-        instructor: trusted.InstructorCode,
+        instructor: InstructorCode,
         full_sources: dict[str, str],
-    ) -> dict[str, trusted.CheckResult]:
+    ) -> dict[str, CheckResult]:
         state = self._run_state
         NotebookClient.__init__(self, nb, None)
         self.reset_execution_trackers()
@@ -343,7 +212,7 @@ class SafeExecute(Execute):
         self._notebook_bytes = 0
         self._kernel_ready = False
         self._last_km = None
-        results: dict[str, trusted.CheckResult] = {}
+        results: dict[str, CheckResult] = {}
         try:
             with self.setup_kernel():
                 assert self.kc is not None
@@ -359,50 +228,50 @@ class SafeExecute(Execute):
                     self._run_cell(cell, resources, index)
                 self.set_widgets_metadata()
                 if self.recheck:
-                    channel = trusted.KernelChannel(
-                        self.km if state["dead"] is None else None,
+                    channel = KernelChannel(
+                        self.km if state.dead is None else None,
                         self.kc,
                         call_timeout=self.recheck_call_timeout,
                         interrupt_grace=self.interrupt_grace,
                     )
-                    if state["dead"] is not None:
-                        channel.dead_reason = state["dead"]
-                    tests = [(g, full_sources[g]) for g, _ in _tests_in(self.nb, full_sources)]
-                    if state["dead"] is None:
+                    if state.dead is not None:
+                        channel.dead_reason = state.dead
+                    tests = [(g, full_sources[g]) for g, _ in tests_in(self.nb, full_sources)]
+                    if state.dead is None:
                         self._note_leftover_processes()
-                    results = trusted.check_cells(
+                    results = check_cells(
                         tests,
                         instructor,
                         channel,
                         time_budget=self.recheck_cell_timeout,
                         total_budget=self.recheck_notebook_timeout,
                     )
-                    if channel.dead_reason and state["dead"] is None:
+                    if channel.dead_reason and state.dead is None:
                         during = next(
                             (g for g, r in results.items() if r.ename == "KernelCallTimeout"),
                             None,
                         )
                         where = f" (re-checking {during})" if during else " (during the re-check)"
-                        state["dead"] = channel.dead_reason + where
-                elif state["dead"] is None:
+                        state.dead = channel.dead_reason + where
+                elif state.dead is None:
                     self._note_leftover_processes()
         except Exception as exc:
             km = getattr(self, "_last_km", None)
             log = km.kernel_log() if hasattr(km, "kernel_log") else ""
-            detail = _short(log.strip().splitlines()[-1]) if log.strip() else _short(str(exc))
+            detail = short(log.strip().splitlines()[-1]) if log.strip() else short(str(exc))
             if not self._kernel_ready:
                 problem = f"the kernel could not start in the sandbox ({detail})"
             else:
-                problem = f"grading stopped on an error ({type(exc).__name__}: {_short(str(exc))})"
-            state["dead"] = state["dead"] or problem
-            for cell in self.nb.cells:
+                problem = f"grading stopped on an error ({type(exc).__name__}: {short(str(exc))})"
+            state.dead = state.dead or problem
+            for index, cell in enumerate(self.nb.cells):
                 if cell.cell_type == "code" and not cell.get("outputs"):
-                    state["not_run"].add(id(cell))
+                    state.not_run.add(index)
             if self.recheck and not results:
-                channel = trusted.KernelChannel(None, None)
-                channel.dead_reason = state["dead"]
-                tests = [(g, full_sources[g]) for g, _ in _tests_in(self.nb, full_sources)]
-                results = trusted.check_cells(tests, instructor, channel, time_budget=5)
+                channel = KernelChannel(None, None)
+                channel.dead_reason = state.dead
+                tests = [(g, full_sources[g]) for g, _ in tests_in(self.nb, full_sources)]
+                results = check_cells(tests, instructor, channel, time_budget=5)
         finally:
             box = getattr(self.km, "sandbox", None) if self.km is not None else None
             if box is not None:
@@ -413,16 +282,16 @@ class SafeExecute(Execute):
         state = self._run_state
         if cell.cell_type != "code" or not cell.source.strip():
             return
-        if state["dead"] is not None:
-            state["not_run"].add(id(cell))
+        if state.dead is not None:
+            state.not_run.add(index)
             cell.outputs = []
             return
         if time.monotonic() >= self._deadline:
-            state["dead"] = (
+            state.dead = (
                 f"the notebook ran longer than {self.notebook_timeout} s; "
                 "the remaining cells were not run"
             )
-            state["not_run"].add(id(cell))
+            state.not_run.add(index)
             cell.outputs = []
             self._kill_kernel()
             return
@@ -432,10 +301,10 @@ class SafeExecute(Execute):
         except DeadKernelError:
             box = getattr(self.km, "sandbox", None)
             reason = getattr(box, "kill_reason", None) or "the kernel died"
-            state["dead"] = f"{reason} (in cell #{index + 1})"
+            state.dead = f"{reason} (in cell #{index + 1})"
             cell.outputs.append(
                 nbformat.v4.new_output(
-                    "error", ename="KernelDied", evalue=state["dead"], traceback=[state["dead"]]
+                    "error", ename="KernelDied", evalue=state.dead, traceback=[state.dead]
                 )
             )
             return
@@ -443,11 +312,11 @@ class SafeExecute(Execute):
             self._timed_out = True
             cell.outputs.append(
                 nbformat.v4.new_output(
-                    "error", ename="CellTimeoutError", evalue=_short(str(exc)), traceback=[]
+                    "error", ename="CellTimeoutError", evalue=short(str(exc)), traceback=[]
                 )
             )
         if self._timed_out and not self._responsive():
-            state["dead"] = (
+            state.dead = (
                 f"cell #{index + 1} ran longer than {self._cell_timeout(cell)} s and did not "
                 "stop when interrupted; the kernel was killed"
             )
@@ -490,8 +359,6 @@ class SafeExecute(Execute):
         box = getattr(self.km, "sandbox", None)
         if box is None or box.outer_pid is None:
             return
-        from autograder.sandbox.kernel import _children
-
         init = _children(box.outer_pid)
         kernel = [p for i in init for p in _children(i)]
         leftover = [p for p in box.pids() if p not in init and p not in kernel and _running(p)]
@@ -515,7 +382,7 @@ class SafeExecute(Execute):
             self.max_notebook_output_bytes - self._notebook_bytes,
         )
         if size > room:
-            truncated = self._run_state["truncated"]
+            truncated = self._run_state.truncated
             content = msg.get("content", {})
             first = cell_index not in truncated
             truncated[cell_index] = truncated.get(cell_index, 0) + size - max(room, 0)
@@ -538,103 +405,3 @@ class SafeExecute(Execute):
         self._cell_bytes[cell_index] = used + size
         self._notebook_bytes += size
         return super().output(outs, msg, display_id, cell_index)
-
-    # ------------------------------------------------------------------ outcomes
-
-    def _finish(
-        self,
-        nb: NotebookNode,
-        full_sources: dict[str, str],
-        results: dict[str, trusted.CheckResult],
-        checks: dict[str, dict[str, Any]],
-    ) -> None:
-        state = self._run_state
-        if state["dead"]:
-            add_flag(nb, f"kernel stopped: {state['dead']}")
-        if state["truncated"]:
-            cells = ", ".join(f"#{i + 1}" for i in sorted(state["truncated"]))
-            add_flag(nb, f"output too large: cut in cell(s) {cells}")
-        for cell in nb.cells:
-            if not is_test_cell(cell):
-                if id(cell) in self._original_sources:
-                    cell.source = self._original_sources[id(cell)]
-                continue
-            grade_id = cell.metadata.nbgrader["grade_id"]
-            if grade_id not in full_sources:
-                continue
-            outputs = list(cell.get("outputs", []))
-            kernel_errors = [o for o in outputs if o.get("output_type") == "error"]
-            if id(cell) in state["not_run"]:
-                kernel = "not run"
-            elif kernel_errors:
-                err = kernel_errors[0]
-                kernel = f"fail ({err.get('ename', '')}: {_short(err.get('evalue', ''), 160)})"
-            else:
-                kernel = "pass"
-            record: dict[str, Any] = {"kernel": kernel}
-            result = results.get(grade_id)
-            if result is None and kernel == "not run":
-                # never scored as a pass just because nothing ran
-                cell.outputs = [
-                    *outputs,
-                    nbformat.v4.new_output(
-                        "error", ename="NotRun", evalue=str(state["dead"]), traceback=[]
-                    ),
-                ]
-            if result is not None:
-                record["trusted"] = "pass" if result.passed else "fail"
-                record.update(result.as_dict())
-                self._set_outputs(cell, outputs, kernel_errors, result)
-                self._flag_disagreement(nb, grade_id, kernel, kernel_errors, result)
-            cell.source = full_sources[grade_id]
-            checks[grade_id] = record
-
-    @staticmethod
-    def _set_outputs(cell, outputs, kernel_errors, result: trusted.CheckResult) -> None:
-        kept = []
-        for output in outputs:
-            if output.get("output_type") == "error":
-                continue
-            if output.get("output_type") == "stream" and output.get("name") == "stderr":
-                output["name"] = "stdout"  # a warning is not a failure
-            kept.append(output)
-        if not result.passed:
-            if kernel_errors and result.where == "visible":
-                # The same visible test failed in the kernel: its traceback (visible code
-                # only) helps the student most.
-                kept.extend(kernel_errors[:1])
-            else:
-                text = f"{result.ename}: {result.message}" if result.message else result.ename
-                kept.append(
-                    nbformat.v4.new_output(
-                        "error",
-                        ename=result.ename or "AssertionError",
-                        evalue=result.message,
-                        traceback=[
-                            text,
-                            "(checked by the autograder outside the notebook's kernel)",
-                        ],
-                    )
-                )
-        cell.outputs = kept
-
-    @staticmethod
-    def _flag_disagreement(nb, grade_id, kernel, kernel_errors, result) -> None:
-        if result.ename in ("KernelUnavailable", "KernelCallTimeout"):
-            return  # the "kernel stopped" flag says why
-        if result.passed and kernel != "pass" and kernel != "not run":
-            add_flag(
-                nb,
-                f"{grade_id}: failed in the student's kernel {kernel[5:]} but passed the "
-                "trusted re-check; the trusted result counts",
-            )
-        elif not result.passed and kernel == "pass" and result.where != "hidden":
-            what = "visible tests" if result.where == "visible" else "test cell"
-            add_flag(
-                nb,
-                f"{grade_id}: the student's kernel reported a pass, but the trusted re-check "
-                f"of the {what} failed ({result.ename}: {_short(result.message, 200)}); "
-                "the trusted result counts",
-            )
-        for note in result.notes:
-            add_flag(nb, f"{grade_id}: re-check: {note}")

@@ -29,135 +29,19 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from nbformat import NotebookNode
+from nbgrader import utils
+
+from autograder.notebook import grade_id
+from autograder.recheck.scan_rules import (
+    DANGEROUS_ATTRS,
+    DANGEROUS_CALLS,
+    DANGEROUS_MODULES,
+    IPYTHON_HOOKS,
+    LYING_DUNDERS,
+    WELL_KNOWN_MODULES,
+)
 
 __all__ = ["Finding", "imported_names", "scan_notebook", "scan_source", "student_cells"]
-
-_WELL_KNOWN_MODULES = frozenset(
-    {
-        "np",
-        "numpy",
-        "linlib",
-        "sklearn",
-        "scipy",
-        "builtins",
-        "sys",
-        "os",
-        "IPython",
-        "plt",
-        "matplotlib",
-        "math",
-        "nbgrader",
-        "pytest",
-        "unittest",
-        "warnings",
-    }
-)
-
-_LYING_DUNDERS = frozenset(
-    {
-        "__eq__",
-        "__ne__",
-        "__bool__",
-        "__array__",
-        "__array_ufunc__",
-        "__array_function__",
-        "__array_interface__",
-        "__float__",
-        "__int__",
-        "__index__",
-        "__abs__",
-        "__lt__",
-        "__le__",
-        "__gt__",
-        "__ge__",
-        "__len__",
-        "__instancecheck__",
-        "__subclasscheck__",
-    }
-)
-
-_IPYTHON_HOOKS = frozenset(
-    {
-        "ast_transformers",
-        "input_transformers_cleanup",
-        "input_transformers_post",
-        "input_transformer_manager",
-        "register_magic_function",
-        "register_magics",
-        "set_custom_exc",
-        "showtraceback",
-        "run_cell",
-        "run_cell_async",
-        "transform_cell",
-        "displayhook",
-        "display_pub",
-        "display_formatter",
-    }
-)
-
-_DANGEROUS_CALLS = {
-    "exec": "runs code from a string (exec)",
-    "eval": "runs code from a string (eval)",
-    "compile": "compiles code at run time",
-    "__import__": "imports through __import__",
-    "setattr": None,  # judged by its first argument
-    "delattr": None,
-    "globals": None,
-}
-
-_DANGEROUS_ATTRS = {
-    ("os", "system"): "runs a shell command (os.system)",
-    ("os", "popen"): "runs a shell command (os.popen)",
-    ("os", "fork"): "forks a process (os.fork)",
-    ("os", "forkpty"): "forks a process (os.forkpty)",
-    ("os", "_exit"): "ends the kernel process (os._exit)",
-    ("os", "kill"): "sends signals (os.kill)",
-    ("os", "killpg"): "sends signals (os.killpg)",
-    ("os", "setsid"): "detaches a process (os.setsid)",
-    ("os", "walk"): "walks the file system (os.walk)",
-    ("os", "scandir"): "lists directories (os.scandir)",
-    ("os", "listdir"): "lists directories (os.listdir)",
-    ("os", "chdir"): "changes directory (os.chdir)",
-    ("os", "environ"): "reads the environment",
-    ("sys", "modules"): "touches sys.modules",
-    ("sys", "_getframe"): "inspects the call stack (sys._getframe)",
-    ("sys", "settrace"): "installs a tracer (sys.settrace)",
-    ("sys", "setprofile"): "installs a profiler (sys.setprofile)",
-    ("sys", "exit"): "exits the interpreter (sys.exit)",
-    ("inspect", "getsource"): "reads source code (inspect.getsource)",
-    ("inspect", "getsourcelines"): "reads source code (inspect.getsourcelines)",
-    ("inspect", "currentframe"): "inspects the call stack (inspect.currentframe)",
-    ("inspect", "stack"): "inspects the call stack (inspect.stack)",
-    ("gc", "get_objects"): "walks every live object (gc.get_objects)",
-    ("gc", "get_referrers"): "walks object references (gc.get_referrers)",
-    ("signal", "signal"): "installs a signal handler (e.g. ignoring interrupts)",
-    ("signal", "pthread_sigmask"): "blocks signals",
-    ("resource", "setrlimit"): "changes resource limits",
-    ("importlib", "reload"): "reloads a module (importlib.reload)",
-    ("importlib", "import_module"): "imports modules by name at run time",
-    ("threading", "Thread"): "starts a thread",
-    ("shutil", "rmtree"): "deletes folders",
-}
-
-_DANGEROUS_MODULES = {
-    "subprocess": "starts processes (subprocess)",
-    "multiprocessing": "starts processes (multiprocessing)",
-    "socket": "opens network sockets",
-    "urllib": "makes network requests (urllib)",
-    "http": "makes network requests (http)",
-    "requests": "makes network requests (requests)",
-    "ctypes": "calls C functions directly (ctypes)",
-    "nbformat": "reads notebooks (nbformat)",
-    "nbgrader": "uses nbgrader",
-    "glob": "searches the file system (glob)",
-    "pty": "opens terminals (pty)",
-    "builtins": "imports builtins",
-    "dis": "disassembles code",
-    "marshal": "loads code objects (marshal)",
-    "pickle": "unpickles objects",
-    "sqlite3": "opens databases (sqlite3)",
-    "sqlalchemy": "opens databases (sqlalchemy)",
-}
 
 
 @dataclass(frozen=True)
@@ -265,11 +149,11 @@ class _Scanner(ast.NodeVisitor):
             if (
                 root in self.protected
                 or root in self.modules
-                or root in _WELL_KNOWN_MODULES
+                or root in WELL_KNOWN_MODULES
                 or root == "__builtins__"
             ) and not _dotted(target).startswith(("plt.rcParams", "matplotlib.rcParams")):
                 self.add(target, f"{verb} {_dotted(target)} (patches an imported module)")
-            elif isinstance(target, ast.Attribute) and target.attr in _IPYTHON_HOOKS:
+            elif isinstance(target, ast.Attribute) and target.attr in IPYTHON_HOOKS:
                 self.add(target, f"{verb} {_dotted(target)} (an IPython hook)")
             elif isinstance(target, ast.Attribute) and target.attr == "__code__":
                 self.add(target, f"{verb} {_dotted(target)} (swaps a function's code)")
@@ -312,14 +196,14 @@ class _Scanner(ast.NodeVisitor):
             stmt.name
             for stmt in node.body
             if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef)
-            and stmt.name in _LYING_DUNDERS
+            and stmt.name in LYING_DUNDERS
         )
         lying += sorted(
             t.id
             for stmt in node.body
             if isinstance(stmt, ast.Assign)
             for t in stmt.targets
-            if isinstance(t, ast.Name) and t.id in _LYING_DUNDERS
+            if isinstance(t, ast.Name) and t.id in LYING_DUNDERS
         )
         if lying:
             self.add(node, f"class {node.name} defines {', '.join(lying)} (comparison tricks)")
@@ -333,25 +217,25 @@ class _Scanner(ast.NodeVisitor):
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
             top = alias.name.split(".")[0]
-            if top in _DANGEROUS_MODULES:
-                self.add(node, f"imports {alias.name}: {_DANGEROUS_MODULES[top]}")
+            if top in DANGEROUS_MODULES:
+                self.add(node, f"imports {alias.name}: {DANGEROUS_MODULES[top]}")
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         top = (node.module or "").split(".")[0]
-        if top in _DANGEROUS_MODULES:
-            self.add(node, f"imports from {node.module}: {_DANGEROUS_MODULES[top]}")
+        if top in DANGEROUS_MODULES:
+            self.add(node, f"imports from {node.module}: {DANGEROUS_MODULES[top]}")
         for alias in node.names:
             key = (top, alias.name)
-            if key in _DANGEROUS_ATTRS:
-                self.add(node, f"imports {node.module}.{alias.name}: {_DANGEROUS_ATTRS[key]}")
+            if key in DANGEROUS_ATTRS:
+                self.add(node, f"imports {node.module}.{alias.name}: {DANGEROUS_ATTRS[key]}")
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         root = _root(node.value)
         module = self._module_of(root)
         if isinstance(node.value, ast.Name) and module is not None:
             key = (module.split(".")[0], node.attr)
-            if key in _DANGEROUS_ATTRS:
-                self.add(node, _DANGEROUS_ATTRS[key])
+            if key in DANGEROUS_ATTRS:
+                self.add(node, DANGEROUS_ATTRS[key])
         if node.attr in (
             "ast_transformers",
             "input_transformers_cleanup",
@@ -384,10 +268,10 @@ class _Scanner(ast.NodeVisitor):
             name = func.id
             if name in ("setattr", "delattr") and node.args:
                 root = _root(node.args[0])
-                if root in self.protected or root in self.modules or root in _WELL_KNOWN_MODULES:
+                if root in self.protected or root in self.modules or root in WELL_KNOWN_MODULES:
                     self.add(node, f"{name} on {_dotted(node.args[0])} (patches a module)")
             elif name in ("exec", "eval", "compile", "__import__"):
-                self.add(node, _DANGEROUS_CALLS[name])
+                self.add(node, DANGEROUS_CALLS[name])
             elif name == "get_ipython" and not self._is_magic_call(node):
                 self.add(node, "uses get_ipython()")
             elif name == "open" and node.args:
@@ -462,20 +346,20 @@ def scan_source(
     return scanner.findings
 
 
-def _nbgrader(cell: NotebookNode) -> dict:
-    return cell.get("metadata", {}).get("nbgrader", {}) or {}
-
-
 def student_cells(nb: NotebookNode) -> list[tuple[str, NotebookNode]]:
-    """The code cells a student can change: answer cells and unlocked ordinary cells."""
+    """The code cells a student can change: answer cells and unlocked ordinary cells.
+
+    Not nbgrader's ``utils.is_locked``: that calls an answer cell unlocked whatever its
+    metadata says, while here a cell marked ``locked`` is never the student's.
+    """
     out = []
     for index, cell in enumerate(nb.cells):
         if cell.get("cell_type") != "code":
             continue
-        meta = _nbgrader(cell)
-        if meta.get("locked") or (meta.get("grade") and not meta.get("solution")):
+        locked = (cell.get("metadata", {}).get("nbgrader") or {}).get("locked")
+        if locked or (utils.is_grade(cell) and not utils.is_solution(cell)):
             continue
-        label = meta.get("grade_id") if meta.get("solution") else None
+        label = grade_id(cell) if utils.is_solution(cell) else None
         out.append((f"cell {label}" if label else f"cell #{index + 1}", cell))
     return out
 

@@ -288,7 +288,8 @@ def _endless_loop(ctx: AttackContext) -> NotebookNode:
 
 
 def _endless_function(ctx: AttackContext) -> NotebookNode:
-    # Only the re-check's calls hang: the notebook itself runs normally.
+    # Only the re-check's calls hang (linlib._remote, the kernel side of the re-check, is on
+    # the stack): the notebook itself runs normally.
     return _append_to_answer(
         ctx.base(),
         ctx.answer_id,
@@ -298,7 +299,7 @@ def _endless_function(ctx: AttackContext) -> NotebookNode:
         _honest_{ctx.function} = {ctx.function}
 
         def {ctx.function}(*args, **kwargs):
-            if any(f.function == "_ag_main" for f in _inspect.stack()):
+            if any(f.filename.endswith("_remote.py") for f in _inspect.stack()):
                 _signal.signal(_signal.SIGINT, _signal.SIG_IGN)
                 while True:
                     pass

@@ -1,0 +1,390 @@
+"""The channel to the student's kernel, and the proxies the trusted namespace holds.
+
+:class:`KernelChannel` sends each request (a call of a student's function, or "what do
+these names hold") into the still-running, sandboxed kernel as one short call of
+``linlib._remote.main``, and waits for the reply: a fresh nonce per request, a size cap,
+a per-call timeout (interrupt, then kill). :class:`RemoteFunction` is a student's function
+as the test cell sees it; the changes the call made to its arguments are mirrored here;
+the exception it raised comes back as an ordinary one. :class:`Unavailable` stands for a
+name the re-check could not obtain: using it fails the test.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import json
+import secrets
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from queue import Empty
+from typing import Any
+
+import numpy as np
+
+from autograder.recheck.codec import NotPlainData, decode
+from linlib._remote import REPLY_MIME, encode
+
+__all__ = [
+    "KernelCallTimeout",
+    "KernelChannel",
+    "KernelUnavailable",
+    "RemoteFunction",
+    "StudentCodeError",
+]
+
+
+class KernelUnavailable(RuntimeError):
+    """The student's kernel is gone (died, killed, or never started)."""
+
+
+class KernelCallTimeout(TimeoutError):
+    """The student's code did not answer in time."""
+
+
+class StudentCodeError(Exception):
+    """The student's function raised an exception of a type the grader does not map."""
+
+
+def _function_ref(value: Any) -> dict[str, str] | None:
+    """A graded function passed as an argument travels as its name (the kernel's own)."""
+    if isinstance(value, RemoteFunction):
+        return {"__ag__": "fn", "name": value.name}
+    return None
+
+
+def _encode(value: Any) -> Any:
+    """The grader's (strict) encoding of the arguments of a call."""
+    return encode(value, default=_function_ref)
+
+
+def _request_code(request: Mapping[str, Any]) -> str:
+    """The code the kernel runs for one request: a call of ``linlib._remote.main`` on the
+    notebook's namespace (``__import__``: no name of the notebook is bound or read)."""
+    payload = json.dumps(request)
+    return f"__import__('linlib._remote', fromlist=['main']).main(globals(), {payload!r})"
+
+
+# --------------------------------------------------------------------------- the channel
+
+
+class KernelChannel:
+    """Send requests to a student's kernel and wait for its plain-data replies.
+
+    Parameters
+    ----------
+    km, kc
+        The kernel manager and (async) kernel client nbclient used for the notebook.
+    call_timeout : float
+        Seconds one call may take before the kernel is interrupted.
+    interrupt_grace : float
+        Seconds to wait after an interrupt before the kernel is killed.
+    max_reply_bytes : int
+        Largest reply accepted.
+    """
+
+    def __init__(
+        self,
+        km: Any,
+        kc: Any,
+        *,
+        call_timeout: float = 30.0,
+        interrupt_grace: float = 3.0,
+        max_reply_bytes: int = 16 * 1024 * 1024,
+    ) -> None:
+        self.km = km
+        self.kc = kc
+        self.call_timeout = call_timeout
+        self.interrupt_grace = interrupt_grace
+        self.max_reply_bytes = max_reply_bytes
+        self.dead_reason: str | None = None if km is not None else "no kernel"
+        self.deadline: float | None = None
+        self.calls = 0
+
+    def request(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Run one request (``op``: ``call`` or ``describe``) and return the reply dict."""
+        from jupyter_core.utils import run_sync
+
+        if self.dead_reason is not None:
+            raise KernelUnavailable(self.dead_reason)
+        timeout = self.call_timeout
+        if self.deadline is not None:
+            timeout = min(timeout, self.deadline - time.monotonic())
+            if timeout <= 0:
+                raise KernelCallTimeout("the time for re-checking this test cell ran out")
+        request = dict(request, nonce=secrets.token_hex(16))
+        self.calls += 1
+        return run_sync(self._request)(request, timeout)
+
+    async def _is_alive(self) -> bool:
+        try:
+            alive = self.km.is_alive()
+            if hasattr(alive, "__await__"):
+                alive = await alive
+            return bool(alive)
+        except Exception:
+            return False
+
+    async def _request(self, request: dict[str, Any], timeout: float) -> dict[str, Any]:
+        if not await self._is_alive():
+            self.dead_reason = "the student's kernel is no longer running"
+            raise KernelUnavailable(self.dead_reason)
+        msg_id = self.kc.execute(
+            _request_code(request),
+            silent=False,
+            store_history=False,
+            allow_stdin=False,
+            stop_on_error=False,
+        )
+        reply: dict[str, Any] | None = None
+        errors: list[str] = []
+        deadline = time.monotonic() + timeout
+        interrupted = False
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                if interrupted:
+                    self.dead_reason = "the student's code did not stop after an interrupt"
+                    await self._kill()
+                    raise KernelCallTimeout(
+                        f"no answer within {timeout:.0f} s, and the kernel ignored the interrupt"
+                    )
+                interrupted = True
+                with contextlib.suppress(Exception):
+                    result = self.km.interrupt_kernel()
+                    if hasattr(result, "__await__"):
+                        await result
+                deadline = time.monotonic() + self.interrupt_grace
+                continue
+            try:
+                msg = await self.kc.iopub_channel.get_msg(timeout=min(remaining, 1.0))
+            except Empty:
+                if not await self._is_alive():
+                    self.dead_reason = "the student's kernel died"
+                    raise KernelUnavailable(self.dead_reason) from None
+                continue
+            if msg.get("parent_header", {}).get("msg_id") != msg_id:
+                continue
+            kind = msg.get("msg_type")
+            content = msg.get("content", {})
+            if kind in ("display_data", "execute_result") and reply is None:
+                data = content.get("data", {}).get(REPLY_MIME)
+                if isinstance(data, str):
+                    if len(data) > self.max_reply_bytes:
+                        raise NotPlainData(
+                            f"the reply is larger than {self.max_reply_bytes // 1024} KiB"
+                        )
+                    try:
+                        candidate = json.loads(data)
+                    except (ValueError, RecursionError):
+                        candidate = None
+                    if isinstance(candidate, dict) and candidate.get("nonce") == request["nonce"]:
+                        reply = candidate
+            elif kind == "error":
+                errors.append(f"{content.get('ename', '')}: {content.get('evalue', '')}")
+            elif kind == "status" and content.get("execution_state") == "idle":
+                break
+        if interrupted:
+            raise KernelCallTimeout(f"no answer within {timeout:.0f} s (interrupted)")
+        if reply is None:
+            detail = f" ({errors[0][:300]})" if errors else ""
+            raise KernelUnavailable(f"the kernel gave no answer{detail}")
+        return reply
+
+    async def _kill(self) -> None:
+        with contextlib.suppress(Exception):
+            result = self.km.shutdown_kernel(now=True)
+            if hasattr(result, "__await__"):
+                await result
+        box = getattr(self.km, "sandbox", None)
+        if box is not None:
+            box.kill("the student's code did not stop after an interrupt")
+
+    # -- high-level ---------------------------------------------------------------------
+
+    def call(
+        self,
+        name: str,
+        args: Sequence[Any],
+        kwargs: Mapping[str, Any],
+        disable: Sequence[str] = (),
+        use_reference: Mapping[str, str] | None = None,
+    ) -> Any:
+        """Call the kernel's function *name*; return its result or raise its exception.
+
+        *use_reference* maps names of the student's namespace to library references that
+        stand in for them during the call (``linlib.grading.references_in_place_of``).
+        """
+        request = {
+            "op": "call",
+            "name": name,
+            "args": _encode(list(args)),
+            "kwargs": _encode(dict(kwargs)),
+            "disable": [str(d) for d in disable],
+        }
+        if use_reference:
+            request["use_reference"] = {str(k): str(v) for k, v in use_reference.items()}
+        reply = self.request(request)
+        status = reply.get("status")
+        if status == "ok":
+            result = decode(reply.get("value"))
+            _apply_mutations(args, reply.get("args"))
+            _apply_mutations_kw(kwargs, reply.get("kwargs"))
+            return result
+        if status == "unplain":
+            raise NotPlainData(
+                f"{name} returned something that is not plain data: {reply.get('message', '')}"
+            )
+        if status == "error":
+            raise _rebuild_exception(name, reply)
+        raise KernelUnavailable(f"unexpected reply status {status!r}")
+
+    def describe(self, names: Iterable[str]) -> dict[str, dict[str, Any]]:
+        """What the kernel holds under each name: missing, module, callable, data, other."""
+        names = sorted(set(names))
+        if not names:
+            return {}
+        reply = self.request({"op": "describe", "names": names})
+        found = reply.get("names")
+        if not isinstance(found, dict):
+            raise KernelUnavailable("malformed reply")
+        return {n: found.get(n, {"kind": "missing"}) for n in names}
+
+
+def _apply_mutations(args: Sequence[Any], after: Any) -> None:
+    """Mirror in-place changes the student's function made to its arguments."""
+    try:
+        new = decode(after)
+    except NotPlainData:
+        return
+    if not isinstance(new, list) or len(new) != len(args):
+        return
+    for old, value in zip(args, new, strict=True):
+        _mirror(old, value)
+
+
+def _apply_mutations_kw(kwargs: Mapping[str, Any], after: Any) -> None:
+    try:
+        new = decode(after)
+    except NotPlainData:
+        return
+    if isinstance(new, dict):
+        for key, old in kwargs.items():
+            if key in new:
+                _mirror(old, new[key])
+
+
+def _mirror(old: Any, new: Any) -> None:
+    if isinstance(old, np.ndarray) and isinstance(new, np.ndarray):
+        if (
+            old.shape == new.shape
+            and old.flags.writeable
+            and not np.array_equal(old, new, equal_nan=old.dtype.kind in "fc")
+        ):
+            with contextlib.suppress(TypeError, ValueError):
+                old[...] = new
+    elif type(old) is list and isinstance(new, list):
+        if not _plain_equal(old, new):
+            old[:] = new
+    elif type(old) is dict and isinstance(new, dict):
+        if not _plain_equal(old, new):
+            old.clear()
+            old.update(new)
+
+
+def _plain_equal(a: Any, b: Any) -> bool:
+    """Equality of decoded plain data; arrays inside lists compare element-wise, never by ``==``."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return (
+            isinstance(a, np.ndarray)
+            and isinstance(b, np.ndarray)
+            and a.shape == b.shape
+            and np.array_equal(a, b, equal_nan=a.dtype.kind in "fc" and b.dtype.kind in "fc")
+        )
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        return (
+            type(a) is type(b)
+            and len(a) == len(b)
+            and all(_plain_equal(x, y) for x, y in zip(a, b, strict=True))
+        )
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_plain_equal(a[k], b[k]) for k in a)
+    return type(a) is type(b) and bool(a == b)
+
+
+_MAPPED_EXCEPTIONS: dict[str, type[BaseException]] = {
+    name: obj
+    for name, obj in vars(builtins).items()
+    if isinstance(obj, type) and issubclass(obj, Exception)
+}
+_MAPPED_EXCEPTIONS["LinAlgError"] = np.linalg.LinAlgError
+
+
+def _rebuild_exception(name: str, reply: Mapping[str, Any]) -> BaseException:
+    """The trusted counterpart of the exception the student's function raised."""
+    message = str(reply.get("message", ""))[:4000]
+    ename = str(reply.get("ename", "Exception"))
+    mro = [str(n) for n in reply.get("mro", []) if isinstance(n, str)]
+    if ename == "ReferenceDisabledError":
+        from linlib.grading import ReferenceDisabledError
+
+        return ReferenceDisabledError(message)
+    if ename in ("KeyboardInterrupt", "SystemExit", "GeneratorExit"):
+        return StudentCodeError(f"{name} raised {ename} {message}".strip())
+    for candidate in mro:
+        cls = _MAPPED_EXCEPTIONS.get(candidate)
+        if cls is not None and cls is not Exception:
+            try:
+                exc = cls(message)
+            except Exception:
+                continue
+            if ename != candidate:
+                exc.add_note(f"(raised as {ename} in the student's code)")
+            return exc
+    return StudentCodeError(f"{name} raised {ename}: {message}")
+
+
+class RemoteFunction:
+    """A student's function, living in their sandboxed kernel, called with plain data.
+
+    ``linlib.grading.call_student`` recognises the class (``__grading_call__``) and passes
+    the names of the references to disable; calling the proxy directly disables nothing.
+    """
+
+    def __init__(self, channel: KernelChannel, name: str) -> None:
+        self._channel = channel
+        self.name = name
+        self.__name__ = name
+        self.__qualname__ = name
+
+    def __grading_call__(
+        self,
+        args: Sequence[Any],
+        kwargs: Mapping[str, Any],
+        disable: Sequence[str] = (),
+        use_reference: Mapping[str, str] | None = None,
+    ) -> Any:
+        return self._channel.call(
+            self.name, list(args), dict(kwargs), tuple(disable), use_reference
+        )
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.__grading_call__(args, kwargs, ())
+
+    def __repr__(self) -> str:
+        return f"<student function {self.name}>"
+
+
+class Unavailable:
+    """Stands for a name the re-check could not obtain; using it fails the test."""
+
+    def __init__(self, name: str, why: str) -> None:
+        self._message = f"{name} is not available to the re-check: {why}"
+
+    def _fail(self, *_: Any, **__: Any) -> Any:
+        raise AssertionError(self._message)
+
+    __call__ = __getattr__ = __getitem__ = __iter__ = __len__ = _fail
+    __eq__ = __lt__ = __gt__ = __le__ = __ge__ = __bool__ = __float__ = __int__ = _fail
+    __array__ = _fail
+    __hash__ = None  # type: ignore[assignment]

@@ -1,0 +1,273 @@
+"""Name analysis: what a test cell needs, and how the trusted namespace provides it.
+
+:func:`free_names` finds the names a cell reads; :class:`InstructorCode` records which
+statement of the instructor's notebook binds each name, and which functions are graded
+(the answer cells' ``def``\\ s); the resolver builds a test cell's namespace: graded
+functions become :class:`~autograder.recheck.channel.RemoteFunction` proxies, names the
+instructor's code binds are re-made by running those statements here, and anything else
+is fetched from the kernel as plain data (or stands in as an unavailable name).
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import contextlib
+import io
+import warnings
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from autograder.recheck.channel import (
+    KernelCallTimeout,
+    KernelChannel,
+    KernelUnavailable,
+    RemoteFunction,
+    Unavailable,
+)
+from autograder.recheck.codec import NotPlainData, decode
+from autograder.recheck.scan import parse_cell as _parse
+
+__all__ = ["DEFAULT_MODULE_ALIASES", "InstructorCode", "Resolver", "free_names", "quiet"]
+
+#: Conventional module aliases used when the instructor's notebook is not at hand.
+DEFAULT_MODULE_ALIASES: Mapping[str, str] = {
+    "np": "numpy",
+    "numpy": "numpy",
+    "linlib": "linlib",
+    "math": "math",
+}
+
+
+def _parameters(args: ast.arguments) -> set[str]:
+    """The names a function's or a lambda's parameters bind."""
+    names = {arg.arg for arg in args.posonlyargs + args.args + args.kwonlyargs}
+    names.update(arg.arg for arg in (args.vararg, args.kwarg) if arg is not None)
+    return names
+
+
+def free_names(source: str | ast.AST) -> set[str]:
+    """Names a piece of code reads but does not bind itself (builtins included)."""
+    tree = ast.parse(source) if isinstance(source, str) else source
+    loaded: set[str] = set()
+    bound: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (loaded if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            bound.add(node.name)
+            if not isinstance(node, ast.ClassDef):
+                bound |= _parameters(node.args)
+        elif isinstance(node, ast.Lambda):
+            bound |= _parameters(node.args)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            for alias in node.names:
+                bound.add((alias.asname or alias.name).split(".")[0])
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+        elif isinstance(node, ast.MatchAs | ast.MatchStar) and node.name:
+            bound.add(node.name)
+    return loaded - bound
+
+
+def _bound_names(stmt: ast.stmt) -> set[str]:
+    """Names a top-level statement binds."""
+    names: set[str] = set()
+    if isinstance(stmt, ast.Import | ast.ImportFrom):
+        for alias in stmt.names:
+            if alias.name == "*":
+                continue
+            names.add((alias.asname or alias.name).split(".")[0])
+    elif isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        names.add(stmt.name)
+    elif isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign):
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        for target in targets:
+            for node in ast.walk(target):
+                if isinstance(node, ast.Name):
+                    names.add(node.id)
+    else:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
+                names.add(node.id)
+            elif isinstance(node, ast.Import | ast.ImportFrom):
+                for alias in node.names:
+                    names.add((alias.asname or alias.name).split(".")[0])
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                names.add(node.name)
+    return names
+
+
+@dataclass
+class _Binding:
+    position: int
+    stmt: ast.stmt
+    kind: str  # "solution" or "instructor"
+
+
+@dataclass
+class InstructorCode:
+    """What the instructor's notebook binds where: the basis of the trusted namespace.
+
+    Parameters
+    ----------
+    cells : sequence of (kind, key, source)
+        The instructor's code cells in order; *kind* is ``"solution"`` (an answer cell:
+        only what its stub ``def``\\ s is trusted), ``"test"`` (an autograded test cell,
+        *key* its grade id) or ``"code"`` (any other cell).
+    """
+
+    cells: Sequence[tuple[str, str | None, str]]
+    graded_functions: set[str] = field(default_factory=set)
+    bindings: dict[str, list[_Binding]] = field(default_factory=dict)
+    positions: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for position, (kind, key, source) in enumerate(self.cells):
+            if kind == "test" and key:
+                self.positions[key] = position
+            tree = _parse(source)
+            if tree is None:
+                continue
+            for stmt in tree.body:
+                if kind == "solution":
+                    if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+                        self.graded_functions.add(stmt.name)
+                    for name in _bound_names(stmt):
+                        self.bindings.setdefault(name, []).append(
+                            _Binding(position, stmt, "solution")
+                        )
+                    continue
+                for name in _bound_names(stmt):
+                    self.bindings.setdefault(name, []).append(
+                        _Binding(position, stmt, "instructor")
+                    )
+
+    def binding_before(self, name: str, position: int | None) -> _Binding | None:
+        """The instructor statement that last binds *name* before *position*."""
+        candidates = self.bindings.get(name, [])
+        if not candidates:
+            return None
+        if position is None:
+            return candidates[-1]
+        before = [b for b in candidates if b.position < position]
+        return before[-1] if before else candidates[0]
+
+
+class Resolver:
+    """Builds the trusted namespace of one test cell."""
+
+    def __init__(
+        self,
+        code: InstructorCode,
+        channel: KernelChannel,
+        position: int | None,
+        aliases: Mapping[str, str],
+    ) -> None:
+        self.code = code
+        self.channel = channel
+        self.position = position
+        self.aliases = aliases
+        self.namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
+        self.notes: list[str] = []
+        self._busy: set[str] = set()
+
+    def resolve_all(self, names: Iterable[str]) -> dict[str, Any]:
+        remote: set[str] = set()
+        for name in sorted(names):
+            if not self._resolve_local(name, depth=0):
+                remote.add(name)
+        self._resolve_remote(remote)
+        return self.namespace
+
+    def _resolve_local(self, name: str, depth: int) -> bool:
+        """Bind *name* without asking the kernel for data; False if that is impossible."""
+        if name in self.namespace:
+            return True
+        if name in self.code.graded_functions:
+            self.namespace[name] = RemoteFunction(self.channel, name)
+            return True
+        binding = self.code.binding_before(name, self.position)
+        if binding is None or binding.kind == "solution":
+            if binding is None and name in self.aliases:
+                with contextlib.suppress(ImportError):
+                    self.namespace[name] = __import__(self.aliases[name], fromlist=["_"])
+                    return True
+            if binding is None and hasattr(builtins, name):
+                return True
+            return False
+        if depth > 8 or name in self._busy:
+            return False
+        stmt = binding.stmt
+        if isinstance(stmt, ast.Import | ast.ImportFrom):
+            aliases = [a for a in stmt.names if (a.asname or a.name).split(".")[0] == name]
+            node: ast.stmt
+            if isinstance(stmt, ast.Import):
+                node = ast.Import(names=aliases)
+            else:
+                node = ast.ImportFrom(module=stmt.module, names=aliases, level=stmt.level)
+            return self._run(ast.fix_missing_locations(node), name)
+        self._busy.add(name)
+        try:
+            needed = free_names(ast.Module(body=[stmt], type_ignores=[]))
+            if isinstance(stmt, ast.AugAssign):
+                return False
+            for other in needed:
+                if other == name or (hasattr(builtins, other) and other not in self.code.bindings):
+                    continue
+                if not self._resolve_local(other, depth + 1):
+                    return False
+            return self._run(stmt, name)
+        finally:
+            self._busy.discard(name)
+
+    def _run(self, stmt: ast.stmt, name: str) -> bool:
+        module = ast.Module(body=[stmt], type_ignores=[])
+        try:
+            code = compile(module, f"<instructor code for {name}>", "exec")
+            with quiet():
+                exec(code, self.namespace)
+        except Exception as exc:  # instructor code that does not run here: ask the kernel
+            self.notes.append(f"{name}: instructor code failed here ({type(exc).__name__})")
+            return False
+        return name in self.namespace
+
+    def _resolve_remote(self, names: set[str]) -> None:
+        names = {n for n in names if n not in self.namespace}
+        if not names:
+            return
+        try:
+            found = self.channel.describe(names)
+        except (KernelUnavailable, KernelCallTimeout, NotPlainData) as exc:
+            for name in names:
+                self.namespace[name] = Unavailable(name, str(exc))
+            return
+        for name in names:
+            info = found.get(name, {})
+            kind = info.get("kind")
+            if kind == "data":
+                try:
+                    self.namespace[name] = decode(info.get("value"))
+                except (NotPlainData, ValueError, TypeError) as exc:
+                    self.namespace[name] = Unavailable(name, str(exc))
+                    self.notes.append(f"{name}: {exc}")
+            elif kind == "missing":
+                if not hasattr(builtins, name):
+                    self.namespace[name] = Unavailable(name, "it is not defined")
+            else:
+                why = {
+                    "module": "a module the instructor's notebook does not import",
+                    "callable": "a function that is not one of the graded functions",
+                }.get(str(kind), str(info.get("message", "not plain data")))
+                self.namespace[name] = Unavailable(name, why)
+                self.notes.append(f"{name}: {why}")
+
+
+@contextlib.contextmanager
+def quiet() -> Iterator[None]:
+    """No warnings, no stdout, no stderr: instructor code run here prints nothing."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            yield

@@ -1,0 +1,141 @@
+"""What ``SafeExecute`` writes into a graded notebook once the re-check is done.
+
+Each test cell's outputs say what the trusted re-check found (a failure becomes an
+``error`` output with the failure's message, never hidden source; a pass loses any error
+or stderr output); the per-test outcomes go to ``nb.metadata["autograder"]["checks"]``;
+what was noticed (a stopped kernel, cut output, a kernel and a re-check that disagree)
+becomes readable flags.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import nbformat
+from nbformat import NotebookNode
+
+from autograder.notebook import add_flag, is_test_cell
+from autograder.recheck.runner import CheckResult
+
+__all__ = ["RunState", "finish", "short"]
+
+
+def short(text: str, limit: int = 240) -> str:
+    """*text* on one line, cut to *limit* characters."""
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+@dataclass
+class RunState:
+    """What happened while one notebook ran; cells are known by their index."""
+
+    #: Why the kernel stopped (None: it did not).
+    dead: str | None = None
+    #: Code cells that were never run.
+    not_run: set[int] = field(default_factory=set)
+    #: Cells whose output was cut -> bytes dropped.
+    truncated: dict[int, int] = field(default_factory=dict)
+    #: Cells whose hidden tests were taken out before the run -> their source.
+    original_sources: dict[int, str] = field(default_factory=dict)
+
+
+def finish(
+    nb: NotebookNode,
+    state: RunState,
+    full_sources: dict[str, str],
+    results: dict[str, CheckResult],
+    checks: dict[str, dict[str, Any]],
+) -> None:
+    """Put back the sources the kernel did not see, make each test cell's outputs say what
+    the trusted re-check found, record per-test outcomes in *checks* and flag the rest."""
+    if state.dead:
+        add_flag(nb, f"kernel stopped: {state.dead}")
+    if state.truncated:
+        cells = ", ".join(f"#{i + 1}" for i in sorted(state.truncated))
+        add_flag(nb, f"output too large: cut in cell(s) {cells}")
+    for index, cell in enumerate(nb.cells):
+        if not is_test_cell(cell):
+            if index in state.original_sources:
+                cell.source = state.original_sources[index]
+            continue
+        grade_id = cell.metadata.nbgrader["grade_id"]
+        if grade_id not in full_sources:
+            continue
+        outputs = list(cell.get("outputs", []))
+        kernel_errors = [o for o in outputs if o.get("output_type") == "error"]
+        if index in state.not_run:
+            kernel = "not run"
+        elif kernel_errors:
+            err = kernel_errors[0]
+            kernel = f"fail ({err.get('ename', '')}: {short(err.get('evalue', ''), 160)})"
+        else:
+            kernel = "pass"
+        record: dict[str, Any] = {"kernel": kernel}
+        result = results.get(grade_id)
+        if result is None and kernel == "not run":
+            # never scored as a pass just because nothing ran
+            cell.outputs = [
+                *outputs,
+                nbformat.v4.new_output(
+                    "error", ename="NotRun", evalue=str(state.dead), traceback=[]
+                ),
+            ]
+        if result is not None:
+            record["trusted"] = "pass" if result.passed else "fail"
+            record.update(result.as_dict())
+            _set_outputs(cell, outputs, kernel_errors, result)
+            _flag_disagreement(nb, grade_id, kernel, kernel_errors, result)
+        cell.source = full_sources[grade_id]
+        checks[grade_id] = record
+
+
+def _set_outputs(cell, outputs, kernel_errors, result: CheckResult) -> None:
+    kept = []
+    for output in outputs:
+        if output.get("output_type") == "error":
+            continue
+        if output.get("output_type") == "stream" and output.get("name") == "stderr":
+            output["name"] = "stdout"  # a warning is not a failure
+        kept.append(output)
+    if not result.passed:
+        if kernel_errors and result.where == "visible":
+            # The same visible test failed in the kernel: its traceback (visible code
+            # only) helps the student most.
+            kept.extend(kernel_errors[:1])
+        else:
+            text = f"{result.ename}: {result.message}" if result.message else result.ename
+            kept.append(
+                nbformat.v4.new_output(
+                    "error",
+                    ename=result.ename or "AssertionError",
+                    evalue=result.message,
+                    traceback=[
+                        text,
+                        "(checked by the autograder outside the notebook's kernel)",
+                    ],
+                )
+            )
+    cell.outputs = kept
+
+
+def _flag_disagreement(nb, grade_id, kernel, kernel_errors, result) -> None:
+    if result.ename in ("KernelUnavailable", "KernelCallTimeout"):
+        return  # the "kernel stopped" flag says why
+    if result.passed and kernel != "pass" and kernel != "not run":
+        add_flag(
+            nb,
+            f"{grade_id}: failed in the student's kernel {kernel[5:]} but passed the "
+            "trusted re-check; the trusted result counts",
+        )
+    elif not result.passed and kernel == "pass" and result.where != "hidden":
+        what = "visible tests" if result.where == "visible" else "test cell"
+        add_flag(
+            nb,
+            f"{grade_id}: the student's kernel reported a pass, but the trusted re-check "
+            f"of the {what} failed ({result.ename}: {short(result.message, 200)}); "
+            "the trusted result counts",
+        )
+    for note in result.notes:
+        add_flag(nb, f"{grade_id}: re-check: {note}")

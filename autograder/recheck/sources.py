@@ -1,0 +1,178 @@
+"""What ``SafeExecute`` needs to know before it runs a notebook: the full source of every
+autograded test cell (from the gradebook), and the instructor's code (from the source
+notebook, or what stands in for it).
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import nbformat
+from nbformat import NotebookNode
+from nbgrader import utils
+
+from autograder.notebook import add_flag, grade_id, is_test_cell
+from autograder.recheck import scan
+from autograder.recheck.names import InstructorCode
+
+__all__ = [
+    "enforce_test_metadata",
+    "instructor_code",
+    "source_notebook_path",
+    "test_sources",
+    "tests_in",
+]
+
+
+def _nbgrader_info(resources: Any) -> dict[str, Any]:
+    return resources.get("nbgrader", {}) if isinstance(resources, dict) else {}
+
+
+@contextlib.contextmanager
+def _gradebook_notebook(info: dict[str, Any]) -> Iterator[Any]:
+    """The gradebook's record of the notebook being graded, or None if it has none."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    with Gradebook(info["db_url"]) as gb:
+        try:
+            notebook = gb.find_notebook(info["notebook"], info["assignment"])
+        except MissingEntry:
+            notebook = None
+        yield notebook
+
+
+def test_sources(nb: NotebookNode, resources: Any) -> dict[str, str]:
+    """grade id -> full source of every autograded test cell, from the gradebook.
+
+    The gradebook (not the submission's metadata) says which cells are autograded
+    tests; without a gradebook (outside nbgrader), the notebook's metadata does.
+    """
+    info = _nbgrader_info(resources)
+    if not info.get("db_url"):
+        return {grade_id(cell): cell.source for cell in nb.cells if is_test_cell(cell)}
+    sources: dict[str, str] = {}
+    with _gradebook_notebook(info) as notebook:
+        if notebook is None:
+            return sources
+        solutions = {c.name for c in notebook.solution_cells}
+        by_name = {c.name: c for c in notebook.source_cells}
+        for cell in notebook.grade_cells:
+            if cell.cell_type == "code" and cell.name not in solutions and cell.name in by_name:
+                sources[cell.name] = by_name[cell.name].source
+    return sources
+
+
+def _solution_stubs(resources: Any) -> dict[str, str]:
+    info = _nbgrader_info(resources)
+    if not info.get("db_url"):
+        return {}
+    with _gradebook_notebook(info) as notebook:
+        if notebook is None:
+            return {}
+        return {cell.name: cell.source for cell in notebook.source_cells}
+
+
+def tests_in(nb: NotebookNode, full_sources: dict[str, str]) -> list[tuple[str, NotebookNode]]:
+    """(grade id, cell) of the notebook's autograded test cells the gradebook knows."""
+    return [
+        (grade_id(cell), cell)
+        for cell in nb.cells
+        if is_test_cell(cell) and grade_id(cell) in full_sources
+    ]
+
+
+def enforce_test_metadata(nb: NotebookNode, full_sources: dict[str, str]) -> None:
+    """A test cell stays an autograded test cell, whatever the student set."""
+    for cell in nb.cells:
+        meta = cell.get("metadata", {}).get("nbgrader")
+        if not meta or meta.get("grade_id") not in full_sources or cell.cell_type != "code":
+            continue
+        if meta.get("solution") or not meta.get("grade"):
+            add_flag(
+                nb,
+                f"test cell {meta['grade_id']} was marked as an answer cell in the "
+                "submission (restored)",
+            )
+        meta["grade"] = True
+        meta["solution"] = False
+        meta["locked"] = True
+
+
+def source_notebook_path(resources: Any, folder: str, coursedir: Any) -> Path | None:
+    """The instructor's notebook: in *folder* if set, else in the course's source folder."""
+    info = _nbgrader_info(resources)
+    notebook, assignment = info.get("notebook"), info.get("assignment")
+    if not notebook:
+        return None
+    candidates = []
+    if folder:
+        candidates.append(Path(folder) / f"{notebook}.ipynb")
+    if coursedir is not None and assignment:
+        with contextlib.suppress(Exception):
+            path = coursedir.format_path(coursedir.source_directory, ".", assignment)
+            candidates.append(Path(path) / f"{notebook}.ipynb")
+    for path in candidates:
+        if path.is_file():
+            return path
+    return None
+
+
+def _defs_only(source: str, exclude: set[str]) -> str:
+    """Stubs of the functions a cell defines (not those in *exclude*)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return ""
+    return "\n".join(
+        f"def {node.name}(*args, **kwargs):\n    raise NotImplementedError()"
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef) and node.name not in exclude
+    )
+
+
+def instructor_code(
+    nb: NotebookNode, resources: Any, full_sources: dict[str, str], path: Path | None
+) -> InstructorCode:
+    """The instructor's code cells in order, from the source notebook at *path* if any.
+
+    Without it, the submission's locked and test cells (nbgrader restored their source)
+    and the gradebook's answer-cell stubs stand in.
+    """
+    cells: list[tuple[str, str | None, str]] = []
+    if path is not None:
+        source_nb = nbformat.read(str(path), as_version=4)
+        for cell in source_nb.cells:
+            if cell.cell_type != "code":
+                continue
+            key = grade_id(cell)
+            if utils.is_solution(cell):
+                cells.append(("solution", key, cell.source))
+            elif is_test_cell(cell):
+                cells.append(("test", key, full_sources.get(key, cell.source)))
+            else:
+                cells.append(("code", key, cell.source))
+        return InstructorCode(cells)
+    stubs = _solution_stubs(resources)
+    # Only outside nbgrader (no gradebook) do an answer's own definitions stand in for
+    # the stub, and never for a name the instructor's cells import (say call_student).
+    imported = scan.imported_names(
+        c.source for c in nb.cells if c.cell_type == "code" and utils.is_locked(c)
+    )
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        key = grade_id(cell)
+        if utils.is_solution(cell):
+            stub = stubs.get(key)
+            if stub is None:
+                stub = _defs_only(cell.source, exclude=imported)
+            cells.append(("solution", key, stub))
+        elif is_test_cell(cell):
+            cells.append(("test", key, full_sources.get(key, "")))
+        elif utils.is_locked(cell):
+            cells.append(("code", key, cell.source))
+    return InstructorCode(cells)

@@ -1,0 +1,165 @@
+"""autograder.recheck.channel: calls of a student's function in the sandboxed kernel bring
+back plain data, exceptions and in-place changes; names are described, not taken."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from autograder import recheck
+from autograder.recheck.channel import _mirror, _request_code
+from linlib._remote import REPLY_MIME
+from tests.linlib.plain_values import NUMPY_ARRAYS, NUMPY_SCALARS, same_numpy
+
+
+def test_a_request_is_one_call_of_the_kernel_side_module(monkeypatch):
+    """The code sent to the kernel calls linlib._remote on the notebook's namespace, and
+    binds nothing in it."""
+    import IPython.display
+
+    published = []
+    monkeypatch.setattr(IPython.display, "publish_display_data", published.append)
+    namespace = {"__builtins__": __builtins__, "answer": [1, 2.5]}
+    code = _request_code({"op": "describe", "names": ["answer"], "nonce": "n1"})
+    assert "linlib._remote" in code and len(code.splitlines()) == 1
+    exec(code, namespace)
+    (data,) = published
+    reply = json.loads(data[REPLY_MIME])
+    assert reply["nonce"] == "n1"
+    assert recheck.decode(reply["names"]["answer"]["value"]) == [1, 2.5]
+    assert set(namespace) == {"__builtins__", "answer"}
+
+
+def test_list_holding_arrays_is_mirrored_without_ambiguous_truth_value():
+    """A list of arrays (e.g. perceptron states) compares element-wise, never with ``==``."""
+    old = [np.array([1.0, 2.0]), np.array([3.0])]
+    _mirror(old, [np.array([1.0, 2.0]), np.array([4.0])])
+    assert len(old) == 2
+    assert np.array_equal(old[1], [4.0])
+
+
+def test_unchanged_list_of_arrays_keeps_its_elements():
+    """Nothing changed in the kernel: the trusted side's objects stay the very same objects."""
+    first = np.array([1.0, np.nan])
+    old = [first, {"w": np.zeros(2)}]
+    _mirror(old, [np.array([1.0, np.nan]), {"w": np.zeros(2)}])
+    assert old[0] is first
+
+
+def test_dict_of_arrays_is_mirrored():
+    """A dict argument changed in place by the student is changed on the trusted side too."""
+    old = {"w": np.zeros(2), "b": 0.0}
+    _mirror(old, {"w": np.ones(2), "b": 1.0})
+    assert old["b"] == 1.0
+    assert np.array_equal(old["w"], [1.0, 1.0])
+
+
+def test_a_remote_call_brings_back_plain_values(channel):
+    from linlib.grading import assert_close, call_student
+
+    scale = recheck.RemoteFunction(channel, "scale")
+    result = call_student(scale, [1, 2, 3], k=-1.5)
+    assert isinstance(result, np.ndarray)
+    assert_close(result, [-1.5, -3.0, -4.5])
+    value, info = recheck.RemoteFunction(channel, "pair")(7)
+    assert type(value) is np.float32 and value == 7 and info == {"n": 7}
+
+
+def test_in_place_changes_to_arguments_are_mirrored(channel):
+    items, arr = [1, 2], np.zeros(2)
+    assert recheck.RemoteFunction(channel, "grow")(items, arr) is None
+    assert items == [1, 2, 99]
+    assert arr.tolist() == [-1.0, 0.0]
+
+
+def test_the_students_exceptions_come_back_as_ordinary_ones(channel):
+    from linlib.grading import assert_raises
+
+    fails = recheck.RemoteFunction(channel, "fails")
+    assert_raises(ValueError, fails, "value")
+    error = assert_raises(ValueError, fails, "sneaky")
+    assert "Sneaky" in " ".join(getattr(error, "__notes__", []))
+    with pytest.raises(recheck.StudentCodeError):
+        fails("interrupt")
+
+
+def test_an_always_equal_object_cannot_come_back(channel):
+    with pytest.raises(recheck.NotPlainData, match="Anything"):
+        recheck.RemoteFunction(channel, "lies")()
+
+
+def test_disabled_references_stay_disabled_in_the_kernel(channel):
+    from linlib.grading import ReferenceDisabledError, call_student
+
+    fn = recheck.RemoteFunction(channel, "uses_reference")
+    X, w = [[3.0, 4.0]], [3.0, 4.0]
+    assert call_student(fn, X, w, 0.0)[0] == pytest.approx(5.0)
+    with pytest.raises(ReferenceDisabledError):
+        call_student(fn, X, w, 0.0, disable=("signed_distance",))
+
+
+def test_plain_data_names_are_fetched_and_functions_are_not(channel):
+    found = channel.describe(["answer", "scale", "np", "nothing_here"])
+    assert recheck.decode(found["answer"]["value"]) == [1, 2.5, "three"]
+    assert found["scale"]["kind"] == "callable"
+    assert found["np"] == {"kind": "module", "module": "numpy"}
+    assert found["nothing_here"]["kind"] == "missing"
+
+
+def test_numpy_values_of_every_plain_dtype_come_back_from_the_kernel(channel):
+    got = recheck.RemoteFunction(channel, "typed_answers")()
+    expected = {
+        "top_word": (np.str_, "<U3"),
+        "top_words": (np.ndarray, "<U4"),
+        "order": (np.ndarray, np.dtype(np.intp).str),
+        "best": (np.intp, np.dtype(np.intp).str),
+        "total": (np.int64, "<i8"),
+        "int32": (np.int32, "<i4"),
+        "scores": (np.ndarray, "<f4"),
+        "mask": (np.ndarray, "|b1"),
+        "any": (np.bool_, "|b1"),
+    }
+    for key, (kind, dtype) in expected.items():
+        assert type(got[key]) is kind and got[key].dtype.str == dtype, (key, got[key])
+    assert got["top_word"] == "ham" and got["top_words"].tolist() == ["ham", "eggs"]
+    assert got["order"].tolist() == [1, 2, 0] and got["best"] == 1 and got["total"] == 3
+    assert got["mask"].tolist() == [False, True, True] and got["any"]
+    assert [type(v) for v in got["listed"]] == [np.str_, np.float32]
+
+
+def test_numpy_arguments_of_every_plain_dtype_reach_the_kernel_and_come_back(channel):
+    values = NUMPY_SCALARS + NUMPY_ARRAYS
+    back = recheck.RemoteFunction(channel, "echo")(list(values))
+    assert len(back) == len(values)
+    for got, value in zip(back, values, strict=True):
+        assert same_numpy(got, value), (got, value)
+
+
+def test_use_reference_runs_the_librarys_reference_in_the_kernel(channel):
+    from linlib.grading import call_student
+
+    fn = recheck.RemoteFunction(channel, "distances_via_own_helper")
+    X, w = [[3.0, 4.0]], [3.0, 4.0]
+    assert call_student(fn, X, w, 0.0).tolist() == [123.0]  # the student's own helper
+    got = call_student(fn, X, w, 0.0, use_reference=("signed_distance",))
+    assert got.tolist() == pytest.approx([5.0])
+    mapped = {"signed_distance": "linlib.geometry.signed_distance"}
+    assert call_student(fn, X, w, 0.0, use_reference=mapped).tolist() == pytest.approx([5.0])
+    # Only during the call: the student's namespace is restored afterwards.
+    assert call_student(fn, X, w, 0.0).tolist() == [123.0]
+    found = channel.describe(["signed_distance"])
+    assert found["signed_distance"]["kind"] == "callable"
+
+
+def test_a_call_that_ignores_interrupts_times_out_and_the_kernel_is_killed(kernel):
+    # last: it kills the module's kernel
+    km, kc = kernel
+    channel = recheck.KernelChannel(km, kc, call_timeout=2, interrupt_grace=1)
+    with pytest.raises(recheck.KernelCallTimeout):
+        recheck.RemoteFunction(channel, "hang")()
+    assert channel.dead_reason
+    with pytest.raises(recheck.KernelUnavailable):
+        recheck.RemoteFunction(channel, "scale")([1])
+    assert km.sandbox is not None and km.sandbox.pids() == []

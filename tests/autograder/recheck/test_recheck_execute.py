@@ -1,0 +1,166 @@
+"""autograder.recheck.execute: SafeExecute gives the kernel only the visible tests (the
+hidden-test parser of autograder.notebook matches nbgrader's), and the trusted re-check
+decides each test cell."""
+
+from __future__ import annotations
+
+import copy
+import json
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbgrader.preprocessors import ClearHiddenTests
+
+from autograder.notebook import hidden_line_ranges, strip_hidden_tests
+from autograder.sandbox.kernel import sandbox_unavailable_reason
+
+REPO = Path(__file__).resolve().parents[3]
+SOURCE_NOTEBOOKS = sorted(REPO.glob("notebooks/*/*.ipynb"))
+REASON = sandbox_unavailable_reason()
+
+
+def _test_cells():
+    for path in SOURCE_NOTEBOOKS:
+        nb = nbformat.read(str(path), as_version=4)
+        for cell in nb.cells:
+            meta = cell.get("metadata", {}).get("nbgrader", {})
+            if cell.cell_type == "code" and meta.get("grade") and not meta.get("solution"):
+                yield path.stem, cell
+
+
+def test_strip_hidden_tests_matches_nbgrader():
+    cells = list(_test_cells())
+    if not cells:
+        pytest.skip("no course notebooks yet")
+    clearer = ClearHiddenTests()
+    stripped = 0
+    for _, cell in cells:
+        reference = copy.deepcopy(cell)
+        removed = clearer._remove_hidden_test_region(reference)
+        assert strip_hidden_tests(cell.source) == reference.source
+        stripped += removed
+    assert stripped > 0
+
+
+def test_hidden_line_ranges_cover_the_hidden_lines():
+    source = "a = 1\n### BEGIN HIDDEN TESTS\nb = 2\nc = 3\n### END HIDDEN TESTS\nd = 4"
+    assert hidden_line_ranges(source) == [(2, 5)]
+
+
+def _meta(**kw):
+    base = {"grade": False, "solution": False, "locked": False, "schema_version": 3}
+    base.update(kw)
+    return {"nbgrader": base}
+
+
+def _tiny_notebook(answer: str) -> nbformat.NotebookNode:
+    """Setup, one answer cell, one test cell with a hidden part that prints a marker."""
+    cells = [
+        nbformat.v4.new_code_cell(
+            "import numpy as np\nfrom linlib.grading import assert_close, call_student",
+            metadata=_meta(grade_id="setup", locked=True),
+        ),
+        nbformat.v4.new_code_cell(answer, metadata=_meta(grade_id="scale_answer", solution=True)),
+        nbformat.v4.new_code_cell(
+            '"""scale: doubles."""\n'
+            "assert_close(call_student(scale, [1.0, 2.0]), [2.0, 4.0])\n"
+            "### BEGIN HIDDEN TESTS\n"
+            "print('HIDDEN-MARKER')\n"
+            "assert_close(call_student(scale, [-3.0]), [-6.0])\n"
+            "### END HIDDEN TESTS",
+            metadata=_meta(grade_id="scale_tests", grade=True, locked=True, points=1),
+        ),
+    ]
+    return nbformat.v4.new_notebook(
+        cells=cells, metadata={"kernelspec": {"name": "python3", "display_name": "Python 3"}}
+    )
+
+
+def _safe_execute(nb, tmp_path, **settings):
+    from autograder.recheck.execute import SafeExecute
+
+    pp = SafeExecute(**{"timeout": 20, **settings})
+    nb, _ = pp.preprocess(nb, {"metadata": {"path": str(tmp_path)}})
+    return nb
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(REASON is not None, reason=f"no sandbox: {REASON}")
+def test_safe_execute_passes_a_correct_answer_and_never_runs_hidden_tests_in_the_kernel(
+    tmp_path,
+):
+    nb = _safe_execute(_tiny_notebook("def scale(x):\n    return np.asarray(x) * 2.0"), tmp_path)
+    test = nb.cells[2]
+    assert [o for o in test.outputs if o.output_type == "error"] == []
+    assert "HIDDEN-MARKER" not in json.dumps(test.outputs)
+    assert "BEGIN HIDDEN TESTS" in test.source  # the graded copy keeps the instructor's source
+    meta = nb.metadata["autograder"]
+    assert meta["checks"]["scale_tests"]["kernel"] == "pass"
+    assert meta["checks"]["scale_tests"]["trusted"] == "pass"
+    assert meta["checks"]["scale_tests"]["calls"] == 2
+    assert meta["flags"] == []
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(REASON is not None, reason=f"no sandbox: {REASON}")
+def test_safe_execute_fails_a_tampered_wrong_answer_and_flags_it(tmp_path):
+    answer = (
+        "import linlib.grading\n"
+        "linlib.grading.assert_close = lambda *a, **k: None\n"
+        "assert_close = linlib.grading.assert_close\n"
+        "def assert_close(*args, **kwargs):  # must not stand in for the real one\n"
+        "    return None\n"
+        "def scale(x):\n"
+        "    return np.abs(np.asarray(x)) * 2.0\n"
+    )
+    nb = _safe_execute(_tiny_notebook(answer), tmp_path)
+    errors = [o for o in nb.cells[2].outputs if o.output_type == "error"]
+    assert len(errors) == 1 and errors[0].ename == "AssertionError"
+    assert "HIDDEN-MARKER" not in json.dumps(nb.cells[2].outputs)
+    assert "assert_close(call_student(scale, [-3.0])" not in json.dumps(errors)
+    check = nb.metadata["autograder"]["checks"]["scale_tests"]
+    assert (check["kernel"], check["trusted"], check["where"]) == ("pass", "fail", "hidden")
+    flags = nb.metadata["autograder"]["flags"]
+    assert any("patches" in f for f in flags), flags
+    assert any("rebinds assert_close" in f for f in flags), flags
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(REASON is not None, reason=f"no sandbox: {REASON}")
+def test_safe_execute_stops_an_uninterruptible_cell_and_scores_what_follows_zero(tmp_path):
+    answer = (
+        "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+        "def scale(x):\n    return np.asarray(x) * 2.0\n"
+        "while True:\n    pass\n"
+    )
+    start = time.monotonic()
+    nb = _safe_execute(_tiny_notebook(answer), tmp_path, timeout=3, interrupt_grace=1)
+    assert time.monotonic() - start < 60
+    assert any(o.output_type == "error" for o in nb.cells[2].outputs)
+    check = nb.metadata["autograder"]["checks"]["scale_tests"]
+    assert check["kernel"] == "not run" and check["trusted"] == "fail"
+    assert any("did not stop when interrupted" in f for f in nb.metadata["autograder"]["flags"])
+
+
+def test_leftover_process_helpers_see_children_and_ignore_zombies():
+    """psutil stands for the /proc reads: a direct child is listed while it exists, a
+    finished child nobody waited for (a zombie) is not running, a gone pid neither."""
+    import os
+    import subprocess
+
+    from autograder.recheck.execute import _children, _running
+
+    child = subprocess.Popen(["sleep", "30"])
+    try:
+        assert child.pid in _children(os.getpid())
+        assert _running(child.pid)
+    finally:
+        child.kill()
+    deadline = time.monotonic() + 10
+    while _running(child.pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _running(child.pid)  # killed, not yet waited for: a zombie
+    child.wait()
+    assert not _running(child.pid) and _children(child.pid) == []
