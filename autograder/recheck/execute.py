@@ -46,7 +46,7 @@ from traitlets import Bool, Dict, Float, Integer, Type, Unicode, default
 
 from autograder.notebook import FLAGS_KEY, HIDDEN_BEGIN, add_flag, is_test_cell, strip_hidden_tests
 from autograder.recheck import scan, trusted
-from autograder.sandbox.kernel import Limits, SandboxedKernelManager
+from autograder.sandbox import Limits, SandboxedKernelManager
 
 __all__ = ["ENV_CONFIG", "SafeExecute"]
 
@@ -490,7 +490,7 @@ class SafeExecute(Execute):
         box = getattr(self.km, "sandbox", None)
         if box is None or box.outer_pid is None:
             return
-        from autograder.sandbox.kernel import _children
+        from autograder.sandbox.watchdog import children as _children
 
         init = _children(box.outer_pid)
         kernel = [p for i in init for p in _children(i)]

@@ -19,7 +19,7 @@ from nbgrader.preprocessors import ClearHiddenTests
 
 from autograder.notebook import hidden_line_ranges, strip_hidden_tests
 from autograder.recheck import scan, trusted
-from autograder.sandbox.kernel import sandbox_unavailable_reason
+from autograder.sandbox import sandbox_unavailable_reason
 
 REPO = Path(__file__).resolve().parents[3]
 SOURCE_NOTEBOOKS = sorted(REPO.glob("notebooks/*/*.ipynb"))
@@ -455,7 +455,7 @@ def kernel():
         pytest.skip(f"no sandbox: {REASON}")
     from jupyter_core.utils import run_sync
 
-    from autograder.sandbox.kernel import SandboxedKernelManager
+    from autograder.sandbox import SandboxedKernelManager
 
     km = SandboxedKernelManager()
     run_sync(km.start_kernel)()

@@ -11,7 +11,7 @@ import shutil
 
 import pytest
 
-from autograder.sandbox.kernel import sandbox_unavailable_reason
+from autograder.sandbox import sandbox_unavailable_reason
 
 
 def test_sandbox_starts_wherever_bubblewrap_is_installed():
