@@ -18,6 +18,7 @@ import sys
 from typing import Literal
 
 from autograder.sandbox.mounts import bwrap_path
+from autograder.sandbox.seccomp import MACHINES, libseccomp_missing
 from autograder.sandbox.watchdog import uid_pids
 
 UidMode = Literal["random", "nobody"]
@@ -81,6 +82,8 @@ def _probe() -> tuple[str | None, UidMode | None]:
             "bubblewrap (bwrap) is not installed; install it (e.g. apt-get install bubblewrap)",
             None,
         )
+    if os.uname().machine in MACHINES and (missing := libseccomp_missing()) is not None:
+        return missing, None
     last: str | None = "unknown error"
     for mode in ("random", "nobody"):
         last, privileged = _try(mode)
