@@ -30,7 +30,8 @@ The modules, in the order a kernel meets them:
 - :mod:`~.wrapper` — the sandbox's first process (copy in, rlimits, drop, exec);
 - :mod:`~.watchdog` — the sandbox's processes seen from the host, and the memory watchdog;
 - :mod:`~.box` — :class:`Sandbox`: one sandbox, from its folder to its cleanup;
-- :mod:`~.kernel` — :class:`SandboxedKernelManager`, the jupyter_client kernel manager that
+- :mod:`~.kernel` — the kernel provisioner (jupyter_client's hook) and
+  :class:`SandboxedKernelManager`, the kernel manager that
   :class:`autograder.recheck.execute.SafeExecute` uses.
 """
 

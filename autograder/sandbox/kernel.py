@@ -1,8 +1,13 @@
-"""The jupyter_client kernel manager whose kernel runs in a :class:`~.box.Sandbox`.
+"""The jupyter_client side of the sandbox: a kernel provisioner and the kernel manager using it.
 
-:class:`SandboxedKernelManager` is an ``AsyncKernelManager`` that starts the kernel through
-bubblewrap, talks to it over IPC sockets in the sandbox's run folder and kills the whole
-sandbox on shutdown; :class:`autograder.recheck.execute.SafeExecute` uses it.
+:class:`SandboxProvisioner` is a jupyter_client kernel provisioner (the documented hook for
+how a kernel is started, signalled and cleaned up; entry point ``autograder-sandbox`` of
+``jupyter_client.kernel_provisioners``): it launches the kernel through bubblewrap in a
+:class:`~.box.Sandbox`, with its watchdog, and kills and removes the whole sandbox at the
+end. :class:`SandboxedKernelManager` is an ``AsyncKernelManager`` whose kernel spec names
+that provisioner and interrupts by message (SIGINT to bubblewrap would not reach the
+kernel), and which talks to the kernel over IPC sockets in the sandbox's run folder;
+:class:`autograder.recheck.execute.SafeExecute` uses it.
 """
 
 from __future__ import annotations
@@ -14,12 +19,97 @@ from typing import Any
 
 import zmq
 import zmq.asyncio
+from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
 from jupyter_client.manager import AsyncKernelManager
+from jupyter_client.provisioning import LocalProvisioner
 from traitlets import Any as AnyTrait
 from traitlets import Unicode, default
 
 from autograder.sandbox.box import Sandbox
 from autograder.sandbox.limits import Limits, MiB
+
+#: The provisioner's name (its entry point in pyproject.toml).
+PROVISIONER_NAME = "autograder-sandbox"
+
+
+class SandboxProvisioner(LocalProvisioner):  # type: ignore[misc]
+    """Starts the kernel of a :class:`SandboxedKernelManager` (its parent) in a Sandbox.
+
+    ``cwd`` of the launch is the student's folder: its files (never notebooks) are staged
+    and copied into the sandbox's private working directory. The kernel's output goes to
+    the sandbox's log; the manager's ``sandbox`` is the sandbox, also after shutdown.
+    """
+
+    sandbox: Sandbox | None = None
+
+    async def pre_launch(self, **kwargs: Any) -> dict[str, Any]:
+        """Make the sandbox; the kernel command becomes the bubblewrap command running it."""
+        km = self.parent
+        limits = km.limits if isinstance(km.limits, Limits) else Limits.from_mapping(km.limits)
+        box = Sandbox(limits, base_dir=km.sandbox_base_dir or None)
+        self.sandbox = km.sandbox = box
+        box.stage_files(kwargs.pop("cwd", None))
+        km.connection_file = str(box.run_dir / "kernel.json")
+        km.ip = str(box.run_dir / "k")
+        km.transport = "ipc"
+        kwargs["cwd"] = str(box.root)
+        kwargs["env"] = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"}
+        log = open(box.log_path, "wb")  # closed in launch_kernel
+        kwargs["stdout"] = log
+        kwargs["stderr"] = subprocess.STDOUT
+        kwargs["stdin"] = subprocess.DEVNULL
+        self._log_file = log
+        kwargs = await super().pre_launch(**kwargs)
+        command = box.command(kwargs.pop("cmd"))
+        # The kernel runs as the sandbox's uid and must read its connection file.
+        if box.uid is not None and os.path.exists(km.connection_file):
+            os.chown(km.connection_file, box.uid, box.uid)
+        command, extra = box.popen_kwargs(command)
+        kwargs.update(extra)
+        kwargs["cmd"] = command
+        return kwargs
+
+    async def launch_kernel(self, cmd: list[str], **kwargs: Any) -> Any:
+        """Launch bubblewrap, close what only it needed, start the sandbox's watchdog."""
+        try:
+            info = await super().launch_kernel(cmd, **kwargs)
+        finally:
+            if self.sandbox is not None:
+                self.sandbox.close_launch_fds()
+            log = getattr(self, "_log_file", None)
+            if log is not None:
+                log.close()
+                self._log_file = None
+        if self.pid is not None and self.sandbox is not None:
+            self.sandbox.start_watchdog(self.pid)
+        return info
+
+    async def kill(self, restart: bool = False) -> None:
+        """Kill every process of the sandbox, then the launched process."""
+        if self.sandbox is not None:
+            self.sandbox.kill()
+        await super().kill(restart=restart)
+
+    async def cleanup(self, restart: bool = False) -> None:
+        """Release the kernel's resources; unless restarting, kill and remove the sandbox."""
+        await super().cleanup(restart=restart)
+        if self.sandbox is not None and not restart:
+            self.sandbox.cleanup()
+
+
+class SandboxKernelSpecManager(KernelSpecManager):
+    """Kernel specs that run this Python's ipykernel through :class:`SandboxProvisioner`."""
+
+    def get_kernel_spec(self, kernel_name: str) -> KernelSpec:
+        """The installed spec of *kernel_name*, launched and interrupted the sandbox's way."""
+        spec = super().get_kernel_spec(kernel_name)
+        spec.argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+        spec.interrupt_mode = "message"
+        spec.metadata = {
+            **spec.metadata,
+            "kernel_provisioner": {"provisioner_name": PROVISIONER_NAME, "config": {}},
+        }
+        return spec
 
 
 class SandboxedKernelManager(AsyncKernelManager):
@@ -38,13 +128,19 @@ class SandboxedKernelManager(AsyncKernelManager):
         64 * MiB, help="Largest message accepted from the kernel (zmq MAXMSGSIZE)"
     ).tag(config=True)
 
+    #: The sandbox of the last kernel started (set by the provisioner; kept after shutdown).
     sandbox: Sandbox | None = None
 
     @default("transport")
     def _default_transport(self) -> str:
         return "ipc"
 
-    def _context_default(self) -> zmq.asyncio.Context:  # type: ignore[override]
+    @default("kernel_spec_manager")
+    def _default_kernel_spec_manager(self) -> KernelSpecManager:
+        return SandboxKernelSpecManager(data_dir=self.data_dir)
+
+    @default("context")
+    def _context_default(self) -> zmq.asyncio.Context:  # the base class's default, replaced
         self._created_context = True
         context = zmq.asyncio.Context()
         # A kernel cannot make the grader hold a huge message in memory: the connection
@@ -52,76 +148,10 @@ class SandboxedKernelManager(AsyncKernelManager):
         context.setsockopt(zmq.MAXMSGSIZE, int(self.max_message_bytes))
         return context
 
-    async def _async_pre_start_kernel(self, **kw: Any):  # type: ignore[override]
-        limits = (
-            self.limits if isinstance(self.limits, Limits) else Limits.from_mapping(self.limits)
-        )
-        self.sandbox = Sandbox(limits, base_dir=self.sandbox_base_dir or None)
-        self.sandbox.stage_files(kw.pop("cwd", None))
-        self.connection_file = str(self.sandbox.run_dir / "kernel.json")
-        self.ip = str(self.sandbox.run_dir / "k")
-        self.transport = "ipc"
-        kw["cwd"] = str(self.sandbox.root)
-        kw["env"] = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"}
-        log = open(self.sandbox.log_path, "wb")
-        kw["stdout"] = log
-        kw["stderr"] = subprocess.STDOUT
-        kw["stdin"] = subprocess.DEVNULL
-        self._log_file = log
-        kernel_cmd, kw = await super()._async_pre_start_kernel(**kw)
-        self._hand_over_connection_file()
-        kernel_cmd, extra = self.sandbox.popen_kwargs(kernel_cmd)
-        kw.update(extra)
-        return kernel_cmd, kw
-
-    def _hand_over_connection_file(self) -> None:
-        # The kernel runs as the sandbox's uid and must read its connection file.
-        box = self.sandbox
-        if box is not None and box.uid is not None and os.path.exists(self.connection_file):
-            os.chown(self.connection_file, box.uid, box.uid)
-
-    def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
-        assert self.sandbox is not None
-        argv = [sys.executable, "-m", "ipykernel_launcher", "-f", self.connection_file]
-        argv += list(extra_arguments or [])
-        return self.sandbox.command(argv)
-
-    async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
-        try:
-            await super()._async_launch_kernel(kernel_cmd, **kw)
-        finally:
-            if self.sandbox is not None:
-                self.sandbox.close_launch_fds()
-            log = getattr(self, "_log_file", None)
-            if log is not None:
-                log.close()
-                self._log_file = None
-        assert self.provisioner is not None and self.sandbox is not None
-        pid = getattr(self.provisioner, "pid", None)
-        if pid is not None:
-            self.sandbox.start_watchdog(pid)
-
-    async def _async_interrupt_kernel(self) -> None:
-        # Always by message: SIGINT to bubblewrap's process group would not reach the kernel.
+    async def interrupt_kernel(self) -> None:  # type: ignore[override]
+        """Interrupt the kernel (by message, as its spec says); nothing when none runs."""
         if self.has_kernel:
-            msg = self.session.msg("interrupt_request", content={})
-            self._connect_control_socket()
-            self.session.send(self._control_socket, msg)
-
-    # AsyncKernelManager binds its public names to the base class's coroutines: rebind.
-    interrupt_kernel = _async_interrupt_kernel
-
-    async def _async_kill_kernel(self, restart: bool = False) -> None:
-        if self.sandbox is not None:
-            self.sandbox.kill()
-        await super()._async_kill_kernel(restart=restart)
-
-    async def _async_cleanup_resources(self, restart: bool = False) -> None:
-        await super()._async_cleanup_resources(restart=restart)
-        if self.sandbox is not None and not restart:
-            self.sandbox.cleanup()
-
-    cleanup_resources = _async_cleanup_resources
+            await super().interrupt_kernel()
 
     def kernel_log(self, limit: int = 4000) -> str:
         """The beginning of what the kernel process wrote to its stdout/stderr."""
