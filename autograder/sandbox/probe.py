@@ -40,7 +40,7 @@ def sandbox_uid(mode: UidMode | None = None) -> int:
     if forced:
         return int(forced)
     if mode is None:
-        mode = _probe()[1]
+        mode = uid_mode()
     if mode == "nobody":
         return NOBODY
     return 1_000_000_000 + secrets.randbelow(1_000_000_000)
@@ -92,6 +92,11 @@ def _probe() -> tuple[str | None, UidMode | None]:
         if not privileged:
             break
     return last, None
+
+
+def uid_mode() -> UidMode | None:
+    """Which uids a sandbox may use here, as the probe found (None: it found none)."""
+    return _probe()[1]
 
 
 def clear_cache() -> None:

@@ -62,7 +62,7 @@ def test_the_uid_follows_the_mode_and_the_override(monkeypatch):
 @pytest.mark.skipif(os.geteuid() != 0, reason="without root the sandbox has no uid of its own")
 def test_a_sandbox_made_without_a_mode_uses_the_mode_the_probe_found(monkeypatch):
     monkeypatch.delenv("AUTOGRADER_SANDBOX_UID", raising=False)
-    mode = probe._probe()[1]
+    mode = probe.uid_mode()
     box = Sandbox()
     try:
         if mode == "nobody":
