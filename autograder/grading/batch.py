@@ -58,7 +58,7 @@ def sandbox_status() -> tuple[bool, str | None]:
     """(available, reason-if-not) for helper F's sandbox (autograder.sandbox/safe_execute)."""
     try:
         import autograder.recheck.execute  # noqa: F401
-        from autograder.sandbox.kernel import sandbox_unavailable_reason
+        from autograder.sandbox import sandbox_unavailable_reason
     except ImportError as exc:
         return False, f"the sandbox modules are not installed ({exc})"
     reason = sandbox_unavailable_reason()

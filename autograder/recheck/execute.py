@@ -54,7 +54,7 @@ from autograder.recheck.sources import (
     test_sources,
     tests_in,
 )
-from autograder.sandbox.kernel import Limits, SandboxedKernelManager
+from autograder.sandbox import Limits, SandboxedKernelManager
 
 __all__ = ["ENV_CONFIG", "SafeExecute"]
 

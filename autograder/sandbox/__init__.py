@@ -1,0 +1,54 @@
+"""The grading sandbox: every student kernel runs inside bubblewrap (Linux namespaces).
+
+What a student's kernel (and anything it starts) sees and may do:
+
+- **files**: a read-only view of the system *made from an allow-list* — ``/usr``, ``/etc``,
+  the Python installation and its packages, and ``linlib`` — so the course's source
+  notebooks, the gradebook, the output folder, other students' work, the repository's
+  ``.git`` and ``/root`` simply do not exist inside. Writable: a private scratch folder
+  (the working directory, a size-limited tmpfs holding a copy of the student's own
+  submission files, notebooks excluded) and a size-limited ``/tmp``.
+- **network**: none (its own network namespace with only a loopback of its own); the
+  grader talks to the kernel over IPC (Unix) sockets in a private run folder.
+- **processes**: its own PID namespace (nothing outside is visible, and when the sandbox's
+  init dies, everything inside dies); ``--die-with-parent`` ties the sandbox to the grader.
+- **identity**: when the grader runs as root, the kernel runs as a fresh unprivileged uid
+  (so ``RLIMIT_NPROC`` applies and no capability is left); otherwise bubblewrap's user
+  namespace. A seccomp filter refuses new namespaces and mounts inside.
+- **limits**: address space, number of processes/threads, CPU seconds, file size, open
+  files, no core dumps (rlimits set by a tiny wrapper before the kernel starts); a watchdog
+  in the grader kills the whole sandbox when the sandbox's processes together use more
+  memory than allowed or fill the run folder.
+
+The modules, in the order a kernel meets them:
+
+- :mod:`~.limits` — :class:`Limits`;
+- :mod:`~.probe` — :func:`sandbox_unavailable_reason` (can a sandbox start here?) and the
+  sandbox's uid;
+- :mod:`~.mounts` — what is bound into the sandbox: the bubblewrap argument list;
+- :mod:`~.seccomp` — the seccomp filter bubblewrap loads;
+- :mod:`~.wrapper` — the sandbox's first process (copy in, rlimits, drop, exec);
+- :mod:`~.watchdog` — the sandbox's processes seen from the host, and the memory watchdog;
+- :mod:`~.box` — :class:`Sandbox`: one sandbox, from its folder to its cleanup;
+- :mod:`~.kernel` — the kernel provisioner (jupyter_client's hook) and
+  :class:`SandboxedKernelManager`, the kernel manager that
+  :class:`autograder.recheck.execute.SafeExecute` uses.
+"""
+
+from autograder.sandbox.box import Sandbox
+from autograder.sandbox.kernel import SandboxedKernelManager
+from autograder.sandbox.limits import Limits
+from autograder.sandbox.mounts import WORK_DIR, bwrap_path
+from autograder.sandbox.probe import sandbox_pids, sandbox_unavailable_reason
+from autograder.sandbox.seccomp import seccomp_filter
+
+__all__ = [
+    "WORK_DIR",
+    "Limits",
+    "Sandbox",
+    "SandboxedKernelManager",
+    "bwrap_path",
+    "sandbox_pids",
+    "sandbox_unavailable_reason",
+    "seccomp_filter",
+]

@@ -24,7 +24,7 @@ from autograder.course import make_course, release_assignment
 from autograder.grading.batch import grade_submission_results
 from autograder.recheck.execute import ENV_CONFIG
 from autograder.samples import VARIANTS, make_submission, solution_sources
-from autograder.sandbox.kernel import sandbox_unavailable_reason
+from autograder.sandbox import sandbox_unavailable_reason
 from tests.autograder.attacks import ATTACKS, AttackContext, function_name, pick_variant
 
 REASON = sandbox_unavailable_reason()

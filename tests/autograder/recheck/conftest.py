@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from autograder.recheck import KernelChannel
-from autograder.sandbox.kernel import sandbox_unavailable_reason
+from autograder.sandbox import sandbox_unavailable_reason
 
 REASON = sandbox_unavailable_reason()
 
@@ -88,7 +88,7 @@ def kernel():
         pytest.skip(f"no sandbox: {REASON}")
     from jupyter_core.utils import run_sync
 
-    from autograder.sandbox.kernel import SandboxedKernelManager
+    from autograder.sandbox import SandboxedKernelManager
 
     km = SandboxedKernelManager()
     run_sync(km.start_kernel)()

@@ -14,7 +14,7 @@ import pytest
 from nbgrader.preprocessors import ClearHiddenTests
 
 from autograder.notebook import hidden_line_ranges, strip_hidden_tests
-from autograder.sandbox.kernel import sandbox_unavailable_reason
+from autograder.sandbox import sandbox_unavailable_reason
 
 REPO = Path(__file__).resolve().parents[3]
 SOURCE_NOTEBOOKS = sorted(REPO.glob("notebooks/*/*.ipynb"))

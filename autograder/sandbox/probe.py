@@ -1,0 +1,117 @@
+"""Whether the sandbox can start here (:func:`sandbox_unavailable_reason`), and its uid.
+
+The probe runs a tiny Python in a sandbox once per process (cached). With root, it also
+finds which uids a sandbox may use: a fresh random one (so that ``RLIMIT_NPROC`` counts only
+that sandbox), or ``nobody`` (65534) where fresh uids are not mapped (a user-namespaced
+container). The answer is kept in this process, never written into the environment: a
+process that makes a sandbox without having probed (a grading worker) probes first.
+``AUTOGRADER_SANDBOX_UID`` still forces one uid.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import secrets
+import subprocess
+import sys
+from typing import Literal
+
+from autograder.sandbox.mounts import bwrap_path
+from autograder.sandbox.seccomp import MACHINES, libseccomp_missing
+from autograder.sandbox.watchdog import uid_pids
+
+UidMode = Literal["random", "nobody"]
+NOBODY = 65534
+
+_PROBE_CODE = (
+    "import socket,sys; s=socket.socket(); s.settimeout(1)\n"
+    "try:\n s.connect(('1.1.1.1', 53)); sys.exit(3)\nexcept OSError: pass\n"
+    "print('sandbox-ok')"
+)
+
+
+def sandbox_uid(mode: UidMode | None = None) -> int:
+    """A uid for a new sandbox (with root): one nobody else uses, or nobody's.
+
+    *mode* None means what the probe found in this process (probing first if need be).
+    """
+    forced = os.environ.get("AUTOGRADER_SANDBOX_UID")
+    if forced:
+        return int(forced)
+    if mode is None:
+        mode = uid_mode()
+    if mode == "nobody":
+        return NOBODY
+    return 1_000_000_000 + secrets.randbelow(1_000_000_000)
+
+
+def _try(mode: UidMode) -> tuple[str | None, bool]:
+    """Run the probe's program in a sandbox using *mode*: (failure or None, privileged)."""
+    # Imported here: a Sandbox asks this module for its uid (box imports probe).
+    from autograder.sandbox.box import Sandbox
+
+    box = Sandbox(uid_mode=mode)
+    try:
+        cmd, kw = box.popen_kwargs(box.command([sys.executable, "-I", "-c", _PROBE_CODE]))
+        try:
+            proc = subprocess.run(
+                cmd, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, **kw
+            )
+        finally:
+            box.close_launch_fds()
+        if proc.returncode == 0 and "sandbox-ok" in proc.stdout:
+            return None, box.privileged
+        last = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or [
+            f"exit status {proc.returncode}"
+        ]
+        return f"bubblewrap failed: {last[0]}", box.privileged
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"bubblewrap could not run: {exc}", box.privileged
+    finally:
+        box.cleanup()
+
+
+@functools.lru_cache(maxsize=1)
+def _probe() -> tuple[str | None, UidMode | None]:
+    """(why the sandbox cannot start or None, the uid mode that works or None)."""
+    if not sys.platform.startswith("linux"):
+        return "the sandbox needs Linux (namespaces)", None
+    if bwrap_path() is None:
+        return (
+            "bubblewrap (bwrap) is not installed; install it (e.g. apt-get install bubblewrap)",
+            None,
+        )
+    if os.uname().machine in MACHINES and (missing := libseccomp_missing()) is not None:
+        return missing, None
+    last: str | None = "unknown error"
+    for mode in ("random", "nobody"):
+        last, privileged = _try(mode)
+        if last is None:
+            return None, mode
+        if not privileged:
+            break
+    return last, None
+
+
+def uid_mode() -> UidMode | None:
+    """Which uids a sandbox may use here, as the probe found (None: it found none)."""
+    return _probe()[1]
+
+
+def clear_cache() -> None:
+    """Forget the probe's answer (the next question probes again)."""
+    _probe.cache_clear()
+
+
+def sandbox_unavailable_reason() -> str | None:
+    """Why the grading sandbox cannot start here, or None when it can.
+
+    Runs a tiny sandboxed Python once per process (cached) to find out.
+    """
+    return _probe()[0]
+
+
+def sandbox_pids(uid: int) -> list[int]:
+    """Host pids of processes running as *uid* (for tests: nothing may be left behind)."""
+    return uid_pids(uid)
