@@ -5,8 +5,11 @@ through the command line only (``python -m autograder``), the demo class and the
 batch (``benchmarks.bench_grading``'s: ``--per-notebook`` submissions of every notebook,
 default 12) with the sandbox and trusted re-check on, and writes what came out: every
 submission's per-test scores, flags and status (``results.json``), the rows of
-``grades.csv``, ``summary.md``, and each feedback page (the text with timestamps, temporary
-paths and the page's MathJax location normalised).
+``grades.csv``, ``summary.md``, and each feedback page (its text with timestamps and temporary paths
+normalised, as the sorted list of its tags and text runs: the order in which a cell's stdout
+and stderr chunks arrive depends on timing, so it is not compared). ``--keep DIR`` keeps
+the graded folders for a closer look. The feedback pages use MathJax from ``node_modules``
+when ``./run`` has installed it, from a CDN otherwise: compare runs made the same way.
 
 ``python -m benchmarks.grading_snapshot compare BEFORE.json AFTER.json`` prints every
 difference and exits 1 when there is one, 0 when the two runs graded identically.
@@ -65,7 +68,9 @@ def _outputs(out_dir: Path, root: Path) -> dict[str, Any]:
     feedback = {}
     for page in sorted((out_dir / "feedback").rglob("*.html")):
         text = _normalise(page.read_text(encoding="utf-8", errors="replace"), root)
-        feedback[str(page.relative_to(out_dir))] = hashlib.sha256(text.encode()).hexdigest()
+        pieces = sorted(piece.strip() for piece in text.replace(">", ">\n").splitlines())
+        digest = hashlib.sha256("\n".join(pieces).encode()).hexdigest()
+        feedback[str(page.relative_to(out_dir))] = digest
     return {
         "results": json.loads(_normalise(json.dumps(results, sort_keys=True), root)),
         "grades.csv": rows,
@@ -74,11 +79,12 @@ def _outputs(out_dir: Path, root: Path) -> dict[str, Any]:
     }
 
 
-def write(path: Path, per_notebook: int) -> None:
+def write(path: Path, per_notebook: int, keep: Path | None = None) -> None:
     from benchmarks.bench_grading import build_batch
 
     with tempfile.TemporaryDirectory(prefix="grading-snapshot-") as tmp:
-        root = Path(tmp)
+        root = Path(tmp) if keep is None else keep
+        root.mkdir(parents=True, exist_ok=True)
         _autograder("demo", "--course", "demo-course", "--out", "demo-out", cwd=root)
         course = root / "batch-course" / "course"
         _autograder("release", "--course", str(course), cwd=root)
@@ -133,12 +139,14 @@ def main(argv: list[str] | None = None) -> int:
     w = sub.add_parser("write", help="grade the demo class and the benchmark batch; save")
     w.add_argument("snapshot", type=Path)
     w.add_argument("--per-notebook", type=int, default=12)
+    w.add_argument("--keep", type=Path, help="grade in this folder and keep it")
     c = sub.add_parser("compare", help="print the differences between two snapshots")
     c.add_argument("before", type=Path)
     c.add_argument("after", type=Path)
     args = parser.parse_args(argv)
     if args.command == "write":
-        write(args.snapshot.resolve(), args.per_notebook)
+        keep = args.keep.resolve() if args.keep else None
+        write(args.snapshot.resolve(), args.per_notebook, keep)
         return 0
     return compare(args.before, args.after)
 
