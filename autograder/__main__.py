@@ -1,4 +1,5 @@
-"""``python -m autograder``: release the course, grade a class, run the demo.
+"""``python -m autograder``: the command line (arguments, messages, exit status) of the use
+cases in :mod:`autograder.api` — release the course, grade a class, run the demo.
 
 Exit status: 0 when the job ran (submissions that could not be graded are flagged rows in
 grades.csv, not failures); 2 for bad arguments or paths; 1 when the grader itself could not
@@ -8,7 +9,6 @@ run (e.g. the sandbox cannot start, the gradebook cannot be opened).
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from pathlib import Path
 
@@ -56,7 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    sub = parser.add_subparsers(dest="command", metavar="{release,grade,demo,times}")
+    sub = parser.add_subparsers(dest="command", metavar="{release,grade,demo}")
     sub.required = True
 
     def common(p: argparse.ArgumentParser) -> None:
@@ -147,13 +147,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     common(p_demo)
     grading(p_demo)
-
-    p_times = sub.add_parser(
-        "times",
-        help="each notebook's execution time in a fresh kernel",
-        description="Run benchmarks.notebook_times (each notebook in a fresh kernel).",
-    )
-    p_times.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     return parser
 
 
@@ -168,20 +161,17 @@ def _fail(message: str, status: int) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if args.command == "times":
-        return _times(args.rest)
 
     from sqlalchemy.exc import SQLAlchemyError
 
-    from autograder.api import grade_path, run_demo
+    from autograder.api import grade_path, release_course, run_demo
     from autograder.models import GradingError, SubmissionsError
-    from autograder.release.zips import release_course
 
     try:
         if args.command == "release":
             zips = release_course(args.course, args.assignment, db_url=args.db)
             for name, path in zips.items():
-                # the release folder, and the zip to hand out (autograder.student)
+                # the release folder, and the zip to hand out (autograder.release)
                 shown = _shown_path(path).removesuffix("/")
                 print(f"{name}: {_shown_path(path.parent / name)} and {shown}")
             return 0
@@ -232,15 +222,6 @@ def _shown_path(path: Path) -> str:
         return str(Path(path).resolve().relative_to(Path.cwd().resolve())) + "/"
     except ValueError:
         return str(path)
-
-
-def _times(rest: list[str]) -> int:
-    try:
-        module = importlib.import_module("benchmarks.notebook_times")
-    except ImportError:
-        return _fail("benchmarks/notebook_times.py is not available (run from the repo root)", 1)
-    result = module.main(rest) if rest else module.main()
-    return int(result or 0)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,7 @@
-"""The instructor's jobs: release the course, grade a class, build and grade the demo class."""
+"""The instructor's jobs, the use cases the command line offers: release the course
+(:func:`release_course`), grade a class (:func:`grade_path`), grade the demo class
+(:func:`run_demo`). Each one ties the layers together: intake, course and release, grading,
+report."""
 
 from __future__ import annotations
 
@@ -6,17 +9,10 @@ import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-import nbformat
-
 from autograder import course
 from autograder.grading import batch
 from autograder.grading.ledger import Ledger
-from autograder.intake.submissions import (
-    guess_assignment,
-    notebook_bytes,
-    prepare,
-    read_submissions,
-)
+from autograder.intake import guess_assignment, prepare, read_submissions
 from autograder.models import (
     GradeRun,
     GradingError,
@@ -24,20 +20,20 @@ from autograder.models import (
     SubmissionResult,
     SubmissionsError,
 )
-from autograder.release.zips import ensure_released
-from autograder.report.outputs import (
+from autograder.release import ensure_released, release_course
+from autograder.report import (
     copy_feedback,
     export_grades,
     summarise,
     summary_text,
     write_results,
 )
+from autograder.samples.demo import build_demo_submissions
+
+__all__ = ["grade_path", "grade_prepared_run", "release_course", "run_demo"]
 
 DEFAULT_COURSE_DIR = course.DEFAULT_COURSE_DIR
 DEFAULT_OUT_DIR = Path("grading-out")
-
-
-# --------------------------------------------------------------------------- release
 
 
 # --------------------------------------------------------------------------- grade
@@ -183,49 +179,6 @@ def grade_prepared_run(
 
 
 # --------------------------------------------------------------------------- demo
-
-DEMO_STUDENTS = ("full_marks", "blank", "typical_bugs", "broken_notebook")
-
-
-def build_demo_submissions(course_dir: Path, dest: Path, assignments: Iterable[str]) -> Path:
-    """Write the demo class in nbgrader's submitted layout under ``dest``.
-
-    Per assignment: ``full_marks`` (the instructor's solutions), ``blank`` (the release as
-    handed out), ``typical_bugs`` (the assignment's typical-bug variants from
-    ``autograder.samples``, combined where they touch different cells) and
-    ``broken_notebook`` (a full-marks notebook cut off half-way, i.e. corrupt JSON).
-    """
-    from autograder.samples import VARIANTS, combine_variants, make_submission
-
-    dest = Path(dest)
-    for assignment in assignments:
-        release_nb = Path(course_dir) / "release" / assignment / f"{assignment}.ipynb"
-        source_nb = Path(course_dir) / "source" / assignment / f"{assignment}.ipynb"
-        full = make_submission(release_nb, source_nb)
-        bugs, used = [], set()
-        for variant in VARIANTS.get(assignment, []):
-            # two bugs in different answers: a partial score, not a near zero
-            if variant.lost and not (set(variant.replace) & used) and len(bugs) < 2:
-                bugs.append(variant)
-                used |= set(variant.replace)
-        buggy = (
-            make_submission(release_nb, source_nb, combine_variants("typical_bugs", bugs).replace)
-            if bugs
-            else full
-        )
-        blank = nbformat.read(release_nb, as_version=4)
-        full_bytes = notebook_bytes(full)
-        contents = {
-            "full_marks": full_bytes,
-            "blank": notebook_bytes(blank),
-            "typical_bugs": notebook_bytes(buggy),
-            "broken_notebook": full_bytes[: len(full_bytes) // 2],
-        }
-        for student, content in contents.items():
-            folder = dest / student / assignment
-            folder.mkdir(parents=True, exist_ok=True)
-            (folder / f"{assignment}.ipynb").write_bytes(content)
-    return dest
 
 
 def run_demo(

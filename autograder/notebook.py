@@ -1,5 +1,5 @@
 """What the grader knows of a notebook's cells: nbgrader's cell kinds, the grader's flags in a
-notebook's metadata, and the hidden tests of a test cell.
+notebook's metadata, the hidden tests of a test cell, and a notebook as .ipynb bytes.
 
 The hidden-test regions are found one way, with nbgrader's own delimiters and rule
 (``ClearHiddenTests``: a line containing ``BEGIN HIDDEN TESTS`` opens a region, a line
@@ -8,6 +8,8 @@ containing ``END HIDDEN TESTS`` closes it); a region left open runs to the end o
 
 from __future__ import annotations
 
+import io
+import warnings
 from pathlib import Path
 
 import nbformat
@@ -42,6 +44,16 @@ def add_flag(nb: NotebookNode, text: str) -> None:
     flags = nb.metadata.setdefault(FLAGS_KEY, {}).setdefault("flags", [])
     if text not in flags:
         flags.append(text)
+
+
+def notebook_bytes(nb: NotebookNode) -> bytes:
+    """A NotebookNode as the bytes of an .ipynb file."""
+    buffer = io.StringIO()
+    with warnings.catch_warnings():
+        # nbformat repairs duplicated cell ids (a student copied a cell) and says so
+        warnings.simplefilter("ignore")
+        nbformat.write(nb, buffer)
+    return buffer.getvalue().encode("utf-8")
 
 
 def collect_notebook_flags(folder: Path) -> list[str]:

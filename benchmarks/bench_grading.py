@@ -32,7 +32,7 @@ from pathlib import Path
 
 from autograder.course import list_assignments, make_course, read_scores, release_assignment
 from autograder.grading.batch import sandbox_status
-from autograder.intake.submissions import notebook_bytes
+from autograder.notebook import notebook_bytes
 
 
 def build_batch(course_dir: Path, assignments: list[str], per_notebook: int) -> Path:

@@ -439,7 +439,7 @@ def grade_submission_results(
     feedback: bool = False,
 ) -> dict[str, SubmissionResult]:
     """Like :func:`grade_submissions`, with each submission's flags and errors."""
-    from autograder.intake.submissions import notebook_bytes
+    from autograder.notebook import notebook_bytes
 
     prepared = []
     for student, files in submissions.items():

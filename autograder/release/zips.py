@@ -49,7 +49,7 @@ def _write_zip(
     epoch: int | None = None,
 ) -> Path:
     # Sorted entries under <assignment>/, all dated with the release (the same epoch gives
-    # the same bytes): the release notebooks and the student's files (autograder.student).
+    # the same bytes): the release notebooks and the student's files (release.student).
     epoch = student_release.release_epoch() if epoch is None else epoch
     date = student_release.zip_date(epoch)
     files = {
@@ -131,7 +131,7 @@ def release_course(
 ) -> dict[str, Path]:
     """Release every assignment (or those named): release folder plus a zip to hand out.
 
-    The zip holds what a student needs besides the notebook (:mod:`autograder.student`):
+    The zip holds what a student needs besides the notebook (:mod:`autograder.release.student`):
     the linlib wheel, pinned requirements, a README and an nbgrader_config.py.
 
     Returns assignment -> the zip file.

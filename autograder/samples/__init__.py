@@ -8,11 +8,12 @@ source and release notebooks each time, so they can never drift from the course.
 
 Each notebook has a module ``nbNN.py`` next to this file defining ``VARIANTS``, a list
 of :class:`Variant`. They are gathered into :data:`VARIANTS`, keyed by assignment name
-(``"01_hyperplanes"`` ...). The tests (``tests/test_notebooks_grading.py``) grade every
-variant with ``python -m autograder grade`` (sandbox and trusted re-check on), packing
-variants that touch different exercises into one submission, and check that correct
-variants get full marks and buggy ones lose exactly the test cells named in
-``Variant.lost``; the autograder's demo uses them to build a class of sample students.
+(``"01_hyperplanes"`` ...). The tests (``tests/notebooks/test_notebooks_grading.py``)
+grade every variant with ``python -m autograder grade`` (sandbox and trusted re-check on),
+packing variants that touch different exercises into one submission, and check that
+correct variants get full marks and buggy ones lose exactly the test cells named in
+``Variant.lost``; the autograder's demo uses them to build a class of sample students
+(:mod:`autograder.samples.demo`).
 
 A variant should replace ONE solution cell and lose only the tests of that exercise (a
 later exercise is tested with the library's reference in place of the student's earlier
@@ -33,6 +34,10 @@ from pathlib import Path
 
 import nbformat
 from nbformat import NotebookNode
+from nbgrader.preprocessors import ClearSolutions
+from nbgrader.utils import is_solution
+
+from autograder.notebook import grade_id
 
 __all__ = [
     "ASSIGNMENTS",
@@ -56,10 +61,9 @@ ASSIGNMENTS: tuple[str, ...] = (
     "06_svm_margins",
 )
 
-# The same delimiters nbgrader's ClearSolutions looks for (it matches a substring of
-# the line, so do we).
-_BEGIN = "BEGIN SOLUTION"
-_END = "END SOLUTION"
+# nbgrader's ClearSolutions delimiters (it matches a substring of the line, so do we).
+_BEGIN: str = ClearSolutions.begin_solution_delimeter.default_value
+_END: str = ClearSolutions.end_solution_delimeter.default_value
 
 
 @dataclass(frozen=True)
@@ -103,16 +107,10 @@ def _as_notebook(nb: NotebookNode | str | os.PathLike[str]) -> NotebookNode:
     return nbformat.read(os.fspath(nb), as_version=4)
 
 
-def _nbgrader(cell: NotebookNode) -> Mapping[str, object]:
-    return cell.get("metadata", {}).get("nbgrader", {})
-
-
 def solution_cell_ids(nb: NotebookNode | str | os.PathLike[str]) -> list[str]:
     """Grade ids of the solution cells (code and written answers), in notebook order."""
     nb = _as_notebook(nb)
-    return [
-        str(_nbgrader(cell)["grade_id"]) for cell in nb.cells if _nbgrader(cell).get("solution")
-    ]
+    return [str(grade_id(cell)) for cell in nb.cells if is_solution(cell)]
 
 
 def _strip_markers(source: str) -> str:
@@ -140,9 +138,7 @@ def solution_sources(source_nb: NotebookNode | str | os.PathLike[str]) -> dict[s
     """
     nb = _as_notebook(source_nb)
     return {
-        str(_nbgrader(cell)["grade_id"]): _strip_markers(cell.source)
-        for cell in nb.cells
-        if _nbgrader(cell).get("solution")
+        str(grade_id(cell)): _strip_markers(cell.source) for cell in nb.cells if is_solution(cell)
     }
 
 
@@ -182,16 +178,15 @@ def make_submission(
     if unknown:
         raise KeyError(f"not solution cells of this notebook: {unknown}")
     for cell in release.cells:
-        meta = _nbgrader(cell)
-        if not meta.get("solution"):
+        if not is_solution(cell):
             continue
-        grade_id = str(meta["grade_id"])
-        if grade_id in replace:
-            cell.source = replace[grade_id]
-        elif grade_id in answers:
-            cell.source = answers[grade_id]
+        gid = str(grade_id(cell))
+        if gid in replace:
+            cell.source = replace[gid]
+        elif gid in answers:
+            cell.source = answers[gid]
         else:
-            raise KeyError(f"solution cell {grade_id!r} has no solution in the source notebook")
+            raise KeyError(f"solution cell {gid!r} has no solution in the source notebook")
     return release
 
 

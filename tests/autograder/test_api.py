@@ -29,13 +29,14 @@ import pytest
 
 from autograder import course as course_module
 from autograder.__main__ import main
-from autograder.api import DEMO_STUDENTS, build_demo_submissions, grade_path
+from autograder.api import grade_path
 from autograder.course import NOTEBOOKS_DIR, list_assignments, read_scores
 from autograder.grading import batch as batch_module
 from autograder.grading.batch import sandbox_status
-from autograder.intake.submissions import notebook_bytes
-from autograder.release.zips import ensure_released
+from autograder.notebook import notebook_bytes
+from autograder.release import ensure_released
 from autograder.samples import VARIANTS, make_submission
+from autograder.samples.demo import DEMO_STUDENTS, build_demo_submissions
 
 ASSIGNMENTS = list_assignments()
 SANDBOX = sandbox_status()[0]

@@ -219,7 +219,7 @@ def test_feedback_page_typesets_offline(browser, tmp_path):
 
     from autograder.grading.batch import feedback_config
     from autograder.models import SubmissionResult
-    from autograder.report.outputs import copy_feedback
+    from autograder.report import copy_feedback
 
     config = feedback_config(tmp_path)
     app = GenerateFeedback(coursedir=CourseDirectory(config=config), config=config)

@@ -36,7 +36,7 @@ import nbformat
 import pytest
 
 from autograder.course import list_assignments
-from autograder.release.zips import release_course
+from autograder.release import release_course
 from autograder.samples import solution_sources
 
 from .browser import jupyterlab_server, launch_chromium

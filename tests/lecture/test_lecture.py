@@ -161,7 +161,7 @@ def test_feedback_pages_load_mathjax_from_beside_them(tmp_path):
 @pytest.mark.skipif(not mathjax_available(), reason="node_modules/mathjax not installed")
 def test_copy_feedback_ships_mathjax(tmp_path):
     from autograder.models import SubmissionResult
-    from autograder.report.outputs import copy_feedback
+    from autograder.report import copy_feedback
 
     course = tmp_path / "course"
     page = course / "feedback" / "alice" / "01_hyperplanes" / "01_hyperplanes.html"

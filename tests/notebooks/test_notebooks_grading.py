@@ -41,8 +41,8 @@ import nbformat
 import pytest
 
 from autograder.course import validate_notebook
-from autograder.intake.submissions import notebook_bytes
-from autograder.release.zips import ensure_released
+from autograder.notebook import notebook_bytes
+from autograder.release import ensure_released
 from autograder.samples import VARIANTS, Variant, make_submission, solution_cell_ids
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -18,6 +18,17 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from nbgrader.utils import is_grade, is_solution
+
+from autograder.notebook import (
+    HIDDEN_BEGIN,
+    HIDDEN_END,
+    grade_id,
+    hidden_line_ranges,
+    is_test_cell,
+    strip_hidden_tests,
+)
+from autograder.samples import solution_sources
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted(ROOT.glob("notebooks/*/*.ipynb"))
@@ -27,8 +38,6 @@ GRADE_ID = re.compile(r"^[a-z0-9_]+$")
 NBGRADER_KEYS = {"grade", "grade_id", "locked", "points", "schema_version", "solution", "task"}
 # Absolute paths of a machine: a notebook's outputs must not leak where it was run.
 MACHINE_PATH = re.compile(r"(?<![\w.])(/work/|/tmp/|/home/|/root/|/Users/|/private/)")
-HIDDEN_BEGIN = "### BEGIN HIDDEN TESTS"
-HIDDEN_END = "### END HIDDEN TESTS"
 # Assignments whose notebook must contain a manually graded written answer (CONTENT.md).
 WRITTEN_ANSWER_REQUIRED = ("03_", "05_")
 MIN_AUTOGRADED_EXERCISES = 4
@@ -44,18 +53,12 @@ def _meta(cell) -> dict:
     return dict(cell.get("metadata", {}).get("nbgrader", {}))
 
 
-def _is_test(cell) -> bool:
-    meta = _meta(cell)
-    return bool(meta.get("grade")) and not meta.get("solution")
-
-
 def _is_code_solution(cell) -> bool:
-    return cell.cell_type == "code" and bool(_meta(cell).get("solution"))
+    return cell.cell_type == "code" and bool(is_solution(cell))
 
 
 def _is_written_answer(cell) -> bool:
-    meta = _meta(cell)
-    return cell.cell_type == "markdown" and bool(meta.get("grade")) and bool(meta.get("solution"))
+    return cell.cell_type == "markdown" and bool(is_grade(cell)) and bool(is_solution(cell))
 
 
 def _without_solution_region(source: str) -> str:
@@ -73,15 +76,6 @@ def _without_solution_region(source: str) -> str:
     return "\n".join(kept)
 
 
-def _without_markers(source: str) -> str:
-    """The instructor's solution cell without its BEGIN/END SOLUTION lines."""
-    return "\n".join(
-        line
-        for line in source.split("\n")
-        if "BEGIN SOLUTION" not in line and "END SOLUTION" not in line
-    )
-
-
 def _parse(source: str) -> ast.Module:
     # Strip IPython magics (the setup cell's %matplotlib inline) before parsing.
     lines = ["" if line.lstrip().startswith(("%", "!")) else line for line in source.split("\n")]
@@ -95,27 +89,29 @@ def _defined_functions(source: str) -> list[str]:
 def _exercises(nb) -> list[tuple[int, str, list[str]]]:
     """(cell index, solution grade id, functions defined) for every code solution cell."""
     return [
-        (i, _meta(cell)["grade_id"], _defined_functions(cell.source))
+        (i, grade_id(cell), _defined_functions(cell.source))
         for i, cell in enumerate(nb.cells)
         if _is_code_solution(cell)
     ]
 
 
-def _tests_of(nb, grade_id: str) -> list[tuple[int, object]]:
+def _tests_of(nb, exercise: str) -> list[tuple[int, object]]:
     return [
         (i, cell)
         for i, cell in enumerate(nb.cells)
-        if _is_test(cell) and _meta(cell)["grade_id"].startswith(grade_id + "_")
+        if is_test_cell(cell) and grade_id(cell).startswith(exercise + "_")
     ]
 
 
 def _hidden_part(source: str) -> str:
-    match = re.search(re.escape(HIDDEN_BEGIN) + r"(.*?)" + re.escape(HIDDEN_END), source, re.S)
-    return match.group(1) if match else ""
-
-
-def _visible_part(source: str) -> str:
-    return re.sub(re.escape(HIDDEN_BEGIN) + r".*?" + re.escape(HIDDEN_END), "", source, flags=re.S)
+    """The hidden tests of a test cell (nbgrader's regions), without the delimiter lines."""
+    lines = source.split("\n")
+    return "\n".join(
+        line
+        for first, last in hidden_line_ranges(source)
+        for line in lines[first - 1 : last]
+        if HIDDEN_BEGIN not in line and HIDDEN_END not in line
+    )
 
 
 def _headings(nb) -> list[str]:
@@ -154,12 +150,7 @@ def test_notebooks_valid_nbformat_and_python_kernel(path):
 
 def test_notebooks_grade_ids_unique_and_readable():
     """Grade ids are unique across the whole course and readable (no generated cell-… ids)."""
-    ids = [
-        _meta(cell)["grade_id"]
-        for path in NOTEBOOKS
-        for cell in _read(path).cells
-        if "grade_id" in _meta(cell)
-    ]
+    ids = [grade_id(cell) for path in NOTEBOOKS for cell in _read(path).cells if grade_id(cell)]
     duplicates = [gid for gid, n in Counter(ids).items() if n > 1]
     assert not duplicates, f"grade ids used more than once in the course: {duplicates}"
     for gid in ids:
@@ -178,7 +169,7 @@ def test_notebooks_nbgrader_metadata_exact(path):
         assert set(meta) == NBGRADER_KEYS, f"{gid}: nbgrader keys {sorted(meta)}"
         assert meta["schema_version"] == 3, gid
         assert meta["task"] is False, gid
-        if _is_test(cell):
+        if is_grade(cell) and not is_solution(cell):
             assert cell.cell_type == "code", f"{gid}: a test cell must be code"
             assert meta["locked"] is True, f"{gid}: test cells must be locked"
             assert meta["points"] > 0, f"{gid}: a test cell without points"
@@ -214,14 +205,14 @@ def test_notebooks_exercises_have_visible_and_hidden_tests(path):
         for _, cell in tests:
             # In the release the hidden block is gone; what remains must still call the
             # student's function, or the untouched stub would pass (validate --invert).
-            visible_part = _visible_part(cell.source)
+            visible_part = strip_hidden_tests(cell.source)
             assert re.search(r"\b(call_student|assert_raises)\(", visible_part), (
-                f"{_meta(cell)['grade_id']}: outside the hidden block, call the student's "
+                f"{grade_id(cell)}: outside the hidden block, call the student's "
                 "function at least once, so the release's stub fails this test"
             )
     for cell in nb.cells:
-        if _is_test(cell):
-            gid = _meta(cell)["grade_id"]
+        if is_test_cell(cell):
+            gid = grade_id(cell)
             owners = [s for s in solution_ids if gid.startswith(s + "_")]
             assert owners, f"{gid}: test id must start with its exercise's grade id + '_'"
 
@@ -234,7 +225,7 @@ def test_notebooks_solution_cells_leave_a_docstring_stub(path):
             continue
         stub = _parse(_without_solution_region(cell.source))
         functions = [n for n in stub.body if isinstance(n, ast.FunctionDef)]
-        assert functions, f"{_meta(cell)['grade_id']}: the stub defines no function"
+        assert functions, f"{grade_id(cell)}: the stub defines no function"
         for fn in functions:
             assert ast.get_docstring(fn), f"{fn.name}: the stub needs a docstring"
 
@@ -259,9 +250,9 @@ def test_notebooks_test_cells_use_grading_helpers(path):
     nb = _read(path)
     student_functions = {f for _, _, fns in _exercises(nb) for f in fns}
     for cell in nb.cells:
-        if not _is_test(cell):
+        if not is_test_cell(cell):
             continue
-        gid = _meta(cell)["grade_id"]
+        gid = grade_id(cell)
         first = cell.source.lstrip().split("\n", 1)[0]
         assert first.startswith(('"""', "#")), f"{gid}: open with a one-line docstring/comment"
         assert cell.source.count(HIDDEN_BEGIN) == cell.source.count(HIDDEN_END) <= 1, gid
@@ -402,20 +393,19 @@ def _grading_calls(cell) -> list[_GradingCall]:
     """Every ``call_student`` of a test cell, with its ``disable=`` and ``use_reference=``
     values read by ``ast``. The visible part is read as the release shows it (without the
     hidden block): a name bound only inside the hidden block does not resolve there."""
-    gid = _meta(cell)["grade_id"]
+    gid = grade_id(cell)
     source = cell.source
-    visible = _visible_part(source)
+    visible = strip_hidden_tests(source)
     calls = []
     for hidden, text in ((False, visible), (True, source)):
         tree = _parse(text)
         bindings = _bindings(tree)
         hidden_lines = range(0)
         if hidden:
-            begin = source.find(HIDDEN_BEGIN)
-            if begin < 0:
+            ranges = hidden_line_ranges(source)
+            if not ranges:
                 continue
-            first = source[:begin].count("\n") + 1
-            last = first + source[begin : source.find(HIDDEN_END)].count("\n")
+            first, last = ranges[0]
             hidden_lines = range(first, last + 1)
         for node in ast.walk(tree):
             if not (
@@ -572,9 +562,10 @@ def _use_reference_problems(nb, stem: str) -> list[str]:
 
     problems = []
     earlier: list[str] = []
+    solutions = solution_sources(nb)
     for ex in _exercise_calls(nb):
         where = f"{stem}, exercise {ex.grade_id}"
-        solution = _without_markers(nb.cells[ex.index].source)
+        solution = solutions[ex.grade_id]
         needed = (_loaded_names(solution) & set(earlier)) - set(ex.functions)
         short: dict[tuple[str, tuple[str, ...]], list[int]] = {}
         for call in ex.calls:

@@ -170,7 +170,7 @@ def test_results_json_is_the_runs_results_as_plain_data(tmp_path):
     import json
 
     from autograder.models import SubmissionResult
-    from autograder.report.outputs import results_data, write_results
+    from autograder.report import results_data, write_results
 
     results = [
         SubmissionResult("zoe", "02_b", {"t_hidden": (0.0, 2.0), "t_visible": (1.0, 1.0)}),

@@ -18,8 +18,7 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from autograder.release import student, zips
-from autograder.release.zips import ensure_released, release_course
+from autograder.release import ensure_released, release_course, student, zips
 
 ASSIGNMENT = "01_hyperplanes"
 EPOCH = 1_795_000_000  # 2026-11-18 11:06:40 UTC

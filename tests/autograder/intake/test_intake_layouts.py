@@ -1,27 +1,19 @@
-"""Reading submissions: nbgrader folders, Canvas and Moodle zips, matching files to notebooks.
+"""Reading submissions (autograder.intake.read, .layouts): nbgrader folders and zips, Canvas
+and Moodle zips, hostile zip member names, unreadable paths.
 
-No grading here (fast); the end-to-end runs are in test_autograder_pipeline.py.
+No grading here (fast); the end-to-end runs are in tests/autograder/test_api.py.
 """
 
 from __future__ import annotations
 
-import io
-import json
 import zipfile
 
-import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-from autograder.grading.ledger import Ledger
-from autograder.intake.submissions import (
-    check_notebook,
-    guess_assignment,
-    notebook_bytes,
-    prepare,
-    read_submissions,
-)
-from autograder.models import RawSubmission, SubmissionsError
+from autograder.intake import prepare, read_submissions
+from autograder.models import SubmissionsError
+from autograder.notebook import notebook_bytes
 
 NB = notebook_bytes(new_notebook(cells=[new_code_cell("x = 1")]))
 
@@ -137,54 +129,3 @@ def test_zip_member_names_cannot_escape(tmp_path):
 def test_unreadable_submissions_raise_one_clear_error(tmp_path, make, message):
     with pytest.raises(SubmissionsError, match=message):
         read_submissions(make(tmp_path))
-
-
-def test_prepare_flags_missing_corrupt_and_extra():
-    raw = RawSubmission(
-        "alice",
-        "01_hyperplanes",
-        files={"01_hyperplanes.ipynb": NB[: len(NB) // 2], "numpy.py": b"x = 1"},
-    )
-    prepared = prepare(raw, "01_hyperplanes", ["01_hyperplanes"])
-    assert prepared.notebooks == {} and prepared.missing == ["01_hyperplanes"]
-    assert any("corrupt" in f for f in prepared.flags)
-    assert any("numpy.py" in f for f in prepared.flags)
-    empty = prepare(RawSubmission("bob", "01_hyperplanes"), "01_hyperplanes", ["01_hyperplanes"])
-    assert empty.missing == ["01_hyperplanes"]
-    assert any("missing" in f for f in empty.flags)
-
-
-def test_check_notebook():
-    assert check_notebook(NB) is None
-    assert "not a readable notebook" in check_notebook(b"{")
-    assert "not UTF-8" in check_notebook(b"\xff\xfe")
-    invalid = nbformat.v4.new_notebook()
-    invalid.cells = [{"cell_type": "code", "source": "x"}]  # no outputs, no metadata
-    buffer = io.StringIO()
-    json.dump(invalid, buffer)
-    assert "not a valid notebook" in check_notebook(buffer.getvalue().encode())
-
-
-def test_guess_assignment():
-    notebooks = {"01_hyperplanes": ["01_hyperplanes"], "06_svm_margins": ["06_svm_margins"]}
-    assert guess_assignment(["06_SVM_margins (2).ipynb"], notebooks) == "06_svm_margins"
-    assert guess_assignment(["essay.docx"], notebooks) is None
-
-
-def test_digest_changes_with_content_and_salt():
-    raw = RawSubmission("alice", "a", files={"a.ipynb": NB})
-    one = prepare(raw, "a", ["a"])
-    assert one.digest("s") == prepare(raw, "a", ["a"]).digest("s")
-    assert one.digest("s") != one.digest("t")
-    changed = prepare(RawSubmission("alice", "a", files={"a.ipynb": NB + b" "}), "a", ["a"])
-    assert changed.digest("s") != one.digest("s")
-
-
-def test_ledger_survives_a_torn_line(tmp_path):
-    ledger = Ledger(tmp_path / "ledger.jsonl")
-    ledger.record("a", "alice", "d1", {"scores": {}, "flags": []})
-    with (tmp_path / "ledger.jsonl").open("a") as fh:
-        fh.write('{"assignment": "a", "stud')  # interrupted mid-write
-    again = Ledger(tmp_path / "ledger.jsonl")
-    assert again.lookup("a", "alice", "d1") == {"scores": {}, "flags": []}
-    assert again.lookup("a", "alice", "other digest") is None

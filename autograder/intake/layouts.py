@@ -1,0 +1,181 @@
+"""The layouts of a class's submissions, told apart, and their files grouped per student:
+nbgrader's submitted layout or an LMS bulk-download zip.
+
+Three layouts are understood (``--lms auto`` picks the first that matches):
+
+- **nbgrader** (a folder or a zip of it): ``<student>/<assignment>/<notebook>.ipynb``; the
+  student id is the first folder name.
+- **Canvas** ("Download Submissions" zip, one file per student and file):
+  ``<lastfirst>_[LATE_]<user id>_<submission id>_<original file name>``, e.g.
+  ``doejane_LATE_12345_678901_01_hyperplanes-1.ipynb``; the student id is Canvas's numeric
+  *user id* (the first number), and Canvas's "-1", "-2" suffix on resubmitted files is
+  recognised as a renamed file.
+- **Moodle** ("Download all submissions" zip): a folder per student
+  ``<Full Name>_<participant id>_assignsubmission_file_/<original file name>`` (or, in
+  older Moodle versions, the same prefix on flat file names); the student id is Moodle's
+  numeric *participant id* for that assignment (export Moodle's participant list to map it
+  to names). Online-text parts (``assignsubmission_onlinetext``) are ignored.
+
+The LMS name conventions are applied with nbgrader's own ``FileNameCollectorPlugin``
+(its ``named_regexp``), the same mechanism ``nbgrader zip_collect`` uses.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path, PurePosixPath
+
+from autograder.intake.read import MAX_FILE_BYTES, read_files
+from autograder.models import RawSubmission, SubmissionsError
+
+CANVAS_REGEXP = (
+    r"^(?:.*/)?(?P<last_first>[^/_]+)_(?:(?P<late>LATE)_)?(?P<student_id>\d+)_(?P<submission_id>\d+)_"
+    r"(?P<file_id>[^/]+)$"
+)
+MOODLE_REGEXP = (
+    r"^(?:.*/)?(?P<full_name>[^/]+?)_(?P<student_id>\d+)_assignsubmission_(?P<kind>file|onlinetext)_"
+    r"/?(?P<file_id>.+)$"
+)
+LAYOUTS = ("auto", "nbgrader", "canvas", "moodle")
+
+
+def read_submissions(
+    path: str | Path,
+    *,
+    assignment: str | None = None,
+    layout: str = "auto",
+) -> list[RawSubmission]:
+    """Read every student's files from a folder or zip.
+
+    Parameters
+    ----------
+    path : path
+        A folder (nbgrader layout) or a zip (nbgrader layout, Canvas or Moodle).
+    assignment : str, optional
+        The assignment of an LMS zip (LMS names do not carry it; guessed from the notebook
+        names when omitted). For the nbgrader layout, only this assignment is read.
+    layout : {"auto", "nbgrader", "canvas", "moodle"}
+    """
+    path = Path(path)
+    if layout not in LAYOUTS:
+        raise SubmissionsError(f"unknown layout {layout!r}; choose from {', '.join(LAYOUTS)}")
+    files = read_files(path)
+    if layout == "auto":
+        layout, files = detect_layout(files)
+    if layout == "nbgrader":
+        return _group_nbgrader(files, assignment)
+    return _group_lms(files, layout, assignment)
+
+
+def _strip_common_folder(files: Mapping[str, bytes | None]) -> dict[str, bytes | None] | None:
+    """The same files without their one common top folder (None if there is none)."""
+    heads = {PurePosixPath(k).parts[0] for k in files}
+    if len(heads) != 1 or any(len(PurePosixPath(k).parts) < 2 for k in files):
+        return None
+    return {str(PurePosixPath(*PurePosixPath(k).parts[1:])): v for k, v in files.items()}
+
+
+def _collect(files: Mapping[str, bytes | None], regexp: str) -> dict[str, dict] | None:
+    """Apply nbgrader's FileNameCollectorPlugin to every name; None if any name fails."""
+    from nbgrader.plugins.zipcollect import FileNameCollectorPlugin
+
+    # every extension counts: extra files are flagged, not silently dropped
+    extensions = sorted({PurePosixPath(name).suffix for name in files})
+    collector = FileNameCollectorPlugin(named_regexp=regexp, valid_ext=extensions)
+    matched: dict[str, dict] = {}
+    for name in files:
+        groups = collector.collect(name)
+        if not groups:
+            return None
+        matched[name] = groups
+    return matched
+
+
+def _layout_of(files: Mapping[str, bytes | None]) -> str | None:
+    if all(re.match(MOODLE_REGEXP, name) for name in files):
+        return "moodle"
+    if all(re.match(CANVAS_REGEXP, name) for name in files):
+        return "canvas"
+    if all(len(PurePosixPath(name).parts) >= 3 for name in files):
+        return "nbgrader"
+    return None
+
+
+def detect_layout(files: Mapping[str, bytes | None]) -> tuple[str, dict[str, bytes | None]]:
+    """Which layout the file names follow ("moodle", "canvas" or "nbgrader"), and the files
+    with any wrapping folders removed (zips made by hand often add one)."""
+    if not files:
+        raise SubmissionsError("no files found in the submissions")
+    current: dict[str, bytes | None] | None = dict(files)
+    while current:
+        layout = _layout_of(current)
+        stripped = _strip_common_folder(current)
+        deeper = stripped is not None and all(len(PurePosixPath(k).parts) >= 3 for k in stripped)
+        if layout == "nbgrader" and deeper:
+            # "export/alice/01_x/01_x.ipynb": one wrapping folder around the layout
+            current = stripped
+            continue
+        if layout is not None:
+            return layout, current
+        current = stripped
+    example = next(iter(files))
+    raise SubmissionsError(
+        "cannot tell the layout of the submissions (expected <student>/<assignment>/"
+        f"<notebook>.ipynb, or a Canvas or Moodle zip); e.g. {example!r}"
+    )
+
+
+def _group_lms(
+    files: Mapping[str, bytes | None], layout: str, assignment: str | None
+) -> list[RawSubmission]:
+    """The files of a Canvas or Moodle zip grouped by the LMS's student id."""
+    regexp = CANVAS_REGEXP if layout == "canvas" else MOODLE_REGEXP
+    matched = _collect(files, regexp)
+    stripped = _strip_common_folder(files)
+    if matched is None and stripped is not None:
+        matched, files = _collect(stripped, regexp), stripped
+    if matched is None:
+        bad = [n for n in files if not re.match(regexp, n)][:3]
+        raise SubmissionsError(f"file names do not follow the {layout} pattern, e.g. {bad}")
+    by_student: dict[str, RawSubmission] = {}
+    for name, groups in matched.items():
+        student = groups["student_id"]
+        sub = by_student.setdefault(student, RawSubmission(student, assignment))
+        if groups.get("kind") == "onlinetext":
+            continue
+        if groups.get("late"):
+            flag = "marked late by the LMS"
+            if flag not in sub.flags:
+                sub.flags.append(flag)
+        content = files[name]
+        file_id = groups["file_id"]
+        if content is None:
+            sub.flags.append(f"file {file_id!r} is larger than {MAX_FILE_BYTES} bytes, ignored")
+            continue
+        if file_id in sub.files:
+            sub.flags.append(f"file {file_id!r} handed in more than once; the last copy is used")
+        sub.files[file_id] = content
+    return [by_student[s] for s in sorted(by_student)]
+
+
+def _group_nbgrader(
+    files: Mapping[str, bytes | None], assignment: str | None
+) -> list[RawSubmission]:
+    """The files of nbgrader's layout grouped by (assignment, student) folder."""
+    grouped: dict[tuple[str, str], RawSubmission] = {}
+    for name, content in files.items():
+        parts = PurePosixPath(name).parts
+        student, assignment_name, rel = parts[0], parts[1], str(PurePosixPath(*parts[2:]))
+        if assignment is not None and assignment_name != assignment:
+            continue
+        sub = grouped.setdefault(
+            (assignment_name, student), RawSubmission(student, assignment_name)
+        )
+        if content is None:
+            sub.flags.append(f"file {rel!r} is larger than {MAX_FILE_BYTES} bytes, ignored")
+            continue
+        if rel == "timestamp.txt":
+            continue
+        sub.files[rel] = content
+    return [grouped[k] for k in sorted(grouped)]

@@ -1,0 +1,100 @@
+"""grades.csv: nbgrader's CSV export (its columns and values, read from the gradebook) with
+a ``flags`` column, for the students and assignments of one grading run."""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterable
+from pathlib import Path
+
+from nbgrader.plugins.export import CsvExportPlugin
+from traitlets import Dict
+
+from autograder.models import SubmissionResult
+
+#: nbgrader's CsvExportPlugin columns, in its order, and ours after them.
+EXPORT_COLUMNS = [
+    "assignment",
+    "duedate",
+    "timestamp",
+    "student_id",
+    "last_name",
+    "first_name",
+    "email",
+    "raw_score",
+    "late_submission_penalty",
+    "score",
+    "max_score",
+]
+COLUMNS = [*EXPORT_COLUMNS, "flags"]
+
+
+class FlaggedCsvExportPlugin(CsvExportPlugin):
+    """nbgrader's CSV export with a ``flags`` column, properly quoted, for the students and
+    assignments of one run (``student``/``assignment`` traits, as in nbgrader's plugin).
+
+    ``flags`` maps "assignment/student" to a list of readable strings.
+    """
+
+    flags = Dict({}, help="'assignment/student' -> list of flags").tag(config=True)
+
+    def export(self, gradebook) -> None:
+        from nbgrader.api import MissingEntry
+
+        dest = self.to or "grades.csv"
+        students = [str(s) for s in self.student]
+        assignments = [str(a) for a in self.assignment]
+        with open(dest, "w", newline="", encoding="utf-8") as fh:
+            writer = csv.writer(fh)
+            writer.writerow(COLUMNS)
+            for assignment in sorted(gradebook.assignments, key=lambda a: a.name):
+                if assignments and assignment.name not in assignments:
+                    continue
+                for student in sorted(gradebook.students, key=lambda s: s.id):
+                    if students and student.id not in students:
+                        continue
+                    # the same values nbgrader's CsvExportPlugin computes
+                    row = {
+                        "assignment": assignment.name,
+                        "duedate": assignment.duedate,
+                        "student_id": student.id,
+                        "last_name": student.last_name,
+                        "first_name": student.first_name,
+                        "email": student.email,
+                        "max_score": assignment.max_score,
+                    }
+                    try:
+                        submission = gradebook.find_submission(assignment.name, student.id)
+                    except MissingEntry:
+                        row.update(timestamp="", raw_score=0.0, late_submission_penalty=0.0)
+                        row["score"] = 0.0
+                    else:
+                        penalty = submission.late_submission_penalty
+                        row["timestamp"] = submission.timestamp
+                        row["raw_score"] = submission.score
+                        row["late_submission_penalty"] = penalty
+                        row["score"] = max(0.0, submission.score - penalty)
+                    row["flags"] = "; ".join(self.flags.get(f"{assignment.name}/{student.id}", []))
+                    writer.writerow(["" if row[c] is None else str(row[c]) for c in COLUMNS])
+
+
+def export_grades(
+    course_dir: Path,
+    db_url: str,
+    course_id: str,
+    results: Iterable[SubmissionResult],
+    dest: Path,
+) -> Path:
+    """Write ``dest`` (grades.csv) for the students and assignments of ``results``."""
+    from nbgrader.api import Gradebook
+
+    results = list(results)
+    plugin = FlaggedCsvExportPlugin(
+        to=str(dest),
+        student=sorted({r.student for r in results}),
+        assignment=sorted({r.assignment for r in results}),
+        flags={f"{r.assignment}/{r.student}": list(r.flags) for r in results},
+    )
+    with Gradebook(db_url, course_id) as gb:
+        plugin.export(gb)
+    return dest

@@ -1,0 +1,55 @@
+"""results.json: a grading run's results as plain data (scores per test, flags, errors)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+
+from autograder.models import SubmissionResult
+
+#: Version of results.json's layout; bump it when a key changes meaning or disappears.
+RESULTS_FORMAT = 1
+
+
+def results_data(
+    results: Iterable[SubmissionResult], unmatched: Iterable[str] = ()
+) -> dict[str, object]:
+    """A run's results as plain data (what results.json holds).
+
+    ``{"format": 1, "submissions": [...], "unmatched": [...]}``; each submission, sorted
+    by assignment then student: ``student``, ``assignment``, ``score``, ``max_score``,
+    ``tests`` (autograded grade id -> ``{"score", "max_score"}``), ``flags``, ``ok``,
+    ``error`` and ``missing`` (notebooks that could not be graded and scored 0).
+    """
+    submissions = []
+    for r in sorted(results, key=lambda r: (r.assignment, r.student)):
+        submissions.append(
+            {
+                "student": r.student,
+                "assignment": r.assignment,
+                "score": r.score,
+                "max_score": r.max_score,
+                "tests": {
+                    gid: {"score": float(score), "max_score": float(points)}
+                    for gid, (score, points) in sorted(r.scores.items())
+                },
+                "flags": list(r.flags),
+                "ok": bool(r.ok),
+                "error": r.error,
+                "missing": list(r.missing),
+            }
+        )
+    return {"format": RESULTS_FORMAT, "submissions": submissions, "unmatched": list(unmatched)}
+
+
+def write_results(
+    results: Iterable[SubmissionResult], dest: Path, unmatched: Iterable[str] = ()
+) -> Path:
+    """Write :func:`results_data` to ``dest`` (results.json), atomically."""
+    dest = Path(dest)
+    tmp = dest.with_name(dest.name + ".tmp")
+    text = json.dumps(results_data(results, unmatched), indent=1, ensure_ascii=False)
+    tmp.write_text(text + "\n", encoding="utf-8")
+    tmp.replace(dest)
+    return dest

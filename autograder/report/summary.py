@@ -1,0 +1,90 @@
+"""summary.md: per assignment, the number of submissions, mean, median, flagged count and
+each test's pass rate, as Markdown tables."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from autograder.models import SubmissionResult
+
+
+@dataclass
+class AssignmentSummary:
+    """Per-assignment figures of one grading run."""
+
+    assignment: str
+    submissions: int
+    mean: float
+    median: float
+    max_score: float
+    flagged: int
+    pass_rates: dict[str, float]  # grade_id -> share of submissions with full points
+
+
+def summarise(results: Iterable[SubmissionResult]) -> list[AssignmentSummary]:
+    """Submissions, mean, median, per-test pass rates and flagged count per assignment."""
+    grouped: dict[str, list[SubmissionResult]] = {}
+    for result in results:
+        grouped.setdefault(result.assignment, []).append(result)
+    summaries = []
+    for assignment in sorted(grouped):
+        group = grouped[assignment]
+        scores = [r.score for r in group]
+        tests: dict[str, list[bool]] = {}
+        max_score = 0.0
+        for r in group:
+            max_score = max(max_score, r.max_score)
+            for grade_id, (score, points) in r.scores.items():
+                tests.setdefault(grade_id, []).append(score >= points > 0)
+        summaries.append(
+            AssignmentSummary(
+                assignment=assignment,
+                submissions=len(group),
+                mean=statistics.fmean(scores) if scores else 0.0,
+                median=statistics.median(scores) if scores else 0.0,
+                max_score=max_score,
+                flagged=sum(1 for r in group if r.flags),
+                pass_rates={t: sum(v) / len(group) for t, v in tests.items()},
+            )
+        )
+    return summaries
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows, strict=False)]
+    lines = ["| " + " | ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)) + " |"]
+    lines.append("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    for row in rows:
+        cells = [str(c).ljust(w) for c, w in zip(row, widths, strict=True)]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def summary_text(
+    summaries: Sequence[AssignmentSummary], flagged: Mapping[str, list[str]] | None = None
+) -> str:
+    """The summary as Markdown: one table of assignments, then per-test pass rates."""
+    header = ["assignment", "submissions", "mean", "median", "autograded max", "flagged"]
+    rows = [
+        [
+            s.assignment,
+            str(s.submissions),
+            f"{s.mean:.2f}",
+            f"{s.median:.2f}",
+            f"{s.max_score:g}",
+            str(s.flagged),
+        ]
+        for s in summaries
+    ]
+    parts = ["## Grading summary", "", _table(header, rows)]
+    for s in summaries:
+        parts += ["", f"### {s.assignment}: pass rate per test", ""]
+        test_rows = [[t, f"{100 * rate:.0f}%"] for t, rate in s.pass_rates.items()]
+        parts.append(_table(["test", "passed"], test_rows) if test_rows else "(no tests graded)")
+    if flagged:
+        parts += ["", "### Flagged submissions", ""]
+        for key in sorted(flagged):
+            parts.append(f"- {key}: " + "; ".join(flagged[key]))
+    return "\n".join(parts) + "\n"

@@ -1,0 +1,84 @@
+"""autograder.notebook: the one hidden-test parser (checked against nbgrader's own
+ClearHiddenTests on every course notebook), the redaction derived from it, and a notebook
+as .ipynb bytes."""
+
+from __future__ import annotations
+
+import copy
+import warnings
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_notebook
+from nbgrader.preprocessors import ClearHiddenTests
+
+from autograder.notebook import (
+    hidden_line_ranges,
+    is_test_cell,
+    notebook_bytes,
+    redact_hidden_source,
+    strip_hidden_tests,
+)
+
+REPO = Path(__file__).resolve().parents[2]
+SOURCE_NOTEBOOKS = sorted(REPO.glob("notebooks/*/*.ipynb"))
+
+
+def _test_cells():
+    for path in SOURCE_NOTEBOOKS:
+        nb = nbformat.read(str(path), as_version=4)
+        for cell in nb.cells:
+            if is_test_cell(cell):
+                yield path.stem, cell
+
+
+def test_strip_hidden_tests_matches_nbgrader():
+    cells = list(_test_cells())
+    if not cells:
+        pytest.skip("no course notebooks yet")
+    clearer = ClearHiddenTests()
+    stripped = 0
+    for _, cell in cells:
+        reference = copy.deepcopy(cell)
+        removed = clearer._remove_hidden_test_region(reference)
+        assert strip_hidden_tests(cell.source) == reference.source
+        stripped += removed
+    assert stripped > 0
+
+
+def test_hidden_line_ranges_cover_the_hidden_lines():
+    source = "a = 1\n### BEGIN HIDDEN TESTS\nb = 2\nc = 3\n### END HIDDEN TESTS\nd = 4"
+    assert hidden_line_ranges(source) == [(2, 5)]
+
+
+def test_redact_hidden_source_keeps_the_rest_and_indentation():
+    source = (
+        "def test_x():\n"
+        "    assert f(1) == 1\n"
+        "    ### BEGIN HIDDEN TESTS\n"
+        "    assert f(2) == 2  # secret one\n"
+        "    ### END HIDDEN TESTS\n"
+        "    ### BEGIN HIDDEN TESTS\n"
+        "    assert f(3) == 3  # secret two\n"
+        "    ### END HIDDEN TESTS\n"
+        "test_x()"
+    )
+    new, changed = redact_hidden_source(source, "# withheld")
+    assert changed
+    assert new == ("def test_x():\n    assert f(1) == 1\n    # withheld\n    # withheld\ntest_x()")
+    unterminated, changed = redact_hidden_source("a = 1\n### BEGIN HIDDEN TESTS\nsecret", "# w")
+    assert changed and "secret" not in unterminated and unterminated.startswith("a = 1")
+    assert redact_hidden_source("a = 1", "# w") == ("a = 1", False)
+
+
+def test_notebook_bytes_read_back_as_the_same_notebook():
+    nb = new_notebook(cells=[new_code_cell("x = 1"), new_code_cell("y = 'é'")])
+    twin = copy.deepcopy(nb.cells[0])  # a student copied a cell: the same cell id twice
+    nb.cells.append(twin)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        content = notebook_bytes(nb)
+    back = nbformat.reads(content.decode("utf-8"), as_version=4)
+    assert [c.source for c in back.cells] == ["x = 1", "y = 'é'", "x = 1"]
+    assert len({c.id for c in back.cells}) == 3  # nbformat repaired the duplicate id
