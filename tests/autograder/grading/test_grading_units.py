@@ -13,7 +13,6 @@ from nbformat.v4 import new_code_cell, new_notebook, new_output
 
 from autograder.grading.pool import Task, WorkerPool, WorkerPoolBroken
 from autograder.grading.preprocessors import RedactHiddenTests, StderrToStdout
-from autograder.notebook import redact_hidden_source
 
 # --------------------------------------------------------------------------- worker pool
 
@@ -43,26 +42,6 @@ def test_pool_stops_when_workers_cannot_start(tmp_path):
 
 
 # --------------------------------------------------------------------------- preprocessors
-
-
-def test_redact_hidden_source_keeps_the_rest_and_indentation():
-    source = (
-        "def test_x():\n"
-        "    assert f(1) == 1\n"
-        "    ### BEGIN HIDDEN TESTS\n"
-        "    assert f(2) == 2  # secret one\n"
-        "    ### END HIDDEN TESTS\n"
-        "    ### BEGIN HIDDEN TESTS\n"
-        "    assert f(3) == 3  # secret two\n"
-        "    ### END HIDDEN TESTS\n"
-        "test_x()"
-    )
-    new, changed = redact_hidden_source(source, "# withheld")
-    assert changed
-    assert new == ("def test_x():\n    assert f(1) == 1\n    # withheld\n    # withheld\ntest_x()")
-    unterminated, changed = redact_hidden_source("a = 1\n### BEGIN HIDDEN TESTS\nsecret", "# w")
-    assert changed and "secret" not in unterminated and unterminated.startswith("a = 1")
-    assert redact_hidden_source("a = 1", "# w") == ("a = 1", False)
 
 
 def _test_cell(source, outputs, score, points=2):
@@ -163,32 +142,3 @@ def test_prewarmed_kernels_are_fresh_forks(tmp_path):
     finally:
         prewarm.stop_template()
     assert template.process.poll() is not None
-
-
-def test_results_json_is_the_runs_results_as_plain_data(tmp_path):
-    """results.json: sorted by assignment then student, every test's score and max score."""
-    import json
-
-    from autograder.models import SubmissionResult
-    from autograder.report import results_data, write_results
-
-    results = [
-        SubmissionResult("zoe", "02_b", {"t_hidden": (0.0, 2.0), "t_visible": (1.0, 1.0)}),
-        SubmissionResult("al", "02_b", {}, flags=["corrupt notebook"], ok=False, missing=["02_b"]),
-        SubmissionResult("zoe", "01_a", {"u_visible": (3.0, 3.0)}),
-    ]
-    data = results_data(results, unmatched=["bob/?"])
-    assert data["format"] == 1 and data["unmatched"] == ["bob/?"]
-    keys = [(s["assignment"], s["student"]) for s in data["submissions"]]
-    assert keys == [("01_a", "zoe"), ("02_b", "al"), ("02_b", "zoe")]
-    zoe = data["submissions"][2]
-    assert zoe["tests"] == {
-        "t_hidden": {"score": 0.0, "max_score": 2.0},
-        "t_visible": {"score": 1.0, "max_score": 1.0},
-    }
-    assert (zoe["score"], zoe["max_score"], zoe["ok"], zoe["flags"]) == (1.0, 3.0, True, [])
-    al = data["submissions"][1]
-    assert (al["ok"], al["flags"], al["missing"]) == (False, ["corrupt notebook"], ["02_b"])
-    path = write_results(results, tmp_path / "results.json", ["bob/?"])
-    assert json.loads(path.read_text(encoding="utf-8")) == data
-    assert [p.name for p in tmp_path.iterdir()] == ["results.json"]
