@@ -16,6 +16,7 @@ from pathlib import Path
 from nbgrader.plugins.export import CsvExportPlugin
 from traitlets import Dict
 
+from autograder.course import Course
 from autograder.models import SubmissionResult
 from lecture.assets import FEEDBACK_MATHJAX, copy_mathjax, mathjax_available
 
@@ -85,16 +86,8 @@ class FlaggedCsvExportPlugin(CsvExportPlugin):
                     writer.writerow(["" if row[c] is None else str(row[c]) for c in COLUMNS])
 
 
-def export_grades(
-    course_dir: Path,
-    db_url: str,
-    course_id: str,
-    results: Iterable[SubmissionResult],
-    dest: Path,
-) -> Path:
+def export_grades(course: Course, results: Iterable[SubmissionResult], dest: Path) -> Path:
     """Write ``dest`` (grades.csv) for the students and assignments of ``results``."""
-    from nbgrader.api import Gradebook
-
     results = list(results)
     plugin = FlaggedCsvExportPlugin(
         to=str(dest),
@@ -102,7 +95,7 @@ def export_grades(
         assignment=sorted({r.assignment for r in results}),
         flags={f"{r.assignment}/{r.student}": list(r.flags) for r in results},
     )
-    with Gradebook(db_url, course_id) as gb:
+    with course.gradebook() as gb:
         plugin.export(gb)
     return dest
 
@@ -187,7 +180,7 @@ def copy_feedback(course_dir: Path, results: Iterable[SubmissionResult], out_dir
             target.write_text(_NOT_GRADED.format(title=title, items=items), encoding="utf-8")
             count += 1
     if count and mathjax_available():
-        # The pages load MathJax from feedback/_mathjax/ (see nbgrading.feedback_config).
+        # The pages load MathJax from feedback/_mathjax/ (see grading.feedback_config).
         copy_mathjax(out_dir / "feedback" / FEEDBACK_MATHJAX)
     return count
 

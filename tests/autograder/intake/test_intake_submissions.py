@@ -13,7 +13,6 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-from autograder.grading.ledger import Ledger
 from autograder.intake.submissions import (
     check_notebook,
     guess_assignment,
@@ -178,13 +177,3 @@ def test_digest_changes_with_content_and_salt():
     assert one.digest("s") != one.digest("t")
     changed = prepare(RawSubmission("alice", "a", files={"a.ipynb": NB + b" "}), "a", ["a"])
     assert changed.digest("s") != one.digest("s")
-
-
-def test_ledger_survives_a_torn_line(tmp_path):
-    ledger = Ledger(tmp_path / "ledger.jsonl")
-    ledger.record("a", "alice", "d1", {"scores": {}, "flags": []})
-    with (tmp_path / "ledger.jsonl").open("a") as fh:
-        fh.write('{"assignment": "a", "stud')  # interrupted mid-write
-    again = Ledger(tmp_path / "ledger.jsonl")
-    assert again.lookup("a", "alice", "d1") == {"scores": {}, "flags": []}
-    assert again.lookup("a", "alice", "other digest") is None
