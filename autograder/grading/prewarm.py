@@ -3,7 +3,7 @@
 Most of a course notebook's grading time is the kernel getting ready: starting Python and
 ipykernel, then importing numpy, scipy, scikit-learn, matplotlib and linlib. Each grading
 worker therefore starts, ahead of need, one *template* process (``python -m
-autograder.prewarm``) that imports all of that once and then waits. A kernel is a
+autograder.grading.prewarm``) that imports all of that once and then waits. A kernel is a
 ``fork()`` of the template that goes on to run ipykernel with the connection file
 jupyter_client wrote: it starts with those modules already imported (copy-on-write), in
 a few milliseconds instead of seconds. Every kernel is a fresh fork of the same untouched
