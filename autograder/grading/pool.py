@@ -10,7 +10,13 @@ they finish anything mean the grader itself is broken: :class:`WorkerPoolBroken`
 
 Workers are started with multiprocessing's ``spawn`` (a fresh interpreter, as the kernels
 need: ``fork`` would copy the parent's threads, pebble's own among them); their stdout and
-stderr go to ``<log_dir>/worker-<pid>.log``.
+stderr go to ``<log_dir>/worker-<pid>.log``. Like any ``spawn`` pool, a worker imports the
+caller's ``__main__`` module again: a script that grades must guard its entry point with
+``if __name__ == "__main__":`` (the command line, pytest and notebooks do).
+
+One limit of pebble's bookkeeping: a worker that dies in the instant between taking a task
+and pebble hearing of it cannot be matched with its task; that task then ends at its
+timeout, which every grading task has (``batch.SUBMISSION_TIMEOUT``).
 """
 
 from __future__ import annotations
