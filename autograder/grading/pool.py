@@ -16,7 +16,9 @@ caller's ``__main__`` module again: a script that grades must guard its entry po
 
 One limit of pebble's bookkeeping: a worker that dies in the instant between taking a task
 and pebble hearing of it cannot be matched with its task; that task then ends at its
-timeout, which every grading task has (``batch.SUBMISSION_TIMEOUT``).
+timeout (every grading task has one, ``batch.SUBMISSION_TIMEOUT``) or, when no other task
+is running, pebble declares the pool broken (:class:`WorkerPoolBroken`). A grading task
+spends seconds in nbgrader before anything can kill its worker, so this is not expected.
 """
 
 from __future__ import annotations
