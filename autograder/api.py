@@ -10,8 +10,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from autograder import course
-from autograder.grading import batch
-from autograder.grading.ledger import Ledger
+from autograder.grading import Ledger, default_workers, grade_prepared, resolve_sandbox
 from autograder.intake import guess_assignment, prepare, read_submissions
 from autograder.models import (
     GradeRun,
@@ -84,7 +83,7 @@ def grade_path(
             f"unknown assignment {assignment!r}; the course has: {', '.join(known)}"
         )
     if sandbox:
-        batch.resolve_sandbox(True)  # refuse early, before anything is written
+        resolve_sandbox(True)  # refuse early, before anything is written
     raws = read_submissions(submissions, assignment=assignment, layout=layout)
     source_notebooks = {
         a: sorted(p.stem for p in (course.NOTEBOOKS_DIR / a).glob("*.ipynb")) for a in known
@@ -134,8 +133,7 @@ def grade_prepared_run(
     on_result: Callable[[SubmissionResult], None] | None = None,
 ) -> GradeRun:
     """Grade prepared submissions with the ledger, then write the run's outputs."""
-    from autograder.grading.pool import default_workers
-
+    graded_course = course.Course(course_dir, db_url)
     ledger = Ledger(course_dir / "ledger.jsonl")
     bar = _progress_bar(len(prepared), progress)
 
@@ -145,12 +143,11 @@ def grade_prepared_run(
             on_result(result)
 
     try:
-        graded = batch.grade_prepared(
-            course_dir,
+        graded = grade_prepared(
+            graded_course,
             prepared,
             workers=workers or default_workers(),
             sandbox=sandbox,
-            db_url=db_url,
             feedback=feedback,
             ledger=ledger,
             on_result=done,
@@ -160,14 +157,7 @@ def grade_prepared_run(
     results = list(graded.values())
     out_dir.mkdir(parents=True, exist_ok=True)
     write_results(results, out_dir / "results.json", unmatched or [])
-    config = course.course_config(course_dir, db_url)
-    export_grades(
-        course_dir,
-        config.CourseDirectory.db_url,
-        config.CourseDirectory.get("course_id", "default_course"),
-        results,
-        out_dir / "grades.csv",
-    )
+    export_grades(graded_course, results, out_dir / "grades.csv")
     if feedback:
         copy_feedback(course_dir, results, out_dir)
     flagged = {f"{r.assignment}/{r.student}": list(r.flags) for r in results if r.flags}
@@ -196,7 +186,7 @@ def run_demo(
     if not names:
         raise GradingError(f"no assignments found in {course.NOTEBOOKS_DIR}")
     if sandbox:
-        batch.resolve_sandbox(True)
+        resolve_sandbox(True)
     ensure_released(course_dir, names)
     demo_dir = course_dir / "demo_submissions"
     build_demo_submissions(course_dir, demo_dir, names)

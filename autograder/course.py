@@ -1,7 +1,8 @@
 """The course: an nbgrader course directory built from the repository's notebooks, its
-configuration, the nbgrader release of an assignment, and the gradebook.
+configuration (loaded once, in :class:`Course`), the nbgrader release of an assignment, and
+the gradebook.
 
-Layout of a course directory made by :func:`make_course`::
+Layout of a course directory made by :meth:`Course.make`::
 
     <course_dir>/nbgrader_config.py        same settings as the repository's nbgrader_config.py
     <course_dir>/source/<assignment>/...   copy of the repository's notebooks/<assignment>/
@@ -19,6 +20,7 @@ the ``Gradebook``); nothing of nbgrader's logic is re-implemented.
 from __future__ import annotations
 
 import contextlib
+import copy
 import io
 import os
 import shutil
@@ -64,34 +66,12 @@ _STEP_DIRS = {
 
 
 def ensure_env_bin_on_path() -> None:
-    # nbgrader runs the `alembic` command (from this environment's bin/) when it creates a
-    # gradebook; calling .venv/bin/python directly does not put bin/ on PATH.
+    """Put this environment's ``bin/`` on ``PATH`` (nbgrader runs its ``alembic`` command
+    from there when it creates a gradebook; calling .venv/bin/python directly does not)."""
     bin_dir = str(Path(sys.executable).parent)
     path = os.environ.get("PATH", "")
     if bin_dir not in path.split(os.pathsep):
         os.environ["PATH"] = bin_dir + (os.pathsep + path if path else "")
-
-
-@contextlib.contextmanager
-def gradebook(course_dir: str | os.PathLike, db_url: str | None = None) -> Iterator[Gradebook]:
-    """nbgrader's ``Gradebook`` of the course, opened with the course's URL and course id."""
-    from nbgrader.api import Gradebook
-
-    ensure_env_bin_on_path()
-    config = course_config(course_dir, db_url)
-    course_id = config.CourseDirectory.get("course_id", "default_course")
-    with Gradebook(config.CourseDirectory.db_url, course_id) as gb:
-        yield gb
-
-
-def default_db_url(course_dir: str | os.PathLike) -> str:
-    """The embedded SQLite gradebook of a course directory, with a busy timeout.
-
-    The timeout lets parallel workers wait for each other's short writes instead of failing
-    with "database is locked".
-    """
-    path = Path(course_dir).resolve() / "gradebook.db"
-    return f"sqlite:///{path}?timeout={SQLITE_BUSY_TIMEOUT}"
 
 
 def _repo_config() -> Config:
@@ -102,24 +82,20 @@ def _repo_config() -> Config:
     return PyFileConfigLoader(REPO_CONFIG.name, path=str(REPO_CONFIG.parent)).load_config()
 
 
-def course_config(course_dir: str | os.PathLike, db_url: str | None = None) -> Config:
-    """nbgrader configuration for ``course_dir``: the repository's settings, local paths.
-
-    Parameters
-    ----------
-    course_dir : path
-        The course directory (made by :func:`make_course`).
-    db_url : str, optional
-        Any SQLAlchemy URL for the gradebook; default :func:`default_db_url`.
-    """
-    course_dir = Path(course_dir).resolve()
+def _course_config(root: Path, db_url: str | None) -> Config:
+    """The repository's settings with this course directory's paths and gradebook URL."""
     config = _repo_config()
-    config.CourseDirectory.root = str(course_dir)
+    config.CourseDirectory.root = str(root)
     for trait, name in _STEP_DIRS.items():
         setattr(config.CourseDirectory, trait, name)
     if db_url and db_url.startswith("sqlite") and "timeout=" not in db_url:
         db_url += ("&" if "?" in db_url else "?") + f"timeout={SQLITE_BUSY_TIMEOUT}"
-    config.CourseDirectory.db_url = db_url or default_db_url(course_dir)
+    # Default: the embedded SQLite gradebook, with a busy timeout that lets parallel
+    # workers wait for each other's short writes instead of failing with "database is
+    # locked".
+    config.CourseDirectory.db_url = (
+        db_url or f"sqlite:///{root / 'gradebook.db'}?timeout={SQLITE_BUSY_TIMEOUT}"
+    )
     # The notebooks under source/ are copies; students' extra files must not be graded.
     config.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback"]
     return config
@@ -129,7 +105,7 @@ def _write_config_file(course_dir: Path, config: Config) -> None:
     # A real nbgrader_config.py so that stock `nbgrader ...` commands work in this directory
     # too (the benchmark runs the stock CLI); paths are this run's, never committed.
     lines = [
-        '"""nbgrader configuration written by autograder.nbgrading.make_course."""',
+        '"""nbgrader configuration written by autograder.course (Course.make)."""',
         "",
         "c = get_config()  # noqa: F821",
     ]
@@ -151,84 +127,224 @@ def list_assignments(source_dir: str | os.PathLike | None = None) -> list[str]:
     return sorted(p.name for p in root.iterdir() if (p / f"{p.name}.ipynb").is_file())
 
 
-def make_course(
-    course_dir: str | os.PathLike,
-    assignments: Iterable[str] | None = None,
-    *,
-    source_dir: str | os.PathLike | None = None,
-    db_url: str | None = None,
-) -> Path:
-    """Create (or refresh) an nbgrader course directory whose source is the repo's notebooks.
+class Course:
+    """An nbgrader course directory and its configuration, loaded once.
 
     Parameters
     ----------
-    course_dir : path
-        Where to build the course; created if missing. Idempotent.
-    assignments : iterable of str, optional
-        Assignment names (folders of ``source_dir``); default all of them.
-    source_dir : path, optional
-        Folder of source assignments; default the repository's ``notebooks/``.
+    path : path
+        The course directory (it need not exist yet: :meth:`make` builds it).
     db_url : str, optional
-        SQLAlchemy URL of the gradebook written into the directory's nbgrader_config.py;
-        default an SQLite file in ``course_dir``.
-
-    Returns
-    -------
-    Path
-        The absolute course directory.
+        Any SQLAlchemy URL for the gradebook; default an SQLite file in the directory
+        (``gradebook.db``). An SQLite URL gets a busy timeout unless it has one.
     """
-    course_dir = Path(course_dir).resolve()
-    source_root = Path(source_dir).resolve() if source_dir is not None else NOTEBOOKS_DIR
-    names = list(assignments) if assignments is not None else list_assignments(source_root)
-    course_dir.mkdir(parents=True, exist_ok=True)
-    for name in names:
-        src = source_root / name
-        if not (src / f"{name}.ipynb").is_file():
-            raise GradingError(f"no source notebook {name}/{name}.ipynb in {source_root}")
-        dest = course_dir / "source" / name
-        if dest.exists():
-            shutil.rmtree(dest)
-        shutil.copytree(
-            src, dest, ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__")
-        )
-    _write_config_file(course_dir, course_config(course_dir, db_url))
-    return course_dir
 
+    def __init__(self, path: str | os.PathLike, db_url: str | None = None) -> None:
+        self.root = Path(path).resolve()
+        self._config = _course_config(self.root, db_url)
 
-def release_assignment(
-    course_dir: str | os.PathLike, assignment: str, db_url: str | None = None
-) -> Path:
-    """Generate the student version of ``assignment`` (``nbgrader generate_assignment``).
+    def __repr__(self) -> str:
+        return f"Course({str(self.root)!r}, {self.db_url!r})"
 
-    Also records the assignment, its notebooks and its test cells (with their source, hidden
-    tests included) in the gradebook, which autograding needs.
+    def __reduce__(self):
+        # sent to grading workers: rebuilt there from the path and the resolved URL
+        return (Course, (str(self.root), self.db_url))
 
-    Returns
-    -------
-    Path
-        ``<course_dir>/release/<assignment>``, the folder of release notebooks.
-    """
-    course_dir = Path(course_dir).resolve()
-    if not (course_dir / "source" / assignment).is_dir():
-        make_course(course_dir, [assignment])
-    from nbgrader.converters import GenerateAssignment
-    from nbgrader.coursedir import CourseDirectory
-    from nbgrader.utils import capture_log
+    @property
+    def db_url(self) -> str:
+        """The gradebook's SQLAlchemy URL (with the SQLite busy timeout)."""
+        return self._config.CourseDirectory.db_url
 
-    # what NbGraderAPI.generate_assignment does, without its exchange set-up
-    ensure_env_bin_on_path()
-    config = course_config(course_dir, db_url)
-    config.CourseDirectory.assignment_id = assignment
-    app = GenerateAssignment(coursedir=CourseDirectory(config=config), config=config)
-    app.force = True
-    app.create_assignment = True
-    result = capture_log(app)
-    if not result.get("success"):
-        raise GradingError(
-            f"nbgrader generate_assignment failed for {assignment}:\n"
-            f"{result.get('error', '')}\n{result.get('log', '')}"
-        )
-    return course_dir / "release" / assignment
+    @property
+    def course_id(self) -> str:
+        """nbgrader's course id (the repository's configuration names it)."""
+        return self._config.CourseDirectory.get("course_id", "default_course")
+
+    def config(self) -> Config:
+        """A copy of the nbgrader configuration, for a converter to add its settings to."""
+        return copy.deepcopy(self._config)
+
+    # ----------------------------------------------------------------------- folders
+
+    def source_dir(self, assignment: str) -> Path:
+        """``source/<assignment>``: the copy of the assignment's source notebooks."""
+        return self.root / "source" / assignment
+
+    def submitted_dir(self, student: str, assignment: str) -> Path:
+        """``submitted/<student>/<assignment>``: where a submission is written."""
+        return self.root / "submitted" / student / assignment
+
+    def autograded_dir(self, student: str, assignment: str) -> Path:
+        """``autograded/<student>/<assignment>``: nbgrader's graded notebooks."""
+        return self.root / "autograded" / student / assignment
+
+    def feedback_dir(self, student: str, assignment: str) -> Path:
+        """``feedback/<student>/<assignment>``: nbgrader's feedback pages."""
+        return self.root / "feedback" / student / assignment
+
+    # ----------------------------------------------------------------------- make, release
+
+    def make(
+        self,
+        assignments: Iterable[str] | None = None,
+        *,
+        source_dir: str | os.PathLike | None = None,
+    ) -> Course:
+        """Create (or refresh) the directory with a copy of the source notebooks.
+
+        Parameters
+        ----------
+        assignments : iterable of str, optional
+            Assignment names (folders of ``source_dir``); default all of them.
+        source_dir : path, optional
+            Folder of source assignments; default the repository's ``notebooks/``.
+
+        Returns
+        -------
+        Course
+            This course (idempotent). Also writes an ``nbgrader_config.py`` with this
+            course's settings (its gradebook URL included).
+        """
+        source_root = Path(source_dir).resolve() if source_dir is not None else NOTEBOOKS_DIR
+        names = list(assignments) if assignments is not None else list_assignments(source_root)
+        self.root.mkdir(parents=True, exist_ok=True)
+        for name in names:
+            src = source_root / name
+            if not (src / f"{name}.ipynb").is_file():
+                raise GradingError(f"no source notebook {name}/{name}.ipynb in {source_root}")
+            dest = self.source_dir(name)
+            if dest.exists():
+                shutil.rmtree(dest)
+            shutil.copytree(
+                src, dest, ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__")
+            )
+        _write_config_file(self.root, self._config)
+        return self
+
+    def release(self, assignment: str) -> Path:
+        """Generate the student version of ``assignment`` (``nbgrader generate_assignment``).
+
+        Also records the assignment, its notebooks and its test cells (with their source,
+        hidden tests included) in the gradebook, which autograding needs.
+
+        Returns
+        -------
+        Path
+            ``<course_dir>/release/<assignment>``, the folder of release notebooks.
+        """
+        if not self.source_dir(assignment).is_dir():
+            self.make([assignment])
+        from nbgrader.converters import GenerateAssignment
+        from nbgrader.coursedir import CourseDirectory
+        from nbgrader.utils import capture_log
+
+        # what NbGraderAPI.generate_assignment does, without its exchange set-up
+        ensure_env_bin_on_path()
+        config = self.config()
+        config.CourseDirectory.assignment_id = assignment
+        app = GenerateAssignment(coursedir=CourseDirectory(config=config), config=config)
+        app.force = True
+        app.create_assignment = True
+        result = capture_log(app)
+        if not result.get("success"):
+            raise GradingError(
+                f"nbgrader generate_assignment failed for {assignment}:\n"
+                f"{result.get('error', '')}\n{result.get('log', '')}"
+            )
+        return self.root / "release" / assignment
+
+    # ----------------------------------------------------------------------- gradebook
+
+    @contextlib.contextmanager
+    def gradebook(self) -> Iterator[Gradebook]:
+        """nbgrader's ``Gradebook`` of the course, opened with its URL and course id."""
+        from nbgrader.api import Gradebook
+
+        ensure_env_bin_on_path()
+        with Gradebook(self.db_url, self.course_id) as gb:
+            yield gb
+
+    def read_scores(
+        self, assignment: str, students: Iterable[str]
+    ) -> dict[str, dict[str, tuple[float, float]]]:
+        """Autograded test scores from the gradebook: student -> grade_id -> (score, max).
+
+        A test that has no score (e.g. the notebook could not be graded) counts as 0.
+        """
+        from nbgrader.api import MissingEntry
+
+        out: dict[str, dict[str, tuple[float, float]]] = {}
+        with self.gradebook() as gb:
+            for student in students:
+                scores: dict[str, tuple[float, float]] = {}
+                try:
+                    submission = gb.find_submission(assignment, student)
+                except MissingEntry:
+                    out[student] = scores
+                    continue
+                for notebook in submission.notebooks:
+                    for grade in notebook.grades:
+                        if grade.cell.cell_type != "code":
+                            continue
+                        score = grade.score if grade.score is not None else 0.0
+                        scores[grade.name] = (float(score), float(grade.max_score))
+                out[student] = scores
+        return out
+
+    def ensure_students(self, students: Iterable[str]) -> None:
+        """Create the students in the gradebook up front, so workers never race to insert
+        them."""
+        with self.gradebook() as gb:
+            for student in students:
+                gb.update_or_create_student(student)
+
+    def record_zero_scores(self, assignment: str, student: str) -> None:
+        """A submission with no gradable notebook: every test scores 0, as nbgrader does for
+        a missing notebook (its Autograde needs at least one notebook to run at all)."""
+        with self.gradebook() as gb, warnings.catch_warnings():
+            # nbgrader's add_submission trips SQLAlchemy's autoflush warnings (harmless; the
+            # same happens inside `nbgrader autograde`)
+            warnings.simplefilter("ignore")
+            gb.update_or_create_student(student)
+            submission = gb.update_or_create_submission(assignment, student)
+            for notebook in submission.notebooks:
+                for grade in notebook.grades:
+                    grade.auto_score = 0
+                    grade.needs_manual_grade = False
+            gb.db.commit()
+        for folder in (
+            self.autograded_dir(student, assignment),
+            self.feedback_dir(student, assignment),
+        ):
+            if folder.exists():
+                shutil.rmtree(folder)
+
+    def write_submission(
+        self, assignment: str, student: str, files: Mapping[str, NotebookNode | bytes | str]
+    ) -> Path:
+        """Write one submission into nbgrader's submitted layout, replacing an older one."""
+        folder = self.submitted_dir(student, assignment)
+        if folder.exists():
+            shutil.rmtree(folder)
+        folder.mkdir(parents=True)
+        for name, content in files.items():
+            target = folder / name
+            if not target.resolve().is_relative_to(folder):
+                raise GradingError(f"refusing to write outside the submission folder: {name!r}")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(content, NotebookNode | dict):
+                name_ = name if name.endswith(".ipynb") else f"{name}.ipynb"
+                target = folder / name_
+                with warnings.catch_warnings():
+                    # nbformat repairs e.g. duplicated cell ids (a student copied a cell) and
+                    # says so on stderr; the repaired notebook is what gets graded
+                    warnings.simplefilter("ignore")
+                    nbformat.write(nbformat.from_dict(content), str(target))
+            elif isinstance(content, bytes):
+                target.write_bytes(content)
+            else:
+                target.write_text(content)
+        return folder
 
 
 def validate_notebook(path: str | os.PathLike, invert: bool = False) -> tuple[bool, str]:
@@ -253,96 +369,3 @@ def validate_notebook(path: str | os.PathLike, invert: bool = False) -> tuple[bo
     validator.stream = buffer
     validator.validate_and_print(str(path))
     return (not results), buffer.getvalue()
-
-
-def write_submission(
-    course_dir: str | os.PathLike,
-    assignment: str,
-    student: str,
-    files: Mapping[str, NotebookNode | bytes | str],
-) -> Path:
-    """Write one submission into nbgrader's submitted layout, replacing an older one."""
-    folder = Path(course_dir).resolve() / "submitted" / student / assignment
-    if folder.exists():
-        shutil.rmtree(folder)
-    folder.mkdir(parents=True)
-    for name, content in files.items():
-        target = folder / name
-        if not target.resolve().is_relative_to(folder):
-            raise GradingError(f"refusing to write outside the submission folder: {name!r}")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, NotebookNode | dict):
-            name_ = name if name.endswith(".ipynb") else f"{name}.ipynb"
-            target = folder / name_
-            with warnings.catch_warnings():
-                # nbformat repairs e.g. duplicated cell ids (a student copied a cell) and
-                # says so on stderr; the repaired notebook is what gets graded
-                warnings.simplefilter("ignore")
-                nbformat.write(nbformat.from_dict(content), str(target))
-        elif isinstance(content, bytes):
-            target.write_bytes(content)
-        else:
-            target.write_text(content)
-    return folder
-
-
-def read_scores(
-    course_dir: str | os.PathLike,
-    assignment: str,
-    students: Iterable[str],
-    db_url: str | None = None,
-) -> dict[str, dict[str, tuple[float, float]]]:
-    """Autograded test scores from the gradebook: student -> grade_id -> (score, max).
-
-    A test that has no score (e.g. the notebook could not be graded) counts as 0.
-    """
-    from nbgrader.api import MissingEntry
-
-    out: dict[str, dict[str, tuple[float, float]]] = {}
-    with gradebook(course_dir, db_url) as gb:
-        for student in students:
-            scores: dict[str, tuple[float, float]] = {}
-            try:
-                submission = gb.find_submission(assignment, student)
-            except MissingEntry:
-                out[student] = scores
-                continue
-            for notebook in submission.notebooks:
-                for grade in notebook.grades:
-                    if grade.cell.cell_type != "code":
-                        continue
-                    score = grade.score if grade.score is not None else 0.0
-                    scores[grade.name] = (float(score), float(grade.max_score))
-            out[student] = scores
-    return out
-
-
-def ensure_students(course_dir: str | os.PathLike, students: Iterable[str], db_url=None) -> None:
-    """Create the students in the gradebook up front, so workers never race to insert them."""
-    with gradebook(course_dir, db_url) as gb:
-        for student in students:
-            gb.update_or_create_student(student)
-
-
-def record_zero_scores(
-    course_dir: str | os.PathLike, assignment: str, student: str, db_url: str | None = None
-) -> None:
-    """A submission with no gradable notebook: every test scores 0, as nbgrader does for a
-    missing notebook (its Autograde needs at least one notebook to run at all)."""
-    with gradebook(course_dir, db_url) as gb, warnings.catch_warnings():
-        # nbgrader's add_submission trips SQLAlchemy's autoflush warnings (harmless; the
-        # same happens inside `nbgrader autograde`)
-        warnings.simplefilter("ignore")
-        gb.update_or_create_student(student)
-        submission = gb.update_or_create_submission(assignment, student)
-        for notebook in submission.notebooks:
-            for grade in notebook.grades:
-                grade.auto_score = 0
-                grade.needs_manual_grade = False
-        gb.db.commit()
-    autograded = Path(course_dir).resolve() / "autograded" / student / assignment
-    if autograded.exists():
-        shutil.rmtree(autograded)
-    feedback = Path(course_dir).resolve() / "feedback" / student / assignment
-    if feedback.exists():
-        shutil.rmtree(feedback)

@@ -109,7 +109,3 @@ class GradeRun:
     out_dir: Path
     summary: str
     unmatched: list[str] = field(default_factory=list)  # submissions of no known assignment
-
-    @property
-    def flagged(self) -> dict[str, list[str]]:
-        return {f"{r.assignment}/{r.student}": r.flags for r in self.results if r.flags}

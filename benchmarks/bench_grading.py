@@ -30,8 +30,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from autograder.course import list_assignments, make_course, read_scores, release_assignment
-from autograder.grading.batch import sandbox_status
+from autograder.course import Course, list_assignments
+from autograder.grading import default_workers, sandbox_status
 from autograder.notebook import notebook_bytes
 
 
@@ -120,7 +120,7 @@ def run_ours(
 def totals(course_dir: Path, assignments: list[str], students: list[str]) -> dict:
     scores = {}
     for assignment in assignments:
-        for student, per_test in read_scores(course_dir, assignment, students).items():
+        for student, per_test in Course(course_dir).read_scores(assignment, students).items():
             scores[(assignment, student)] = sum(s for s, _ in per_test.values())
     return scores
 
@@ -139,8 +139,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", type=Path, help="work in this folder and keep it")
     parser.add_argument("--skip-stock", action="store_true")
     args = parser.parse_args([] if argv is None else argv)
-    from autograder.grading.pool import default_workers
-
     workers = args.workers or default_workers()
     assignments = args.assignment or list_assignments()
     modes = {"both": [False, True], "sandbox": [True], "unsandboxed": [False]}[args.mode]
@@ -157,9 +155,9 @@ def main(argv: list[str] | None = None) -> int:
         for course in courses.values():
             if course.exists():
                 shutil.rmtree(course)
-            make_course(course, assignments)
+            built = Course(course).make(assignments)
             for assignment in assignments:
-                release_assignment(course, assignment)
+                built.release(assignment)
         batch = build_batch(courses["stock"], assignments, args.per_notebook)
         n = len(assignments) * args.per_notebook
         print(

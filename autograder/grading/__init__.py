@@ -1,0 +1,48 @@
+"""Grading: prepared submissions graded by nbgrader in parallel worker processes.
+
+``batch`` (the batch and the ledger's resume), ``pool`` (the crash-tolerant worker pool),
+``task`` (what a worker runs), ``config`` (nbgrader's preprocessor lists with ours),
+``preprocessors`` (those preprocessors), ``prewarm`` (kernels forked from a pre-warmed
+template), ``ledger`` (graded submissions on disk).
+
+The names below are imported on first use (PEP 562): a grading worker that imports
+:mod:`autograder.grading.pool` does not pay for nbformat and nbgrader before its
+initializer, and ``python -m autograder --help`` stays quick.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_HOMES = {
+    "SUBMISSION_TIMEOUT": "batch",
+    "grade_prepared": "batch",
+    "grading_salt": "batch",
+    "resolve_sandbox": "batch",
+    "run_autograde_batch": "batch",
+    "sandbox_status": "batch",
+    "autograde_config": "config",
+    "feedback_config": "config",
+    "LEDGER_VERSION": "ledger",
+    "Ledger": "ledger",
+    "Outcome": "pool",
+    "Task": "pool",
+    "WorkerPool": "pool",
+    "WorkerPoolBroken": "pool",
+    "default_workers": "pool",
+    "autograde_task": "task",
+    "worker_init": "task",
+}
+
+__all__ = sorted(_HOMES)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_HOMES[name]}"), name)
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

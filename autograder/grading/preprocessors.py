@@ -27,7 +27,7 @@ from nbformat import NotebookNode
 from nbgrader import utils
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.preprocessors import DeduplicateIds, NbGraderPreprocessor, OverwriteCells
-from traitlets import Bool, Unicode
+from traitlets import Bool
 
 from autograder.notebook import HIDDEN_BEGIN, add_flag, grade_id, redact_hidden_source
 
@@ -161,10 +161,8 @@ class StderrToStdout(NbGraderPreprocessor):
 class RedactHiddenTests(NbGraderPreprocessor):
     """Withhold hidden-test source from feedback, showing outcome and points instead."""
 
-    note = Unicode(
-        "# hidden tests (source withheld): {outcome}, {score:g} of {points:g} points",
-        help="Text that replaces a hidden-test region; fields: outcome, score, points.",
-    ).tag(config=True)
+    #: Text that replaces a hidden-test region; fields: outcome, score, points.
+    note = "# hidden tests (source withheld): {outcome}, {score:g} of {points:g} points"
 
     def preprocess_cell(self, cell: NotebookNode, resources: ResourcesDict, index: int):
         if cell.cell_type != "code" or HIDDEN_BEGIN not in cell.source:

@@ -3,20 +3,22 @@
 Most of a course notebook's grading time is the kernel getting ready: starting Python and
 ipykernel, then importing numpy, scipy, scikit-learn, matplotlib and linlib. Each grading
 worker therefore starts, ahead of need, one *template* process (``python -m
-autograder.prewarm``) that imports all of that once and then waits. A kernel is a
+autograder.grading.prewarm``) that imports all of that once and then waits. A kernel is a
 ``fork()`` of the template that goes on to run ipykernel with the connection file
 jupyter_client wrote: it starts with those modules already imported (copy-on-write), in
 a few milliseconds instead of seconds. Every kernel is a fresh fork of the same untouched
 template, so no state passes from one student's notebook to the next.
 
 Only for grading without the sandbox: a sandboxed kernel must be a new process tree inside
-its own namespaces, which helper F's ``SandboxedKernelManager`` builds.
+its own namespaces, which the sandbox's ``SandboxedKernelManager`` builds.
 
-:class:`PrewarmedKernelManager` is a jupyter_client ``AsyncKernelManager`` that overrides
-``_async_launch_kernel`` (jupyter_client's documented hook for launching differently);
-:class:`PrewarmedExecute` is nbgrader's ``Execute`` using it. When the template is not
-available or the kernel command is not this Python's ipykernel, the kernel is launched the
-ordinary way.
+:class:`PrewarmedProvisioner` is a jupyter_client kernel provisioner (the documented hook
+for launching kernels differently; registered in pyproject.toml under
+``jupyter_client.kernel_provisioners``): ``LocalProvisioner`` with a forked kernel in place
+of a ``Popen``'d one. :class:`PrewarmedKernelManager` is an ``AsyncKernelManager`` whose
+kernel spec names that provisioner; :class:`PrewarmedExecute` is nbgrader's ``Execute``
+using it. When the template is not available or the kernel command is not this Python's
+ipykernel, the kernel is launched the ordinary way.
 """
 
 from __future__ import annotations
@@ -33,7 +35,10 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
+from jupyter_client.connect import KernelConnectionInfo
+from jupyter_client.kernelspec import KernelSpec
 from jupyter_client.manager import AsyncKernelManager
+from jupyter_client.provisioning import LocalProvisioner
 from nbgrader.preprocessors import Execute
 
 #: Imported once in the template; a notebook importing them again finds them loaded.
@@ -251,26 +256,43 @@ def _launcher_args(cmd: list[str]) -> list[str] | None:
     return list(cmd[3:])
 
 
-class PrewarmedKernelManager(AsyncKernelManager):
-    """An ``AsyncKernelManager`` whose kernels are forks of the worker's template."""
+#: The provisioner's name in the ``jupyter_client.kernel_provisioners`` entry points.
+PROVISIONER_NAME = "autograder-prewarmed"
 
-    async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
-        args = _launcher_args(kernel_cmd)
+
+class PrewarmedProvisioner(LocalProvisioner):
+    """jupyter_client's ``LocalProvisioner`` whose kernels are forks of the worker's
+    template (when there is one and the kernel is this Python's ipykernel)."""
+
+    async def launch_kernel(self, cmd: list[str], **kwargs: Any) -> KernelConnectionInfo:
+        args = _launcher_args(cmd)
         template = _TEMPLATE
         if args is None or template is None or not template.alive():
-            await super()._async_launch_kernel(kernel_cmd, **kw)
-            return
-        provisioner = self.provisioner
-        assert provisioner is not None
-        env = dict(kw.get("env") or os.environ)
-        cwd = str(kw.get("cwd") or os.getcwd())
+            return await super().launch_kernel(cmd, **kwargs)
+        env = dict(kwargs.get("env") or os.environ)
+        cwd = str(kwargs.get("cwd") or os.getcwd())
         pid = template.fork_kernel(args, env, cwd)
         # what LocalProvisioner.launch_kernel records for a Popen'd kernel
-        provisioner.process = ForkedKernelProcess(pid)
-        provisioner.pid = pid
-        provisioner.pgid = pid
-        provisioner.cwd = Path(cwd)
-        self._reconcile_connection_info(provisioner.connection_info)
+        self.process = ForkedKernelProcess(pid)
+        self.pid = pid
+        self.pgid = pid
+        self.cwd = Path(cwd)
+        return self.connection_info
+
+
+class PrewarmedKernelManager(AsyncKernelManager):
+    """An ``AsyncKernelManager`` whose kernels come from :class:`PrewarmedProvisioner`
+    (unless the kernel spec names a provisioner of its own)."""
+
+    @property
+    def kernel_spec(self) -> KernelSpec | None:
+        spec = super().kernel_spec
+        if spec is not None and "kernel_provisioner" not in spec.metadata:
+            spec.metadata = {
+                **spec.metadata,
+                "kernel_provisioner": {"provisioner_name": PROVISIONER_NAME},
+            }
+        return spec
 
 
 class PrewarmedExecute(Execute):

@@ -81,7 +81,8 @@ def ensure_released(
 
     Returns assignment -> its notebook names (without ".ipynb").
     """
-    course_dir = Path(course_dir).resolve()
+    the_course = course.Course(course_dir, db_url)
+    course_dir = the_course.root
     notebooks: dict[str, list[str]] = {}
     epoch = student_release.release_epoch()
     wheel: Path | None = None
@@ -92,13 +93,12 @@ def ensure_released(
             raise GradingError(f"unknown assignment {assignment!r} (no notebooks/{assignment}/)")
         stamp = course_dir / ".released" / assignment
         # released into this gradebook from this source (another --db needs its own release)
-        url = course.course_config(course_dir, db_url).CourseDirectory.db_url
-        digest = _source_digest(src) + " " + url
+        digest = _source_digest(src) + " " + the_course.db_url
         release = course_dir / "release" / assignment
         current = stamp.is_file() and stamp.read_text().strip() == digest and release.is_dir()
         if force or not current:
-            course.make_course(course_dir, [assignment], db_url=db_url)
-            course.release_assignment(course_dir, assignment, db_url)
+            the_course.make([assignment])
+            the_course.release(assignment)
             stamp.parent.mkdir(parents=True, exist_ok=True)
             stamp.write_text(digest + "\n")
         # The zip also carries the linlib wheel and the pins: it is written again when they
@@ -115,8 +115,7 @@ def ensure_released(
         if zips and (force or not zip_current):
             if wheel is None:  # one build of the linlib wheel for every zip of this release
                 wheel = student_release.build_linlib_wheel(course_dir / "student", epoch=epoch)
-            config = course.course_config(course_dir, db_url).CourseDirectory
-            extra = student_release.student_files(release, wheel, config.get("course_id", "course"))
+            extra = student_release.student_files(release, wheel, the_course.course_id)
             _write_zip(release, zip_path, extra, epoch=epoch)
             zip_stamp.write_text(zip_digest + "\n")
         notebooks[assignment] = sorted(p.stem for p in release.glob("*.ipynb"))

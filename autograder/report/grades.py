@@ -10,6 +10,7 @@ from pathlib import Path
 from nbgrader.plugins.export import CsvExportPlugin
 from traitlets import Dict
 
+from autograder.course import Course
 from autograder.models import SubmissionResult
 
 #: nbgrader's CsvExportPlugin columns, in its order, and ours after them.
@@ -78,16 +79,8 @@ class FlaggedCsvExportPlugin(CsvExportPlugin):
                     writer.writerow(["" if row[c] is None else str(row[c]) for c in COLUMNS])
 
 
-def export_grades(
-    course_dir: Path,
-    db_url: str,
-    course_id: str,
-    results: Iterable[SubmissionResult],
-    dest: Path,
-) -> Path:
+def export_grades(course: Course, results: Iterable[SubmissionResult], dest: Path) -> Path:
     """Write ``dest`` (grades.csv) for the students and assignments of ``results``."""
-    from nbgrader.api import Gradebook
-
     results = list(results)
     plugin = FlaggedCsvExportPlugin(
         to=str(dest),
@@ -95,6 +88,6 @@ def export_grades(
         assignment=sorted({r.assignment for r in results}),
         flags={f"{r.assignment}/{r.student}": list(r.flags) for r in results},
     )
-    with Gradebook(db_url, course_id) as gb:
+    with course.gradebook() as gb:
         plugin.export(gb)
     return dest

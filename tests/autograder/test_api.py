@@ -30,9 +30,9 @@ import pytest
 from autograder import course as course_module
 from autograder.__main__ import main
 from autograder.api import grade_path
-from autograder.course import NOTEBOOKS_DIR, list_assignments, read_scores
+from autograder.course import NOTEBOOKS_DIR, Course, list_assignments
 from autograder.grading import batch as batch_module
-from autograder.grading.batch import sandbox_status
+from autograder.grading import sandbox_status
 from autograder.notebook import notebook_bytes
 from autograder.release import ensure_released
 from autograder.samples import VARIANTS, make_submission
@@ -380,9 +380,9 @@ def test_moodle_zip_through_the_command_line(course, lms_notebooks, capsys):
     args += ["--db", db_url, "--out", str(out), "--no-progress", "--no-feedback"]
     status = main([*args, "--unsandboxed"])
     assert status == 0, capsys.readouterr().err
-    scores = read_scores(course_dir, first, ["4712"], db_url=db_url)["4712"]
+    scores = Course(course_dir, db_url).read_scores(first, ["4712"])["4712"]
     assert scores and all(score == 0.0 for score, _ in scores.values())
-    assert read_scores(course_dir, first, ["4712"])["4712"] == {}
+    assert Course(course_dir).read_scores(first, ["4712"])["4712"] == {}
     row = _rows(out)["4712"]  # Moodle's participant id
     assert float(row["score"]) == 0.0
     assert "renamed" in row["flags"]

@@ -1,7 +1,7 @@
 """Hostile submissions of a real course notebook, graded in one sandboxed batch.
 
 Every attack of :mod:`tests.autograder.attacks` is added to a buggy sample answer and graded next to
-honest submissions with ``autograder.grading.batch.grade_submission_results(sandbox=True)``.
+honest submissions with ``tests.autograder.grading_helpers.grade_notebooks(sandbox=True)``.
 The whole batch runs with small limits (10 s per cell, 1 GiB for a notebook's processes)
 so that the attacks that must be stopped are stopped quickly.
 """
@@ -20,12 +20,12 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.course import make_course, release_assignment
-from autograder.grading.batch import grade_submission_results
+from autograder.course import Course
 from autograder.recheck.execute import ENV_CONFIG
 from autograder.samples import VARIANTS, make_submission, solution_sources
 from autograder.sandbox import sandbox_unavailable_reason
 from tests.autograder.attacks import ATTACKS, AttackContext, function_name, pick_variant
+from tests.autograder.grading_helpers import grade_notebooks
 
 REASON = sandbox_unavailable_reason()
 pytestmark = pytest.mark.skipif(REASON is not None, reason=f"no sandbox: {REASON}")
@@ -147,8 +147,9 @@ def batch(tmp_path_factory):
     if ASSIGNMENT is None:
         pytest.skip("no course notebook with sample variants yet")
     root = tmp_path_factory.mktemp("hostile")
-    course = make_course(root / "course", [ASSIGNMENT])
-    release = release_assignment(course, ASSIGNMENT)
+    graded_course = Course(root / "course").make([ASSIGNMENT])
+    course = graded_course.root
+    release = graded_course.release(ASSIGNMENT)
     source_nb = nbformat.read(str(NOTEBOOKS / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"), as_version=4)
     release_nb = nbformat.read(str(release / f"{ASSIGNMENT}.ipynb"), as_version=4)
     variant = pick_variant(VARIANTS[ASSIGNMENT])
@@ -194,7 +195,7 @@ def batch(tmp_path_factory):
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv(ENV_CONFIG, json.dumps(LIMITS))
         start = time.monotonic()
-        results = grade_submission_results(course, ASSIGNMENT, submissions, sandbox=True, workers=2)
+        results = grade_notebooks(course, ASSIGNMENT, submissions, sandbox=True, workers=2)
         elapsed = time.monotonic() - start
     time.sleep(0.5)
     server.close()

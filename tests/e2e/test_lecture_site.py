@@ -217,11 +217,12 @@ def test_feedback_page_typesets_offline(browser, tmp_path):
     from nbgrader.converters import GenerateFeedback
     from nbgrader.coursedir import CourseDirectory
 
-    from autograder.grading.batch import feedback_config
+    from autograder.course import Course
+    from autograder.grading import feedback_config
     from autograder.models import SubmissionResult
     from autograder.report import copy_feedback
 
-    config = feedback_config(tmp_path)
+    config = feedback_config(Course(tmp_path))
     app = GenerateFeedback(coursedir=CourseDirectory(config=config), config=config)
     exporter = app.exporter_class(parent=app, config=app.config)
     nb = new_notebook(cells=[new_markdown_cell("The margin is $\\gamma = 1/\\lVert w \\rVert$.")])

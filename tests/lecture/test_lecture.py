@@ -145,9 +145,10 @@ def test_feedback_pages_load_mathjax_from_beside_them(tmp_path):
     from nbgrader.converters import GenerateFeedback
     from nbgrader.coursedir import CourseDirectory
 
-    from autograder.grading.batch import feedback_config
+    from autograder.course import Course
+    from autograder.grading import feedback_config
 
-    config = feedback_config(tmp_path)
+    config = feedback_config(Course(tmp_path))
     app = GenerateFeedback(coursedir=CourseDirectory(config=config), config=config)
     exporter = app.exporter_class(parent=app, config=app.config)
     nb = new_notebook(cells=[new_markdown_cell("The margin $\\gamma$.")])

@@ -1,8 +1,8 @@
-"""The ledger of graded submissions (autograder.grading.ledger)."""
+"""autograder.grading.ledger: the record of graded submissions that lets a run resume."""
 
 from __future__ import annotations
 
-from autograder.grading.ledger import Ledger
+from autograder.grading import Ledger
 
 
 def test_ledger_survives_a_torn_line(tmp_path):
@@ -13,3 +13,14 @@ def test_ledger_survives_a_torn_line(tmp_path):
     again = Ledger(tmp_path / "ledger.jsonl")
     assert again.lookup("a", "alice", "d1") == {"scores": {}, "flags": []}
     assert again.lookup("a", "alice", "other digest") is None
+    assert again.lookup("b", "alice", "d1") is None
+
+
+def test_the_last_line_for_a_submission_wins(tmp_path):
+    ledger = Ledger(tmp_path / "ledger.jsonl")
+    ledger.record("a", "alice", "d1", {"scores": {}, "flags": []})
+    ledger.record("a", "alice", "d2", {"scores": {}, "flags": ["late"]})
+    assert ledger.lookup("a", "alice", "d1") is None
+    again = Ledger(tmp_path / "ledger.jsonl")
+    assert again.lookup("a", "alice", "d1") is None
+    assert again.lookup("a", "alice", "d2") == {"scores": {}, "flags": ["late"]}

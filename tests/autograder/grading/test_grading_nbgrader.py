@@ -1,9 +1,10 @@
-"""autograder.nbgrading on a tiny course notebook: release, validate, grade through nbgrader.
+"""autograder.course and autograder.grading on a tiny course notebook: release, validate,
+grade through nbgrader.
 
 The tiny notebook is written here (one function, a visible and a hidden test, a correct
 answer that warns on stderr) so these tests pin the wrappers' behaviour independently of
 the course notebooks; the end-to-end tests on the real notebooks live in
-test_autograder_pipeline.py.
+tests/autograder/test_api.py.
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from autograder.course import make_course, release_assignment, validate_notebook
-from autograder.grading.batch import grade_submission_results
+from autograder.course import Course, validate_notebook
 from autograder.samples import make_submission
+from tests.autograder.grading_helpers import grade_notebooks
 
 # Runs nbgrader on a notebook (release, validate, autograde): about a minute.
 pytestmark = pytest.mark.slow
@@ -74,9 +75,9 @@ def tiny_course(tmp_path_factory):
     root = tmp_path_factory.mktemp("tiny")
     (root / "notebooks" / "tiny").mkdir(parents=True)
     nbformat.write(tiny_notebook(), root / "notebooks" / "tiny" / "tiny.ipynb")
-    course = make_course(root / "course", source_dir=root / "notebooks")
-    release = release_assignment(course, "tiny")
-    return course, root / "notebooks" / "tiny" / "tiny.ipynb", release / "tiny.ipynb"
+    course = Course(root / "course").make(source_dir=root / "notebooks")
+    release = course.release("tiny")
+    return course.root, root / "notebooks" / "tiny" / "tiny.ipynb", release / "tiny.ipynb"
 
 
 def test_make_course_copies_source_and_writes_config(tiny_course):
@@ -117,7 +118,7 @@ def test_grade_batch(tiny_course):
     ]
     duplicated = copy.deepcopy(good)
     duplicated.cells.append(copy.deepcopy(duplicated.cells[3]))
-    results = grade_submission_results(
+    results = grade_notebooks(
         course,
         "tiny",
         {

@@ -24,6 +24,7 @@ def test_pool_survives_failing_dying_and_hanging_tasks(tmp_path):
         Task("dies", os._exit, (3,)),
         Task("hangs", time.sleep, (60,), timeout=2.0),
         Task("after", operator.mul, (6, 7)),
+        Task("shouts", os.write, (2, b"to the log, not the terminal")),
     ]
     start = time.monotonic()
     outcomes = {o.key: o for o in WorkerPool(2, log_dir=tmp_path).run(tasks)}
@@ -33,6 +34,9 @@ def test_pool_survives_failing_dying_and_hanging_tasks(tmp_path):
     assert not outcomes["dies"].ok and "worker died" in outcomes["dies"].error
     assert not outcomes["hangs"].ok and "longer than 2 s" in outcomes["hangs"].error
     assert outcomes["after"].ok and outcomes["after"].value == 42
+    assert outcomes["shouts"].value == 28
+    logs = "".join(p.read_text() for p in tmp_path.glob("worker-*.log"))
+    assert "to the log, not the terminal" in logs
 
 
 def test_pool_stops_when_workers_cannot_start(tmp_path):

@@ -1,0 +1,84 @@
+"""The nbgrader configuration of the grading converters: nbgrader's own preprocessor lists
+for ``Autograde`` and ``GenerateFeedback``, with this grader's preprocessors put in by
+configuration (:mod:`autograder.grading.preprocessors`, the re-check's ``SafeExecute`` or
+:mod:`autograder.grading.prewarm` in place of ``Execute``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from traitlets.config import Config
+
+from autograder.course import Course
+
+
+def autograde_config(course: Course, *, sandbox: bool, prewarm: bool = False) -> Config:
+    """The Autograde configuration: nbgrader's preprocessor lists plus ours (see below).
+
+    - sanitize: :class:`~.preprocessors.RecordSubmissionFlags` first (flags deleted,
+      duplicated or edited test cells), and :class:`~.preprocessors.RestoreTestCells` in place
+      of ``OverwriteCells`` (also puts back deleted test cells, from the gradebook);
+    - autograde: ``Execute`` becomes the re-check's ``SafeExecute`` when ``sandbox`` is on, or
+      :class:`~.prewarm.PrewarmedExecute` (kernels forked from a pre-warmed template) when it
+      is off and ``prewarm`` is on; before ``SaveAutoGrades``,
+      :class:`~.preprocessors.StderrToStdout` keeps the points of a passing test cell whose
+      code wrote warnings to stderr.
+    """
+    from nbgrader.converters import Autograde
+    from nbgrader.preprocessors import DeduplicateIds, Execute, OverwriteCells, SaveAutoGrades
+
+    from autograder.grading import preprocessors as pp
+
+    config = course.config()
+    sanitize = list(Autograde.class_traits()["sanitize_preprocessors"].default())
+    sanitize[sanitize.index(OverwriteCells)] = pp.RestoreTestCells
+    sanitize[sanitize.index(DeduplicateIds)] = pp.DeduplicateCells
+    sanitize.insert(0, pp.RecordSubmissionFlags)
+    auto = list(Autograde.class_traits()["autograde_preprocessors"].default())
+    if sandbox:
+        from autograder.recheck.execute import SafeExecute
+
+        auto[auto.index(Execute)] = SafeExecute
+    elif prewarm:
+        from autograder.grading.prewarm import PrewarmedExecute
+
+        auto[auto.index(Execute)] = PrewarmedExecute
+    auto.insert(auto.index(SaveAutoGrades), pp.StderrToStdout)
+    config.Autograde.sanitize_preprocessors = sanitize
+    config.Autograde.autograde_preprocessors = auto
+    # Kernel shutdown is a large share of a notebook's grading time; nothing of the kernel's
+    # state is needed after the last cell, so stop it at once.
+    config.Execute.shutdown_kernel = "immediate"
+    return config
+
+
+def feedback_config(course: Course) -> Config:
+    """GenerateFeedback configuration: nbgrader's, with hidden-test source redacted."""
+    from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
+    from nbgrader.preprocessors import GetGrades
+
+    from autograder.grading.preprocessors import RedactHiddenTests
+
+    config = course.config()
+    config.GenerateFeedback.preprocessors = [
+        GetGrades,
+        RedactHiddenTests,
+        CSSHTMLHeaderPreprocessor,
+    ]
+    from lecture.assets import TEMPLATES, mathjax_available
+
+    if mathjax_available():
+        # Formulas typeset without a network: the lecture build's base/mathjax.html.j2
+        # shadows nbconvert's MathJax from a CDN with the copy that report.copy_feedback
+        # ships beside the pages. nbgrader's own templates stay (it sets this only when
+        # the configuration does not).
+        import nbgrader.converters
+
+        nbgrader_templates = (
+            Path(nbgrader.converters.__file__).parent.parent
+            / "server_extensions"
+            / "formgrader"
+            / "templates"
+        )
+        config.HTMLExporter.extra_template_basedirs = [str(TEMPLATES), str(nbgrader_templates)]
+    return config

@@ -1,0 +1,48 @@
+"""Grading a batch of notebooks of one assignment straight through
+:func:`autograder.grading.grade_prepared`, for tests that need nbgrader's scores without
+the command line's folders and outputs."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+from autograder.intake.submissions import notebook_bytes
+from nbformat import NotebookNode
+
+from autograder.course import Course
+from autograder.grading import grade_prepared, resolve_sandbox
+from autograder.models import PreparedSubmission, SubmissionResult
+
+
+def grade_notebooks(
+    course_dir: str | os.PathLike,
+    assignment: str,
+    submissions: Mapping[str, Mapping[str, NotebookNode | bytes]],
+    *,
+    workers: int = 2,
+    sandbox: bool | None = None,
+    db_url: str | None = None,
+    feedback: bool = False,
+) -> dict[str, SubmissionResult]:
+    """Autograde submissions of one released assignment in parallel.
+
+    ``submissions``: student -> (notebook name -> notebook or its bytes); names may omit
+    ".ipynb". ``sandbox``: ``None`` grades in the sandbox if it is available, ``True``
+    requires it, ``False`` uses nbgrader's stock ``Execute``. Returns student -> result.
+    """
+    prepared = []
+    for student, files in submissions.items():
+        sub = PreparedSubmission(student, assignment)
+        for name, content in files.items():
+            name = name if name.endswith(".ipynb") else f"{name}.ipynb"
+            sub.notebooks[name] = content if isinstance(content, bytes) else notebook_bytes(content)
+        prepared.append(sub)
+    results = grade_prepared(
+        Course(course_dir, db_url),
+        prepared,
+        workers=workers,
+        sandbox=resolve_sandbox(sandbox),
+        feedback=feedback,
+    )
+    return {student: results[(assignment, student)] for student in submissions}

@@ -1,0 +1,59 @@
+"""autograder.course.Course on its own: the configuration loaded once, the gradebook URL,
+copies for converters, and the course sent to a worker process."""
+
+from __future__ import annotations
+
+import pickle
+
+import nbformat
+from nbformat.v4 import new_code_cell, new_notebook
+
+from autograder.course import SQLITE_BUSY_TIMEOUT, Course
+
+
+def test_default_gradebook_is_sqlite_in_the_course_with_a_busy_timeout(tmp_path):
+    course = Course(tmp_path / "c")
+    assert course.root == (tmp_path / "c").resolve()
+    assert (
+        course.db_url == f"sqlite:///{course.root / 'gradebook.db'}?timeout={SQLITE_BUSY_TIMEOUT}"
+    )
+    assert course.course_id == "linear-classifiers"  # the repository's nbgrader_config.py
+
+
+def test_given_urls_get_a_timeout_only_when_sqlite_without_one(tmp_path):
+    assert Course(tmp_path, "sqlite:///x.db").db_url == "sqlite:///x.db?timeout=120"
+    assert Course(tmp_path, "sqlite:///x.db?a=1").db_url == "sqlite:///x.db?a=1&timeout=120"
+    assert Course(tmp_path, "sqlite:///x.db?timeout=5").db_url == "sqlite:///x.db?timeout=5"
+    assert Course(tmp_path, "postgresql://h/db").db_url == "postgresql://h/db"
+
+
+def test_config_is_a_copy_with_local_step_folders(tmp_path):
+    course = Course(tmp_path)
+    config = course.config()
+    assert config.CourseDirectory.root == str(course.root)
+    assert config.CourseDirectory.submitted_directory == "submitted"
+    config.CourseDirectory.assignment_id = "changed"
+    config.CourseDirectory.ignore.append("x")
+    assert "assignment_id" not in course.config().CourseDirectory
+    assert "x" not in course.config().CourseDirectory.ignore
+
+
+def test_a_course_pickles_to_the_same_course(tmp_path):
+    course = Course(tmp_path, "sqlite:///elsewhere.db")
+    again = pickle.loads(pickle.dumps(course))
+    assert (again.root, again.db_url, again.config()) == (
+        course.root,
+        course.db_url,
+        course.config(),
+    )
+
+
+def test_make_copies_the_source_and_writes_the_config(tmp_path):
+    nb = new_notebook(cells=[new_code_cell("x = 1")])
+    (tmp_path / "src" / "a1").mkdir(parents=True)
+    nbformat.write(nb, tmp_path / "src" / "a1" / "a1.ipynb")
+    course = Course(tmp_path / "c", "sqlite:///other.db").make(source_dir=tmp_path / "src")
+    assert (course.source_dir("a1") / "a1.ipynb").is_file()
+    text = (course.root / "nbgrader_config.py").read_text()
+    assert "c.CourseDirectory.db_url = 'sqlite:///other.db?timeout=120'" in text
+    assert course.submitted_dir("s", "a1") == course.root / "submitted" / "s" / "a1"
