@@ -7,12 +7,12 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from autograder.intake.submissions import notebook_bytes
 from nbformat import NotebookNode
 
 from autograder.course import Course
 from autograder.grading import grade_prepared, resolve_sandbox
 from autograder.models import PreparedSubmission, SubmissionResult
+from autograder.notebook import notebook_bytes
 
 
 def grade_notebooks(
