@@ -6,8 +6,9 @@ batch (``benchmarks.bench_grading``'s: ``--per-notebook`` submissions of every n
 default 12) with the sandbox and trusted re-check on, and writes what came out: every
 submission's per-test scores, flags and status (``results.json``), the rows of
 ``grades.csv``, ``summary.md``, and each feedback page (its text with timestamps and temporary paths
-normalised, as the sorted list of its tags and text runs: the order in which a cell's stdout
-and stderr chunks arrive depends on timing, so it is not compared). ``--keep DIR`` keeps
+normalised, as the sorted list of its tags and text runs: where the kernel flushed a cell's
+output in two pieces, and the order in which its stdout and stderr pieces arrive, depend on
+timing, so they are not compared). ``--keep DIR`` keeps
 the graded folders for a closer look. The feedback pages use MathJax from ``node_modules``
 when ``./run`` has installed it, from a CDN otherwise: compare runs made the same way.
 
@@ -35,6 +36,11 @@ from typing import Any
 
 # the checkout a run was made from, as it appears in tracebacks (linlib/, autograder/, .venv/)
 _CHECKOUT = re.compile(r"(?:/[^/\s\"'<>:=]+)+/(?=(?:linlib|autograder|\.venv)/)")
+# where the kernel flushed a cell's stdout in two pieces, nbconvert shows two output areas
+_STREAM_SEAM = re.compile(
+    r"</pre>\s*</div>\s*</div>\s*<div class=\"output_area\">\s*<div class=\"prompt\">\s*"
+    r"</div>\s*<div class=\"output_subarea output_stream output_(std\w+) output_text\">\s*<pre>"
+)
 _TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d+)?([+-]\d{2}:?\d{2}|Z)?")
 
 
@@ -71,6 +77,7 @@ def _outputs(out_dir: Path, root: Path) -> dict[str, Any]:
     feedback = {}
     for page in sorted((out_dir / "feedback").rglob("*.html")):
         text = _normalise(page.read_text(encoding="utf-8", errors="replace"), root)
+        text = _STREAM_SEAM.sub("", text)
         pieces = sorted(piece.strip() for piece in text.replace(">", ">\n").splitlines())
         digest = hashlib.sha256("\n".join(pieces).encode()).hexdigest()
         feedback[str(page.relative_to(out_dir))] = digest
