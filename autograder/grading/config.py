@@ -53,18 +53,21 @@ def autograde_config(course: Course, *, sandbox: bool, prewarm: bool = False) ->
 
 
 def feedback_config(course: Course) -> Config:
-    """GenerateFeedback configuration: nbgrader's, with hidden-test source redacted."""
+    """GenerateFeedback configuration: nbgrader's, with hidden-test source redacted and the
+    grader machine's folders taken out of the outputs."""
     from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
     from nbgrader.preprocessors import GetGrades
 
-    from autograder.grading.preprocessors import RedactHiddenTests
+    from autograder.grading.preprocessors import HideGraderPaths, RedactHiddenTests
 
     config = course.config()
     config.GenerateFeedback.preprocessors = [
         GetGrades,
         RedactHiddenTests,
+        HideGraderPaths,
         CSSHTMLHeaderPreprocessor,
     ]
+    config.HideGraderPaths.course_root = str(course.root)
     from lecture.assets import TEMPLATES, mathjax_available
 
     if mathjax_available():

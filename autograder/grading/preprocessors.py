@@ -15,11 +15,19 @@
 - :class:`RedactHiddenTests` (feedback): the source between ``### BEGIN HIDDEN TESTS`` and
   ``### END HIDDEN TESTS`` never reaches a student's feedback; a line with the cell's
   outcome and points stands in for it, and tracebacks of such cells are cut to their message.
+- :class:`HideGraderPaths` (feedback): the grader machine's folders (the course's checkout,
+  the Python environment, the course directory) never reach a student's feedback: a
+  traceback's ``File /srv/course/linlib/grading.py`` reads ``File linlib/grading.py``.
 """
 
 from __future__ import annotations
 
+import os
+import re
+import sys
+import sysconfig
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 from nbconvert.exporters.exporter import ResourcesDict
@@ -27,7 +35,7 @@ from nbformat import NotebookNode
 from nbgrader import utils
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.preprocessors import DeduplicateIds, NbGraderPreprocessor, OverwriteCells
-from traitlets import Bool
+from traitlets import Bool, Unicode
 
 from autograder.notebook import HIDDEN_BEGIN, add_flag, grade_id, redact_hidden_source
 
@@ -195,3 +203,55 @@ class RedactHiddenTests(NbGraderPreprocessor):
             else:
                 score = 0.0
         return float(score), points
+
+
+class HideGraderPaths(NbGraderPreprocessor):
+    """Replace the grader machine's absolute folders in a notebook's outputs (tracebacks,
+    printed text) by names that say nothing of the machine: the project's checkout and the
+    course directory by nothing (``linlib/grading.py``), the Python environment's packages
+    by ``site-packages``, its standard library by ``python``."""
+
+    course_root = Unicode("", help="The course directory (its path is hidden too).").tag(
+        config=True
+    )
+
+    def preprocess(self, nb: NotebookNode, resources: ResourcesDict):
+        self._pattern, self._names = _grader_folders(self.course_root)
+        return super().preprocess(nb, resources)
+
+    def preprocess_cell(self, cell: NotebookNode, resources: ResourcesDict, index: int):
+        for output in cell.get("outputs", []) if cell.cell_type == "code" else []:
+            if "traceback" in output:
+                output["traceback"] = [self._hide(line) for line in output["traceback"]]
+            if "evalue" in output:
+                output["evalue"] = self._hide(output["evalue"])
+            if isinstance(output.get("text"), str):
+                output["text"] = self._hide(output["text"])
+            plain = output.get("data", {}).get("text/plain")
+            if isinstance(plain, str):
+                output["data"]["text/plain"] = self._hide(plain)
+        return cell, resources
+
+    def _hide(self, text: str) -> str:
+        return self._pattern.sub(lambda m: self._names[m.group(0)], text) if text else text
+
+
+def _grader_folders(course_root: str = "") -> tuple[re.Pattern[str], dict[str, str]]:
+    """A pattern of the grader's folders (each with its trailing separator, longest first)
+    and what each becomes."""
+    from autograder.course import REPO_ROOT
+
+    names: dict[str, str] = {}
+    paths = sysconfig.get_paths()
+    for key, name in (("purelib", "site-packages/"), ("platlib", "site-packages/")):
+        names.setdefault(paths[key], name)
+    names.setdefault(paths["stdlib"], "python/")
+    for folder in (course_root, str(REPO_ROOT), sys.prefix):
+        if folder:
+            names.setdefault(folder, "")
+    found: dict[str, str] = {}
+    for folder, name in names.items():
+        for variant in {folder, os.path.realpath(folder), str(Path(folder).resolve())}:
+            found[variant.rstrip(os.sep) + os.sep] = name
+    ordered = sorted(found, key=len, reverse=True)
+    return re.compile("|".join(re.escape(f) for f in ordered)), found

@@ -7,12 +7,15 @@ import math
 import operator
 import os
 import time
+from pathlib import Path
 
+import numpy as np
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 
+from autograder.course import REPO_ROOT
 from autograder.grading.pool import Task, WorkerPool, WorkerPoolBroken
-from autograder.grading.preprocessors import RedactHiddenTests, StderrToStdout
+from autograder.grading.preprocessors import HideGraderPaths, RedactHiddenTests, StderrToStdout
 
 # --------------------------------------------------------------------------- worker pool
 
@@ -80,6 +83,37 @@ def test_redaction_preprocessor_shows_outcome_and_cuts_tracebacks():
     assert nb.cells[0].outputs[0].traceback == ["AssertionError: expected 2, got 3"]
     assert "SECRET_LINE" not in str(nb)
     assert nb.cells[1].source == "x = 1\n# hidden tests (source withheld): passed, 2 of 2 points"
+
+
+def test_feedback_names_no_folder_of_the_grader_machine(tmp_path):
+    import sysconfig
+
+    numpy_file = str(Path(np.__file__).parent / "linalg" / "linalg.py")
+    grading_file = str(REPO_ROOT / "linlib" / "grading.py")
+    course_file = str(tmp_path / "course" / "source" / "a" / "a.ipynb")
+    stdlib_file = str(Path(sysconfig.get_paths()["stdlib"]) / "json" / "decoder.py")
+    traceback = [
+        f"\x1b[36mFile \x1b[0m\x1b[32m{grading_file}:662\x1b[0m, in call_student",
+        f"File {numpy_file}:10 and {stdlib_file}:3",
+    ]
+    error = new_output("error", ename="E", evalue=f"see {course_file}", traceback=traceback)
+    printed = new_output("stream", name="stdout", text=f"read {course_file}\n")
+    shown = new_output("execute_result", data={"text/plain": repr(grading_file)})
+    other = "/elsewhere/linlib/grading.py"  # not a folder of this machine: kept
+    cell = new_code_cell("f()", outputs=[error, printed, shown, new_output("stream", text=other)])
+    hide = HideGraderPaths(course_root=str(tmp_path / "course"))
+    nb, _ = hide.preprocess(new_notebook(cells=[cell]), {})
+    outputs = nb.cells[0].outputs
+    assert outputs[0].traceback[0].endswith("linlib/grading.py:662\x1b[0m, in call_student")
+    assert outputs[0].traceback[1] == (
+        "File site-packages/numpy/linalg/linalg.py:10 and python/json/decoder.py:3"
+    )
+    assert outputs[0].evalue == "see source/a/a.ipynb"
+    assert outputs[1].text == "read source/a/a.ipynb\n"
+    assert outputs[2].data["text/plain"] == repr("linlib/grading.py")
+    assert outputs[3].text == other
+    for folder in (str(REPO_ROOT), str(tmp_path), sysconfig.get_paths()["purelib"]):
+        assert folder not in str(nb)
 
 
 def test_stderr_becomes_stdout_only_in_passing_test_cells():
