@@ -47,8 +47,14 @@ class Ledger:
         """Append one graded submission (durably: flushed and fsynced)."""
         entry = {"assignment": assignment, "student": student, "digest": digest, "result": result}
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self.path.open("a", encoding="utf-8") as fh:
-            fh.write(json.dumps(entry, sort_keys=True) + "\n")
+        line = json.dumps(entry, sort_keys=True) + "\n"
+        with self.path.open("a+b") as fh:
+            if fh.tell() > 0:
+                fh.seek(-1, os.SEEK_END)
+                if fh.read(1) != b"\n":
+                    # a torn last line from a crash: the new line starts on a line of its own
+                    line = "\n" + line
+            fh.write(line.encode("utf-8"))
             fh.flush()
             os.fsync(fh.fileno())
         self._entries[(assignment, student)] = entry
