@@ -165,8 +165,13 @@ def main(argv: list[str] | None = None) -> int:
     from sqlalchemy.exc import SQLAlchemyError
 
     from autograder.api import grade_path, release_course, run_demo
+    from autograder.course import check_db_url
     from autograder.models import GradingError, SubmissionsError
 
+    if getattr(args, "db", None) is not None:
+        problem = check_db_url(args.db)
+        if problem is not None:
+            return _fail(f"cannot use --db: {problem}", 2)
     try:
         if args.command == "release":
             zips = release_course(args.course, args.assignment, db_url=args.db)

@@ -65,6 +65,29 @@ _STEP_DIRS = {
 }
 
 
+def check_db_url(url: str) -> str | None:
+    """Why the gradebook URL *url* cannot be used (one line), or None.
+
+    Checked before anything is written: the URL parses, SQLAlchemy knows its dialect and
+    the dialect's driver is installed (``postgresql+psycopg://`` needs psycopg 3). The URL
+    itself is not repeated (it may hold a password).
+    """
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError, NoSuchModuleError
+
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        return "not an SQLAlchemy URL (for example sqlite:///gradebook.db or postgresql+psycopg://user@host/db)"
+    try:
+        parsed.get_dialect().import_dbapi()
+    except NoSuchModuleError:
+        return f"SQLAlchemy has no database dialect {parsed.drivername!r}"
+    except ImportError as exc:
+        return f"the driver of {parsed.drivername!r} is not installed ({exc})"
+    return None
+
+
 def ensure_env_bin_on_path() -> None:
     """Put this environment's ``bin/`` on ``PATH`` (nbgrader runs its ``alembic`` command
     from there when it creates a gradebook; calling .venv/bin/python directly does not)."""

@@ -398,6 +398,9 @@ def test_moodle_zip_through_the_command_line(course, lms_notebooks, capsys):
         (["grade", ".", "--workers", "0"], "must be at least 1"),
         (["grade", ".", "--assignment", "99_nothing", "--unsandboxed"], "unknown assignment"),
         (["frobnicate"], "invalid choice"),
+        (["grade", ".", "--db", "gradebook.db"], "cannot use --db: not an SQLAlchemy URL"),
+        (["grade", ".", "--db", "postgresql+psycopg2://u@h/db"], "driver of 'postgresql+psycopg2'"),
+        (["release", "--db", "oracle+nosuch://u@h/db"], "no database dialect 'oracle+nosuch'"),
     ],
 )
 def test_bad_arguments_give_one_line_and_status_2(args, message, capsys, tmp_path):

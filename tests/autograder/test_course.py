@@ -57,3 +57,15 @@ def test_make_copies_the_source_and_writes_the_config(tmp_path):
     text = (course.root / "nbgrader_config.py").read_text()
     assert "c.CourseDirectory.db_url = 'sqlite:///other.db?timeout=120'" in text
     assert course.submitted_dir("s", "a1") == course.root / "submitted" / "s" / "a1"
+
+
+def test_gradebook_urls_checked_before_use(tmp_path):
+    from autograder.course import check_db_url
+
+    # usable: the embedded SQLite file, and PostgreSQL through psycopg 3 (installed)
+    assert check_db_url(f"sqlite:///{tmp_path / 'gradebook.db'}") is None
+    assert check_db_url("postgresql+psycopg://grader@localhost/course") is None
+    assert "not an SQLAlchemy URL" in check_db_url("gradebook.db")
+    assert "no database dialect" in check_db_url("nosuchdb://x/y")
+    problem = check_db_url("postgresql+psycopg2://grader:secret@localhost/course")
+    assert "not installed" in problem and "secret" not in problem
