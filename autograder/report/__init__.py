@@ -3,18 +3,29 @@
 The CSV and the summary are views of the same results."""
 
 from autograder.report.feedback import copy_feedback
-from autograder.report.grades import COLUMNS, EXPORT_COLUMNS, FlaggedCsvExportPlugin, export_grades
+from autograder.report.grades import (
+    COLUMNS,
+    EXPORT_COLUMNS,
+    MAX_CELL,
+    FlaggedCsvExportPlugin,
+    csv_cell,
+    export_grades,
+    flags_cell,
+)
 from autograder.report.results import RESULTS_FORMAT, results_data, write_results
 from autograder.report.summary import AssignmentSummary, summarise, summary_text
 
 __all__ = [
     "COLUMNS",
     "EXPORT_COLUMNS",
+    "MAX_CELL",
     "RESULTS_FORMAT",
     "AssignmentSummary",
     "FlaggedCsvExportPlugin",
     "copy_feedback",
+    "csv_cell",
     "export_grades",
+    "flags_cell",
     "results_data",
     "summarise",
     "summary_text",

@@ -29,6 +29,40 @@ EXPORT_COLUMNS = [
 ]
 COLUMNS = [*EXPORT_COLUMNS, "flags"]
 
+#: The longest cell grades.csv holds (spreadsheets cut cells at 32,767 characters); a longer
+#: list of flags is cut with a count, and results.json keeps every flag.
+MAX_CELL = 2000
+
+# OWASP's CSV-injection rule: a cell a spreadsheet would read as a formula
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: object) -> str:
+    """*value* as a grades.csv cell a spreadsheet shows as text: a cell that starts like a
+    formula (``= + - @``, a tab or a carriage return) gets a leading ``'``, unless it is a
+    number; nothing is longer than :data:`MAX_CELL`."""
+    text = "" if value is None else str(value)
+    if text.startswith(_FORMULA_START):
+        try:
+            float(text)
+        except ValueError:
+            text = "'" + text
+    return text if len(text) <= MAX_CELL else text[: MAX_CELL - 1] + "…"
+
+
+def flags_cell(flags: list[str]) -> str:
+    """The ``flags`` cell: the flags joined by "; ", or, when that is longer than
+    :data:`MAX_CELL`, a count and as many flags as fit, and how many more there are."""
+    joined = "; ".join(flags)
+    if len(joined) <= MAX_CELL:
+        return joined
+    head = f"{len(flags)} flags (all in results.json): "
+    room = MAX_CELL - len(head) - len(f"; +{len(flags)} more")
+    shown: list[str] = []
+    while len(shown) < len(flags) and len("; ".join([*shown, flags[len(shown)]])) <= room:
+        shown.append(flags[len(shown)])
+    return head + "; ".join([*shown, f"+{len(flags) - len(shown)} more"])
+
 
 class FlaggedCsvExportPlugin(CsvExportPlugin):
     """nbgrader's CSV export with a ``flags`` column, properly quoted, for the students and
@@ -75,8 +109,9 @@ class FlaggedCsvExportPlugin(CsvExportPlugin):
                         row["raw_score"] = submission.score
                         row["late_submission_penalty"] = penalty
                         row["score"] = max(0.0, submission.score - penalty)
-                    row["flags"] = "; ".join(self.flags.get(f"{assignment.name}/{student.id}", []))
-                    writer.writerow(["" if row[c] is None else str(row[c]) for c in COLUMNS])
+                    flags = self.flags.get(f"{assignment.name}/{student.id}", [])
+                    row["flags"] = flags_cell([str(flag) for flag in flags])
+                    writer.writerow([csv_cell(row[c]) for c in COLUMNS])
 
 
 def export_grades(course: Course, results: Iterable[SubmissionResult], dest: Path) -> Path:

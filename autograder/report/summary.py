@@ -3,6 +3,7 @@ each test's pass rate, as Markdown tables."""
 
 from __future__ import annotations
 
+import html
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -52,6 +53,20 @@ def summarise(results: Iterable[SubmissionResult]) -> list[AssignmentSummary]:
     return summaries
 
 
+def _code(text: str) -> str:
+    """*text* (a student-chosen name) as a Markdown code span: shown as it is, never HTML or
+    a link."""
+    text = " ".join(str(text).replace("`", "'").split())
+    return f"`{text}`"
+
+
+def _inert(text: str) -> str:
+    """*text* (a flag, which may quote student-chosen names) as Markdown that renders as
+    text: HTML escaped, link brackets escaped, on one line."""
+    text = html.escape(" ".join(str(text).split()), quote=False)
+    return text.replace("[", "\\[").replace("]", "\\]")
+
+
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     widths = [max(len(str(x)) for x in col) for col in zip(header, *rows, strict=False)]
     lines = ["| " + " | ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)) + " |"]
@@ -86,5 +101,5 @@ def summary_text(
     if flagged:
         parts += ["", "### Flagged submissions", ""]
         for key in sorted(flagged):
-            parts.append(f"- {key}: " + "; ".join(flagged[key]))
+            parts.append(f"- {_code(key)}: " + _inert("; ".join(flagged[key])))
     return "\n".join(parts) + "\n"
