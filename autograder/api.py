@@ -75,7 +75,7 @@ def grade_path(
     GradingError
         The grader itself cannot run (unknown assignment, sandbox unavailable, database).
     """
-    course_dir = Path(course_dir).resolve()
+    graded_course = course.Course(course_dir, db_url)
     out_dir = Path(out_dir).resolve()
     known = course.list_assignments()
     if assignment is not None and assignment not in known:
@@ -103,15 +103,14 @@ def grade_path(
                 f"zip); found {', '.join(unmatched[:5])}"
             )
         raise SubmissionsError(f"no submissions found in {submissions}")
-    notebooks = ensure_released(course_dir, sorted({a for a, _ in assigned}), db_url=db_url)
+    notebooks = ensure_released(graded_course, sorted({a for a, _ in assigned}))
     prepared: list[PreparedSubmission] = [prepare(raw, a, notebooks[a]) for a, raw in assigned]
     return grade_prepared_run(
         prepared,
-        course_dir=course_dir,
+        graded_course,
         out_dir=out_dir,
         workers=workers,
         sandbox=sandbox,
-        db_url=db_url,
         progress=progress,
         feedback=feedback,
         unmatched=unmatched,
@@ -121,20 +120,18 @@ def grade_path(
 
 def grade_prepared_run(
     prepared: list[PreparedSubmission],
+    graded_course: course.Course,
     *,
-    course_dir: Path,
     out_dir: Path,
     workers: int | None,
     sandbox: bool,
-    db_url: str | None,
     progress: bool,
     feedback: bool,
     unmatched: list[str] | None = None,
     on_result: Callable[[SubmissionResult], None] | None = None,
 ) -> GradeRun:
     """Grade prepared submissions with the ledger, then write the run's outputs."""
-    graded_course = course.Course(course_dir, db_url)
-    ledger = Ledger(course_dir / "ledger.jsonl")
+    ledger = Ledger(graded_course.root / "ledger.jsonl")
     bar = _progress_bar(len(prepared), progress)
 
     def done(result: SubmissionResult) -> None:
@@ -159,7 +156,7 @@ def grade_prepared_run(
     write_results(results, out_dir / "results.json", unmatched or [])
     export_grades(graded_course, results, out_dir / "grades.csv")
     if feedback:
-        copy_feedback(course_dir, results, out_dir)
+        copy_feedback(graded_course, results, out_dir)
     flagged = {f"{r.assignment}/{r.student}": list(r.flags) for r in results if r.flags}
     for name in unmatched or []:
         flagged[name] = ["not a submission of any assignment of this course (not graded)"]
@@ -181,19 +178,19 @@ def run_demo(
     assignments: Iterable[str] | None = None,
 ) -> GradeRun:
     """Release the course, build the demo class, grade it; returns the run."""
-    course_dir = Path(course_dir).resolve()
+    demo_course = course.Course(course_dir)
     names = list(assignments) if assignments else course.list_assignments()
     if not names:
         raise GradingError(f"no assignments found in {course.NOTEBOOKS_DIR}")
     if sandbox:
         resolve_sandbox(True)
-    ensure_released(course_dir, names)
-    demo_dir = course_dir / "demo_submissions"
-    build_demo_submissions(course_dir, demo_dir, names)
+    ensure_released(demo_course, names)
+    demo_dir = demo_course.root / "demo_submissions"
+    build_demo_submissions(demo_course.root, demo_dir, names)
     return grade_path(
         demo_dir,
         layout="nbgrader",
-        course_dir=course_dir,
+        course_dir=demo_course.root,
         out_dir=out_dir,
         workers=workers,
         sandbox=sandbox,

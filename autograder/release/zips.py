@@ -70,10 +70,9 @@ def _write_zip(
 
 
 def ensure_released(
-    course_dir: Path,
+    the_course: course.Course,
     assignments: Iterable[str],
     *,
-    db_url: str | None = None,
     force: bool = False,
     zips: bool = True,
 ) -> dict[str, list[str]]:
@@ -81,7 +80,6 @@ def ensure_released(
 
     Returns assignment -> its notebook names (without ".ipynb").
     """
-    the_course = course.Course(course_dir, db_url)
     course_dir = the_course.root
     notebooks: dict[str, list[str]] = {}
     epoch = student_release.release_epoch()
@@ -138,6 +136,7 @@ def release_course(
     names = list(assignments) if assignments else course.list_assignments()
     if not names:
         raise GradingError(f"no assignments found in {course.NOTEBOOKS_DIR}")
-    ensure_released(Path(course_dir), names, db_url=db_url, force=True)
-    release = Path(course_dir).resolve() / "release"
+    the_course = course.Course(course_dir, db_url)
+    ensure_released(the_course, names, force=True)
+    release = the_course.root / "release"
     return {name: release / f"{name}.zip" for name in names}

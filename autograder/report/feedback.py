@@ -8,6 +8,7 @@ import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
+from autograder.course import Course
 from autograder.models import SubmissionResult
 from lecture.assets import FEEDBACK_MATHJAX, copy_mathjax, mathjax_available
 
@@ -18,14 +19,14 @@ _NOT_GRADED = """<!DOCTYPE html>
 """
 
 
-def copy_feedback(course_dir: Path, results: Iterable[SubmissionResult], out_dir: Path) -> int:
+def copy_feedback(course: Course, results: Iterable[SubmissionResult], out_dir: Path) -> int:
     """Copy each graded submission's feedback HTML to ``out_dir/feedback/<student>/
     <assignment>/<notebook>.html``, and write a short page for each notebook that could not
     be graded (missing or corrupt) saying why; returns how many files were written.
     MathJax, when installed, is copied once to ``out_dir/feedback/_mathjax/``."""
     count = 0
     for result in results:
-        src = course_dir / "feedback" / result.student / result.assignment
+        src = course.feedback_dir(result.student, result.assignment)
         dest = out_dir / "feedback" / result.student / result.assignment
         if dest.exists():
             shutil.rmtree(dest)

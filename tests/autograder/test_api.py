@@ -95,7 +95,7 @@ def notebooks_snapshot(tmp_path_factory):
 def course(tmp_path_factory, notebooks_snapshot):
     root = tmp_path_factory.mktemp("pipeline")
     course_dir = root / "course"
-    notebooks = ensure_released(course_dir, ASSIGNMENTS)
+    notebooks = ensure_released(Course(course_dir), ASSIGNMENTS)
     _COURSE[:] = [course_dir]
     return root, course_dir, notebooks
 

@@ -233,7 +233,9 @@ def test_feedback_page_typesets_offline(browser, tmp_path):
     page.parent.mkdir(parents=True)
     page.write_text(body, encoding="utf-8")
     out = tmp_path / "out"
-    copy_feedback(course, [SubmissionResult(student="alice", assignment="01_hyperplanes")], out)
+    copy_feedback(
+        Course(course), [SubmissionResult(student="alice", assignment="01_hyperplanes")], out
+    )
     shipped = out / "feedback" / "alice" / "01_hyperplanes" / "01_hyperplanes.html"
     visit = Visit(browser, shipped.as_uri())
     try:

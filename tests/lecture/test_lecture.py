@@ -161,6 +161,7 @@ def test_feedback_pages_load_mathjax_from_beside_them(tmp_path):
 
 @pytest.mark.skipif(not mathjax_available(), reason="node_modules/mathjax not installed")
 def test_copy_feedback_ships_mathjax(tmp_path):
+    from autograder.course import Course
     from autograder.models import SubmissionResult
     from autograder.report import copy_feedback
 
@@ -170,7 +171,7 @@ def test_copy_feedback_ships_mathjax(tmp_path):
     page.write_text("<html></html>", encoding="utf-8")
     result = SubmissionResult(student="alice", assignment="01_hyperplanes")
     out = tmp_path / "out"
-    assert copy_feedback(course, [result], out) == 1
+    assert copy_feedback(Course(course), [result], out) == 1
     shipped = out / "feedback" / "_mathjax" / "tex-chtml-full.js"
     assert shipped.is_file()
     # the page's relative URL reaches it

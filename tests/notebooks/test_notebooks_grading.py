@@ -40,7 +40,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.course import validate_notebook
+from autograder.course import Course, validate_notebook
 from autograder.notebook import notebook_bytes
 from autograder.release import ensure_released
 from autograder.samples import VARIANTS, Variant, make_submission, solution_cell_ids
@@ -201,7 +201,7 @@ class _Course:
         self.seconds = 0.0
 
     def release(self, assignment: str) -> Path:
-        ensure_released(self.dir, [assignment], zips=False)
+        ensure_released(Course(self.dir), [assignment], zips=False)
         return self.dir / "release" / assignment / f"{assignment}.ipynb"
 
     def results(self, assignment: str) -> dict[str, dict]:

@@ -18,6 +18,7 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
+from autograder.course import Course
 from autograder.release import ensure_released, release_course, student, zips
 
 ASSIGNMENT = "01_hyperplanes"
@@ -168,7 +169,7 @@ def test_zip_written_again_when_linlib_or_pins_change(tmp_path, monkeypatch):
     changed) is written again."""
     course = tmp_path / "course"
     monkeypatch.setenv("SOURCE_DATE_EPOCH", str(EPOCH))
-    ensure_released(course, [ASSIGNMENT])
+    ensure_released(Course(course), [ASSIGNMENT])
     zip_path = course / "release" / f"{ASSIGNMENT}.zip"
     first = zip_path.read_bytes()
 
@@ -177,10 +178,10 @@ def test_zip_written_again_when_linlib_or_pins_change(tmp_path, monkeypatch):
             return {info.date_time for info in archive.infolist()}
 
     monkeypatch.setenv("SOURCE_DATE_EPOCH", str(EPOCH + 86_400))
-    ensure_released(course, [ASSIGNMENT])
+    ensure_released(Course(course), [ASSIGNMENT])
     assert zip_path.read_bytes() == first, "nothing changed: the zip must stay as it was"
     monkeypatch.setattr(zips, "_student_files_digest", lambda: "linlib changed")
-    ensure_released(course, [ASSIGNMENT])
+    ensure_released(Course(course), [ASSIGNMENT])
     assert zip_path.read_bytes() != first
     later = datetime.datetime.fromtimestamp(EPOCH + 86_400, tz=datetime.UTC)
     assert dates() == {later.timetuple()[:6]}
