@@ -137,6 +137,20 @@ def build_parser() -> argparse.ArgumentParser:
     p_grade.add_argument(
         "--no-feedback", action="store_true", help="skip the feedback HTML (faster)"
     )
+    limits = p_grade.add_argument_group(
+        "intake limits",
+        "an archive or folder over --max-files or --max-total-mb is refused (exit 2); a "
+        "file over --max-file-mb or --max-ratio is skipped and its student flagged",
+    )
+    limits.add_argument("--max-files", type=_positive_int, metavar="N", help="default 20000")
+    limits.add_argument("--max-file-mb", type=_positive_int, metavar="MB", help="default 50")
+    limits.add_argument("--max-total-mb", type=_positive_int, metavar="MB", help="default 1024")
+    limits.add_argument(
+        "--max-ratio",
+        type=_positive_int,
+        metavar="R",
+        help="largest compression ratio of a zip entry over 1 MiB (default 100)",
+    )
     common(p_grade)
     grading(p_grade)
 
@@ -166,6 +180,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from autograder.api import grade_path, release_course, run_demo
     from autograder.course import check_db_url
+    from autograder.intake import IntakeLimits
     from autograder.models import GradingError, SubmissionsError
 
     if getattr(args, "db", None) is not None:
@@ -194,6 +209,12 @@ def main(argv: list[str] | None = None) -> int:
                 db_url=args.db,
                 progress=_progress(args.progress),
                 feedback=not args.no_feedback,
+                limits=IntakeLimits.from_options(
+                    max_files=args.max_files,
+                    max_file_mb=args.max_file_mb,
+                    max_total_mb=args.max_total_mb,
+                    max_ratio=args.max_ratio,
+                ),
             )
         else:
             run = run_demo(

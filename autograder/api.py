@@ -11,7 +11,7 @@ from pathlib import Path
 
 from autograder import course
 from autograder.grading import Ledger, default_workers, grade_prepared, resolve_sandbox
-from autograder.intake import guess_assignment, prepare, read_submissions
+from autograder.intake import IntakeLimits, guess_assignment, prepare, read_submissions
 from autograder.models import (
     GradeRun,
     GradingError,
@@ -64,9 +64,10 @@ def grade_path(
     progress: bool = False,
     feedback: bool = True,
     on_result: Callable[[SubmissionResult], None] | None = None,
+    limits: IntakeLimits | None = None,
 ) -> GradeRun:
     """Grade a folder or LMS zip of submissions; write results.json, grades.csv, feedback,
-    summary.md.
+    summary.md. ``limits``: how much of the submissions is read (intake's defaults).
 
     Raises
     ------
@@ -84,7 +85,7 @@ def grade_path(
         )
     if sandbox:
         resolve_sandbox(True)  # refuse early, before anything is written
-    raws = read_submissions(submissions, assignment=assignment, layout=layout)
+    raws = read_submissions(submissions, assignment=assignment, layout=layout, limits=limits)
     source_notebooks = {
         a: sorted(p.stem for p in (course.NOTEBOOKS_DIR / a).glob("*.ipynb")) for a in known
     }

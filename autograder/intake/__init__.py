@@ -1,18 +1,29 @@
-"""Intake: a class's submissions read from a folder or a zip (:mod:`.read`), told apart by
-layout — nbgrader's, Canvas's, Moodle's — and grouped per student (:mod:`.layouts`), then
-each student's files matched to the assignment's notebooks and checked (:mod:`.prepare`)."""
+"""Intake: a class's submissions read from a folder or a zip within limits (:mod:`.read`,
+with a zip's raw table of contents checked first by :mod:`.ziptoc`), told apart by layout —
+nbgrader's, Canvas's, Moodle's — and grouped per student (:mod:`.layouts`), then each
+student's files matched to the assignment's notebooks and checked (:mod:`.prepare`)."""
 
 from autograder.intake.layouts import LAYOUTS, detect_layout, read_submissions
-from autograder.intake.prepare import check_notebook, guess_assignment, prepare
-from autograder.intake.read import MAX_FILE_BYTES, read_files
+from autograder.intake.prepare import check_notebook, guess_assignment, prepare, upload_order
+from autograder.intake.read import (
+    MAX_FILE_BYTES,
+    FileEntry,
+    IntakeLimits,
+    read_capped,
+    read_files,
+)
 
 __all__ = [
     "LAYOUTS",
     "MAX_FILE_BYTES",
+    "FileEntry",
+    "IntakeLimits",
     "check_notebook",
     "detect_layout",
     "guess_assignment",
     "prepare",
+    "read_capped",
     "read_files",
     "read_submissions",
+    "upload_order",
 ]

@@ -8,8 +8,9 @@ Three layouts are understood (``--lms auto`` picks the first that matches):
 - **Canvas** ("Download Submissions" zip, one file per student and file):
   ``<lastfirst>_[LATE_]<user id>_<submission id>_<original file name>``, e.g.
   ``doejane_LATE_12345_678901_01_hyperplanes-1.ipynb``; the student id is Canvas's numeric
-  *user id* (the first number), and Canvas's "-1", "-2" suffix on resubmitted files is
-  recognised as a renamed file.
+  *user id* (the first number); Canvas's "-1", "-2" suffix on re-uploaded files marks a
+  later upload (:mod:`autograder.intake.prepare` grades the latest), and of two files with
+  the same name the one with the higher Canvas file id (the second number) is kept.
 - **Moodle** ("Download all submissions" zip): a folder per student
   ``<Full Name>_<participant id>_assignsubmission_file_/<original file name>`` (or, in
   older Moodle versions, the same prefix on flat file names); the student id is Moodle's
@@ -25,9 +26,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
+from typing import TypeVar
 
-from autograder.intake.read import MAX_FILE_BYTES, read_files
+from autograder.intake.read import FileEntry, IntakeLimits, read_files
 from autograder.models import RawSubmission, SubmissionsError
+
+_V = TypeVar("_V")
 
 CANVAS_REGEXP = (
     r"^(?:.*/)?(?P<last_first>[^/_]+)_(?:(?P<late>LATE)_)?(?P<student_id>\d+)_(?P<submission_id>\d+)_"
@@ -38,6 +42,8 @@ MOODLE_REGEXP = (
     r"/?(?P<file_id>.+)$"
 )
 LAYOUTS = ("auto", "nbgrader", "canvas", "moodle")
+#: Notes on a student's files beyond this many are summarised in one flag.
+MAX_FILE_NOTES = 5
 
 
 def read_submissions(
@@ -45,6 +51,7 @@ def read_submissions(
     *,
     assignment: str | None = None,
     layout: str = "auto",
+    limits: IntakeLimits | None = None,
 ) -> list[RawSubmission]:
     """Read every student's files from a folder or zip.
 
@@ -56,11 +63,18 @@ def read_submissions(
         The assignment of an LMS zip (LMS names do not carry it; guessed from the notebook
         names when omitted). For the nbgrader layout, only this assignment is read.
     layout : {"auto", "nbgrader", "canvas", "moodle"}
+    limits : IntakeLimits, optional
+        How much is read (default: :class:`IntakeLimits`'s defaults).
+
+    Raises
+    ------
+    SubmissionsError
+        The submissions cannot be read, follow no layout, or are over a limit.
     """
     path = Path(path)
     if layout not in LAYOUTS:
         raise SubmissionsError(f"unknown layout {layout!r}; choose from {', '.join(LAYOUTS)}")
-    files = read_files(path)
+    files = read_files(path, limits)
     if layout == "auto":
         layout, files = detect_layout(files)
     if layout == "nbgrader":
@@ -68,7 +82,7 @@ def read_submissions(
     return _group_lms(files, layout, assignment)
 
 
-def _strip_common_folder(files: Mapping[str, bytes | None]) -> dict[str, bytes | None] | None:
+def _strip_common_folder(files: Mapping[str, _V]) -> dict[str, _V] | None:
     """The same files without their one common top folder (None if there is none)."""
     heads = {PurePosixPath(k).parts[0] for k in files}
     if len(heads) != 1 or any(len(PurePosixPath(k).parts) < 2 for k in files):
@@ -76,7 +90,7 @@ def _strip_common_folder(files: Mapping[str, bytes | None]) -> dict[str, bytes |
     return {str(PurePosixPath(*PurePosixPath(k).parts[1:])): v for k, v in files.items()}
 
 
-def _collect(files: Mapping[str, bytes | None], regexp: str) -> dict[str, dict] | None:
+def _collect(files: Mapping[str, object], regexp: str) -> dict[str, dict] | None:
     """Apply nbgrader's FileNameCollectorPlugin to every name; None if any name fails."""
     from nbgrader.plugins.zipcollect import FileNameCollectorPlugin
 
@@ -92,7 +106,7 @@ def _collect(files: Mapping[str, bytes | None], regexp: str) -> dict[str, dict] 
     return matched
 
 
-def _layout_of(files: Mapping[str, bytes | None]) -> str | None:
+def _layout_of(files: Mapping[str, object]) -> str | None:
     if all(re.match(MOODLE_REGEXP, name) for name in files):
         return "moodle"
     if all(re.match(CANVAS_REGEXP, name) for name in files):
@@ -102,12 +116,12 @@ def _layout_of(files: Mapping[str, bytes | None]) -> str | None:
     return None
 
 
-def detect_layout(files: Mapping[str, bytes | None]) -> tuple[str, dict[str, bytes | None]]:
+def detect_layout(files: Mapping[str, _V]) -> tuple[str, dict[str, _V]]:
     """Which layout the file names follow ("moodle", "canvas" or "nbgrader"), and the files
     with any wrapping folders removed (zips made by hand often add one)."""
     if not files:
         raise SubmissionsError("no files found in the submissions")
-    current: dict[str, bytes | None] | None = dict(files)
+    current: dict[str, _V] | None = dict(files)
     while current:
         layout = _layout_of(current)
         stripped = _strip_common_folder(current)
@@ -126,8 +140,19 @@ def detect_layout(files: Mapping[str, bytes | None]) -> tuple[str, dict[str, byt
     )
 
 
+def _note_flags(notes: list[tuple[str, str]]) -> list[str]:
+    """Flags for notes on a student's files: one each, or the first few and a count."""
+    flags = [f"file {name!r} {note}" for name, note in notes[:MAX_FILE_NOTES]]
+    if len(notes) > MAX_FILE_NOTES:
+        flags[MAX_FILE_NOTES - 1 :] = [
+            f"{len(notes) - MAX_FILE_NOTES + 1:,} more files skipped or flagged when read "
+            f"(e.g. {notes[MAX_FILE_NOTES - 1][0]!r} {notes[MAX_FILE_NOTES - 1][1]})"
+        ]
+    return flags
+
+
 def _group_lms(
-    files: Mapping[str, bytes | None], layout: str, assignment: str | None
+    files: Mapping[str, FileEntry], layout: str, assignment: str | None
 ) -> list[RawSubmission]:
     """The files of a Canvas or Moodle zip grouped by the LMS's student id."""
     regexp = CANVAS_REGEXP if layout == "canvas" else MOODLE_REGEXP
@@ -139,6 +164,8 @@ def _group_lms(
         bad = [n for n in files if not re.match(regexp, n)][:3]
         raise SubmissionsError(f"file names do not follow the {layout} pattern, e.g. {bad}")
     by_student: dict[str, RawSubmission] = {}
+    notes: dict[str, list[tuple[str, str]]] = {}
+    upload_ids: dict[tuple[str, str], int] = {}
     for name, groups in matched.items():
         student = groups["student_id"]
         sub = by_student.setdefault(student, RawSubmission(student, assignment))
@@ -148,34 +175,40 @@ def _group_lms(
             flag = "marked late by the LMS"
             if flag not in sub.flags:
                 sub.flags.append(flag)
-        content = files[name]
+        entry = files[name]
         file_id = groups["file_id"]
-        if content is None:
-            sub.flags.append(f"file {file_id!r} is larger than {MAX_FILE_BYTES} bytes, ignored")
+        notes.setdefault(student, []).extend((file_id, note) for note in entry.notes)
+        if entry.content is None:
             continue
+        upload = int(groups.get("submission_id") or 0)
         if file_id in sub.files:
-            sub.flags.append(f"file {file_id!r} handed in more than once; the last copy is used")
-        sub.files[file_id] = content
+            sub.flags.append(
+                f"file {file_id!r} handed in more than once; the latest upload is used"
+            )
+            if upload < upload_ids[(student, file_id)]:
+                continue
+        upload_ids[(student, file_id)] = upload
+        sub.files[file_id] = entry.content
+    for student, sub in by_student.items():
+        sub.flags.extend(_note_flags(notes.get(student, [])))
     return [by_student[s] for s in sorted(by_student)]
 
 
-def _group_nbgrader(
-    files: Mapping[str, bytes | None], assignment: str | None
-) -> list[RawSubmission]:
+def _group_nbgrader(files: Mapping[str, FileEntry], assignment: str | None) -> list[RawSubmission]:
     """The files of nbgrader's layout grouped by (assignment, student) folder."""
     grouped: dict[tuple[str, str], RawSubmission] = {}
-    for name, content in files.items():
+    notes: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for name, entry in files.items():
         parts = PurePosixPath(name).parts
         student, assignment_name, rel = parts[0], parts[1], str(PurePosixPath(*parts[2:]))
         if assignment is not None and assignment_name != assignment:
             continue
-        sub = grouped.setdefault(
-            (assignment_name, student), RawSubmission(student, assignment_name)
-        )
-        if content is None:
-            sub.flags.append(f"file {rel!r} is larger than {MAX_FILE_BYTES} bytes, ignored")
+        key = (assignment_name, student)
+        sub = grouped.setdefault(key, RawSubmission(student, assignment_name))
+        notes.setdefault(key, []).extend((rel, note) for note in entry.notes)
+        if entry.content is None or rel == "timestamp.txt":
             continue
-        if rel == "timestamp.txt":
-            continue
-        sub.files[rel] = content
+        sub.files[rel] = entry.content
+    for key, sub in grouped.items():
+        sub.flags.extend(_note_flags(notes[key]))
     return [grouped[k] for k in sorted(grouped)]

@@ -1,11 +1,15 @@
 """Preparing a student's submission for grading: its files matched to the assignment's
 notebooks, each notebook checked, and what is off flagged.
 
-An exact file name is used as is; a renamed copy ("01_hyperplanes (1).ipynb", "Copy of
-01_hyperplanes.ipynb", "01_Hyperplanes-2.ipynb", or the only notebook handed in) is graded
-under its proper name and flagged; a missing, corrupt or unreadable notebook scores 0 and is
-flagged; other files are ignored and flagged (a student's ``numpy.py`` must not shadow a
-library in the grader).
+Of the copies of a notebook (the exact file name, and renamed ones: "01_hyperplanes
+(1).ipynb", "Copy of 01_hyperplanes.ipynb", "01_Hyperplanes_v2.ipynb", Canvas's re-uploads
+"01_hyperplanes-1.ipynb", "01_hyperplanes-2.ipynb"; or the only notebook handed in) the
+latest version is graded: the highest number ("-10" after "-9"; the unnumbered file is the
+first upload, and of two copies with the same number the exact name wins). It is graded under
+its proper name; a renamed one and the older ones are flagged. A missing, corrupt or
+unreadable notebook scores 0 and is flagged; other files are ignored and flagged, in one
+summarising flag when there are many (a student's ``numpy.py`` must not shadow a library in
+the grader).
 """
 
 from __future__ import annotations
@@ -17,6 +21,22 @@ from pathlib import PurePosixPath
 import nbformat
 
 from autograder.models import PreparedSubmission, RawSubmission
+
+#: Extra files beyond this many are flagged in one summarising flag.
+MAX_EXTRA_FLAGS = 5
+
+_VERSION = re.compile(r"(?:-(\d+)|[ _-]?\((\d+)\)|_v(\d+)|[ _-]copy(\d*))$", re.IGNORECASE)
+
+
+def upload_order(name: str, wanted: str) -> tuple[int, bool, str]:
+    """Sort key of the copies of notebook ``wanted`` ("<name>.ipynb"): the copy's version
+    number ("x-2", "x (2)", "x_v2", "x copy2"; 0 for none), then the exact name first."""
+    match = _VERSION.search(PurePosixPath(name).stem)
+    number = 0
+    if match:
+        digits = next((g for g in match.groups() if g is not None), "")
+        number = int(digits) if digits else 1
+    return number, name == wanted, name
 
 
 def _normalise(stem: str) -> str:
@@ -71,38 +91,42 @@ def prepare(raw: RawSubmission, assignment: str, notebooks: list[str]) -> Prepar
         The assignment's notebook names (without ".ipynb").
     """
     prepared = PreparedSubmission(raw.student, assignment, flags=list(raw.flags))
-    available = {name: content for name, content in raw.files.items()}
+    available = dict(raw.files)
     ipynbs = [n for n in available if n.endswith(".ipynb")]
     used: set[str] = set()
     for notebook in notebooks:
         wanted = f"{notebook}.ipynb"
-        chosen = wanted if wanted in available else None
-        if chosen is None:
-            candidates = [
-                n
-                for n in ipynbs
-                if n not in used and _normalise(PurePosixPath(n).stem) == _normalise(notebook)
-            ]
-            if not candidates and len(notebooks) == 1:
-                candidates = [n for n in ipynbs if n not in used]
-            if len(candidates) >= 1:
-                chosen = sorted(candidates)[-1]
-                prepared.flags.append(f"{chosen!r} was graded as {wanted!r} (renamed file)")
-                if len(candidates) > 1:
-                    others = ", ".join(repr(c) for c in sorted(candidates)[:-1])
-                    prepared.flags.append(f"several copies of {wanted!r}; ignored {others}")
-                    used.update(candidates)
-        if chosen is None:
+        candidates = [
+            n
+            for n in ipynbs
+            if n not in used
+            and (n == wanted or _normalise(PurePosixPath(n).stem) == _normalise(notebook))
+        ]
+        if not candidates and len(notebooks) == 1:
+            candidates = [n for n in ipynbs if n not in used]
+        if not candidates:
             prepared.missing.append(notebook)
             prepared.flags.append(f"notebook {wanted!r} is missing (scored 0)")
             continue
-        used.add(chosen)
+        ordered = sorted(candidates, key=lambda n: upload_order(n, wanted))
+        chosen = ordered[-1]
+        used.update(candidates)
+        if chosen != wanted:
+            prepared.flags.append(f"{chosen!r} was graded as {wanted!r} (renamed file)")
+        latest = upload_order(chosen, wanted)[0]
+        for other in ordered[:-1]:
+            kind = "older upload" if upload_order(other, wanted)[0] < latest else "other copy"
+            prepared.flags.append(f"{kind} {other!r} ignored (graded the latest, {chosen!r})")
         problem = check_notebook(available[chosen])
         if problem:
             prepared.missing.append(notebook)
             prepared.flags.append(f"notebook {wanted!r} is corrupt: {problem} (scored 0)")
             continue
         prepared.notebooks[wanted] = available[chosen]
-    for name in sorted(set(available) - used):
-        prepared.flags.append(f"extra file {name!r} ignored")
+    extra = sorted(set(available) - used)
+    if len(extra) > MAX_EXTRA_FLAGS:
+        first = ", ".join(repr(name) for name in extra[:3])
+        prepared.flags.append(f"extra files ignored: {len(extra):,} (first: {first}, ...)")
+    else:
+        prepared.flags.extend(f"extra file {name!r} ignored" for name in extra)
     return prepared
