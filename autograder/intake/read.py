@@ -41,7 +41,10 @@ CHUNK_BYTES = MIB
 _IGNORED_PARTS = {"__MACOSX", ".ipynb_checkpoints", ".DS_Store"}
 _READABLE_METHODS = {zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED}
 _METHOD_NAMES = {zipfile.ZIP_BZIP2: "bzip2", zipfile.ZIP_LZMA: "LZMA", 9: "deflate64"}
-_NOT_UTF8 = "has a name that is not valid UTF-8 (read as cp437)"
+
+
+def _not_utf8(name: str) -> str:
+    return f"comes under a name that is not valid UTF-8, read as cp437: {name!r}"
 
 
 @dataclass(frozen=True)
@@ -176,7 +179,7 @@ def _read_tree(root: Path, limits: IntakeLimits) -> dict[str, FileEntry]:
         rel, not_utf8 = _decoded(path.relative_to(root).as_posix())
         if _is_ignored(PurePosixPath(rel)):
             continue
-        entry = FileEntry(None, [_NOT_UTF8] if not_utf8 else [])
+        entry = FileEntry(None, [_not_utf8(rel)] if not_utf8 else [])
         size = path.stat().st_size
         if size > limits.max_file_bytes:
             entry.notes.append(_oversized(size, limits))
@@ -297,5 +300,5 @@ def _read_zip(path: Path, limits: IntakeLimits) -> dict[str, FileEntry]:
                 total += len(content or b"")
                 if total > limits.max_total_bytes:
                     raise _too_much(path.name, total, limits)
-                files[rel] = FileEntry(content, ([_NOT_UTF8] if not_utf8 else []) + notes)
+                files[rel] = FileEntry(content, ([_not_utf8(rel)] if not_utf8 else []) + notes)
     return files

@@ -129,3 +129,19 @@ def test_zip_member_names_cannot_escape(tmp_path):
 def test_unreadable_submissions_raise_one_clear_error(tmp_path, make, message):
     with pytest.raises(SubmissionsError, match=message):
         read_submissions(make(tmp_path))
+
+
+def test_canvas_same_file_twice_keeps_the_later_upload(tmp_path):
+    later = NB + b" "
+    archive = _zip(
+        tmp_path / "c.zip",
+        {
+            "doejane_12345_700002_01_hyperplanes.ipynb": later,
+            "doejane_12345_700001_01_hyperplanes.ipynb": NB,
+        },
+    )
+    (raw,) = read_submissions(archive, assignment="01_hyperplanes")
+    assert raw.files == {"01_hyperplanes.ipynb": later}
+    assert raw.flags == [
+        "file '01_hyperplanes.ipynb' handed in more than once; the latest upload is used"
+    ]
