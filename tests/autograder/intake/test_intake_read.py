@@ -19,17 +19,12 @@ from nbformat.v4 import new_code_cell, new_notebook
 from autograder.intake import IntakeLimits, prepare, read_capped, read_files, read_submissions
 from autograder.models import RawSubmission, SubmissionsError
 from autograder.notebook import notebook_bytes
+from benchmarks.intake_bomb import declare_size
+from tests.autograder.intake.zips import write_zip, write_zip_with_invalid_utf8_names
 
 MIB = 1024 * 1024
 NB = notebook_bytes(new_notebook(cells=[new_code_cell("x = 1")]))
 A = "01_hyperplanes"
-
-
-def _zip(path, members: dict[str, bytes], method: int = zipfile.ZIP_DEFLATED):
-    with zipfile.ZipFile(path, "w", compression=method) as archive:
-        for name, content in members.items():
-            archive.writestr(name, content)
-    return path
 
 
 def _canvas(user: int, file: str, upload: int = 9000) -> str:
@@ -41,7 +36,7 @@ def _flags(raws, student: str) -> list[str]:
 
 
 def test_an_archive_over_the_entry_count_is_refused_before_reading(tmp_path):
-    archive = _zip(tmp_path / "c.zip", {_canvas(i, f"{A}.ipynb"): NB for i in range(1, 6)})
+    archive = write_zip(tmp_path / "c.zip", {_canvas(i, f"{A}.ipynb"): NB for i in range(1, 6)})
     with pytest.raises(SubmissionsError, match=r"5 entries, over the limit of 4 \(--max-files\)"):
         read_files(archive, IntakeLimits(max_files=4))
     assert len(read_files(archive, IntakeLimits(max_files=5))) == 5
@@ -61,13 +56,13 @@ def test_a_folder_over_the_entry_count_or_total_is_refused(tmp_path):
 
 def test_an_archive_over_the_total_is_refused(tmp_path):
     members = {_canvas(i, f"{A}.ipynb"): os.urandom(300_000) for i in range(1, 5)}
-    archive = _zip(tmp_path / "c.zip", members)
+    archive = write_zip(tmp_path / "c.zip", members)
     with pytest.raises(SubmissionsError, match=r"add up to more than 1 MiB .*--max-total-mb"):
         read_files(archive, IntakeLimits(max_total_bytes=MIB))
 
 
 def test_oversized_and_over_ratio_entries_are_skipped_and_flag_their_student_only(tmp_path):
-    archive = _zip(
+    archive = write_zip(
         tmp_path / "c.zip",
         {
             _canvas(1, f"{A}.ipynb"): NB,
@@ -91,24 +86,10 @@ def test_oversized_and_over_ratio_entries_are_skipped_and_flag_their_student_onl
     assert prepared.missing == [A] and any("missing" in f for f in prepared.flags)
 
 
-def _patch_declared_size(path, name: str, declared: int) -> None:
-    """Make the local header and the central directory of member ``name`` lie about its
-    uncompressed size."""
-    data = bytearray(path.read_bytes())
-    encoded = name.encode()
-    for signature, size_at, name_at in ((b"PK\x03\x04", 22, 30), (b"PK\x01\x02", 24, 46)):
-        at = data.find(signature)
-        while at >= 0 and data[at + name_at : at + name_at + len(encoded)] != encoded:
-            at = data.find(signature, at + 1)
-        assert at >= 0, f"no {signature!r} header for {name}"
-        data[at + size_at : at + size_at + 4] = declared.to_bytes(4, "little")
-    path.write_bytes(bytes(data))
-
-
 def test_a_member_lying_about_its_size_is_not_trusted(tmp_path):
     liar = _canvas(2, f"{A}.ipynb")
-    archive = _zip(tmp_path / "c.zip", {_canvas(1, f"{A}.ipynb"): NB, liar: bytes(4 * MIB)})
-    _patch_declared_size(archive, liar, 1000)  # 4 MiB of zeros declared as 1,000 bytes
+    archive = write_zip(tmp_path / "c.zip", {_canvas(1, f"{A}.ipynb"): NB, liar: bytes(4 * MIB)})
+    declare_size(archive, liar, 1000)  # 4 MiB of zeros declared as 1,000 bytes
     with zipfile.ZipFile(archive) as check:
         assert check.getinfo(liar).file_size == 1000  # the lie is what zipfile sees
     raws = read_submissions(archive, assignment=A)
@@ -135,7 +116,8 @@ def test_read_capped_stops_at_the_cap_whatever_the_stream_claims():
 
 
 def test_bzip2_members_are_skipped_not_unpacked(tmp_path):
-    archive = _zip(tmp_path / "c.zip", {_canvas(1, f"{A}.ipynb"): NB}, zipfile.ZIP_BZIP2)
+    members = {_canvas(1, f"{A}.ipynb"): NB}
+    archive = write_zip(tmp_path / "c.zip", members, method=zipfile.ZIP_BZIP2)
     (raw,) = read_submissions(archive, assignment=A)
     assert raw.files == {}
     assert raw.flags == [
@@ -144,18 +126,8 @@ def test_bzip2_members_are_skipped_not_unpacked(tmp_path):
     ]
 
 
-def _zip_with_invalid_utf8_names(path, members: dict[str, bytes]):
-    """A zip whose names marked "é" get two bytes that are not UTF-8 (0xFF 0xFE) while the
-    entry keeps its UTF-8 flag (bit 11), in the local header and the central directory."""
-    _zip(path, members)
-    data = path.read_bytes()
-    assert data.count("é".encode()) == 2 * sum("é" in n for n in members)
-    path.write_bytes(data.replace("é".encode(), b"\xff\xfe"))
-    return path
-
-
 def test_a_zip_name_flagged_utf8_that_is_not_is_read_as_cp437_and_flagged(tmp_path):
-    archive = _zip_with_invalid_utf8_names(
+    archive = write_zip_with_invalid_utf8_names(
         tmp_path / "c.zip",
         {
             _canvas(1, f"{A}.ipynb"): NB,
@@ -179,7 +151,8 @@ def test_a_zip_name_flagged_utf8_that_is_not_is_read_as_cp437_and_flagged(tmp_pa
 
 
 def test_utf8_names_without_the_flag_are_read_as_utf8(tmp_path):
-    archive = _zip(tmp_path / "c.zip", {_canvas(1, f"{A}.ipynb"): NB, _canvas(1, "ü.txt"): b""})
+    members = {_canvas(1, f"{A}.ipynb"): NB, _canvas(1, "ü.txt"): b""}
+    archive = write_zip(tmp_path / "c.zip", members)
     data = bytearray(archive.read_bytes())  # clear the UTF-8 flag the writer set on "ü"
     local = data.rfind(b"PK\x03\x04", 0, data.find("ü".encode()))
     central = data.rfind(b"PK\x01\x02", 0, data.rfind("ü".encode()))
@@ -214,7 +187,7 @@ def test_a_folder_name_that_is_not_utf8_is_read_and_flagged(tmp_path):
 def test_many_notes_on_one_student_are_summarised(tmp_path):
     members = {_canvas(1, f"{A}.ipynb"): NB}
     members |= {_canvas(2, f"junk{i:04d}.bin"): bytes(2 * MIB) for i in range(40)}
-    raws = read_submissions(_zip(tmp_path / "c.zip", members), assignment=A)
+    raws = read_submissions(write_zip(tmp_path / "c.zip", members), assignment=A)
     assert raws[0].flags == []
     flags = raws[1].flags
     assert len(flags) == 5
