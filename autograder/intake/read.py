@@ -27,7 +27,9 @@ read as cp437 and flagged, never an error.
 from __future__ import annotations
 
 import os
+import struct
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
@@ -175,23 +177,27 @@ def _read_tree(root: Path, limits: IntakeLimits) -> dict[str, FileEntry]:
             continue
         count += 1
         if count > limits.max_files:
-            raise _too_many(root.name or "the folder", count, limits)
+            raise SubmissionsError(
+                f"{root.name or 'the folder'} holds more than {limits.max_files:,} files "
+                "(--max-files): not read"
+            )
         rel, not_utf8 = _decoded(path.relative_to(root).as_posix())
         if _is_ignored(PurePosixPath(rel)):
             continue
         entry = FileEntry(None, [_not_utf8(rel)] if not_utf8 else [])
-        size = path.stat().st_size
-        if size > limits.max_file_bytes:
-            entry.notes.append(_oversized(size, limits))
-        else:
-            with path.open("rb") as fh:
-                entry.content = read_capped(fh, limits.max_file_bytes)
-            if entry.content is None:
-                entry.notes.append(_oversized(limits.max_file_bytes + 1, limits))
-            else:
-                total += len(entry.content)
-                if total > limits.max_total_bytes:
-                    raise _too_much(root.name or "the folder", total, limits)
+        try:
+            size = path.stat().st_size
+            if size <= limits.max_file_bytes:
+                with path.open("rb") as fh:
+                    entry.content = read_capped(fh, limits.max_file_bytes)
+        except OSError as exc:
+            size, entry.content = 0, b""
+            entry.notes.append(f"could not be read ({exc.strerror or exc}): read as an empty file")
+        if entry.content is None:  # too big, or grew too big while read
+            entry.notes.append(_oversized(max(size, limits.max_file_bytes + 1), limits))
+        total += len(entry.content or b"")
+        if total > limits.max_total_bytes:
+            raise _too_much(root.name or "the folder", total, limits)
         files[rel] = entry
     return files
 
@@ -219,6 +225,8 @@ def _open_zip(raw: BinaryIO, name: str, limits: IntakeLimits) -> tuple[zipfile.Z
             return archive, {n.decode("cp437") for n in names}
     except (zipfile.BadZipFile, OSError, UnicodeDecodeError, NotImplementedError) as exc:
         raise SubmissionsError(f"{name} is not a readable zip file ({exc})") from exc
+    except (struct.error, ValueError, EOFError) as exc:
+        raise SubmissionsError(f"{name} is not a readable zip file ({exc!r})") from exc
 
 
 def _member_name(info: zipfile.ZipInfo) -> str:
@@ -261,7 +269,7 @@ def _read_member(
     try:
         with archive.open(info) as stream:
             content = read_capped(stream, limits.max_file_bytes)
-    except (zipfile.BadZipFile, OSError, RuntimeError, ValueError, NotImplementedError) as exc:
+    except (zipfile.BadZipFile, OSError, RuntimeError, ValueError, EOFError, zlib.error) as exc:
         reason = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
         return b"", [f"could not be read from the zip ({reason}): read as an empty file"]
     if content is None:

@@ -203,3 +203,16 @@ def test_many_extra_files_are_one_flag():
     ]
     few = prepare(RawSubmission("1", A, files={f"{A}.ipynb": NB, "a.py": b""}), A, [A])
     assert few.flags == ["extra file 'a.py' ignored"]
+
+
+def test_a_folder_file_over_the_limit_is_skipped_and_flagged(tmp_path):
+    for student, content in (("alice", NB), ("bob", NB + bytes(MIB))):
+        folder = tmp_path / "class" / student / A
+        folder.mkdir(parents=True)
+        (folder / f"{A}.ipynb").write_bytes(content)
+    alice, bob = read_submissions(tmp_path / "class", limits=IntakeLimits(max_file_bytes=MIB))
+    assert alice.files == {f"{A}.ipynb": NB} and alice.flags == []
+    assert bob.files == {}
+    assert bob.flags == [
+        f"file '{A}.ipynb' is 1.0 MiB, over the 1 MiB limit for one file (--max-file-mb): skipped"
+    ]
