@@ -166,6 +166,7 @@ def _group_lms(
     by_student: dict[str, RawSubmission] = {}
     notes: dict[str, list[tuple[str, str]]] = {}
     upload_ids: dict[tuple[str, str], int] = {}
+    repeated: set[tuple[str, str]] = set()
     for name, groups in matched.items():
         student = groups["student_id"]
         sub = by_student.setdefault(student, RawSubmission(student, assignment))
@@ -182,9 +183,10 @@ def _group_lms(
             continue
         upload = int(groups.get("submission_id") or 0)
         if file_id in sub.files:
-            sub.flags.append(
-                f"file {file_id!r} handed in more than once; the latest upload is used"
-            )
+            flag = f"file {file_id!r} handed in more than once; the latest upload is used"
+            if (student, file_id) not in repeated:
+                repeated.add((student, file_id))
+                sub.flags.append(flag)
             if upload < upload_ids[(student, file_id)]:
                 continue
         upload_ids[(student, file_id)] = upload

@@ -138,6 +138,7 @@ def test_canvas_same_file_twice_keeps_the_later_upload(tmp_path):
         {
             "doejane_12345_700002_01_hyperplanes.ipynb": later,
             "doejane_12345_700001_01_hyperplanes.ipynb": NB,
+            "doejane_12345_700000_01_hyperplanes.ipynb": NB,
         },
     )
     (raw,) = read_submissions(archive, assignment="01_hyperplanes")
