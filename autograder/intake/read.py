@@ -159,13 +159,16 @@ def _is_ignored(path: PurePosixPath) -> bool:
 
 
 def _decoded(name: str) -> tuple[str, bool]:
-    """A file name from disk as text that can be written anywhere (and whether it was
-    not UTF-8: its bytes are then read as cp437)."""
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return os.fsencode(name).decode("cp437"), True
-    return name, False
+    """A relative path from disk as text that can be written anywhere, and whether a part
+    of it was not UTF-8 (that part's bytes are then read as cp437)."""
+    parts, changed = [], False
+    for part in name.split("/"):
+        try:
+            part.encode("utf-8")
+        except UnicodeEncodeError:
+            part, changed = os.fsencode(part).decode("cp437"), True
+        parts.append(part)
+    return "/".join(parts), changed
 
 
 def _read_tree(root: Path, limits: IntakeLimits) -> dict[str, FileEntry]:
