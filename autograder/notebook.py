@@ -128,6 +128,9 @@ def redact_hidden_source(source: str, note: str) -> tuple[str, bool]:
 # --------------------------------------------------------------------------- grade ids
 
 
+_GRADED_KINDS = ("grade", "solution", "task")
+
+
 def cell_kind(meta: Mapping) -> str:
     """What nbgrader makes of a cell with this ``nbgrader`` metadata, in words."""
     grade, solution, task = (bool(meta.get(k)) for k in ("grade", "solution", "task"))
@@ -147,8 +150,9 @@ def graded_ids(nb: NotebookNode | Mapping) -> set[str]:
     out = set()
     for cell in nb.get("cells", []):
         meta = _nbgrader_meta(cell)
-        if meta.get("grade_id") and any(meta.get(k) for k in ("grade", "solution", "task")):
-            out.add(str(meta["grade_id"]))
+        name = meta.get("grade_id")
+        if isinstance(name, str) and name and any(meta.get(k) for k in _GRADED_KINDS):
+            out.add(name)
     return out
 
 
@@ -161,8 +165,8 @@ def carried_ids(content: bytes | NotebookNode | Mapping) -> set[str]:
         except ValueError:
             return set()
     cells = content.get("cells", []) if isinstance(content, Mapping) else []
-    ids = {_nbgrader_meta(c).get("grade_id") for c in cells if isinstance(c, Mapping)}
-    return {str(i) for i in ids if i and isinstance(i, str)}
+    ids = [_nbgrader_meta(c).get("grade_id") for c in cells if isinstance(c, Mapping)]
+    return {i for i in ids if isinstance(i, str) and i}
 
 
 def folder_graded_ids(folder: Path) -> set[str]:
