@@ -197,7 +197,7 @@ def _metadata_changes(cell: NotebookNode, expected: dict[str, Any]) -> list[tupl
         out.append(("type", f"cell {name} changed type from {was} to {cell.cell_type}"))
     if cell_kind(meta) != cell_kind(want):
         out.append(("kind", f"{name} ({cell_kind(want)} -> {cell_kind(meta)})"))
-    if _is_graded(want) or meta.get("grade") or meta.get("task"):
+    if any(bool(d.get(k)) for d in (want, meta) for k in ("grade", "task")):  # points count
         if _points(meta.get("points")) != want["points"]:
             got = repr(meta["points"]) if "points" in meta else "removed"
             out.append(("points", f"{name} ({want['points']:g} -> {got})"))
