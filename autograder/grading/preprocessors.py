@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 import re
+import reprlib
 import sys
 import sysconfig
 from collections import Counter
@@ -142,7 +143,9 @@ class RecordSubmissionFlags(NbGraderPreprocessor):
                 if not isinstance(meta, dict) or any(
                     meta.get(k) for k in ("grade", "solution", "task", "locked", "points")
                 ):
-                    changes.setdefault("unknown", []).append(name or "(no grade id)")
+                    changes.setdefault("unknown", []).append(
+                        reprlib.repr(meta.get("grade_id")) if name else "(no grade id)"
+                    )
                 continue
             if name in seen:
                 continue  # a duplicate: flagged above, and not graded
@@ -156,7 +159,7 @@ class RecordSubmissionFlags(NbGraderPreprocessor):
                     changes.setdefault(kind, []).append(text)
         for kind, template in _CHANGE_LINES.items():
             if changes.get(kind):
-                add_flag(nb, template.format(cells=", ".join(changes[kind])))
+                add_flag(nb, template.format(cells=_listing(changes[kind])))
         return nb, resources
 
     @staticmethod
@@ -179,6 +182,13 @@ class RecordSubmissionFlags(NbGraderPreprocessor):
                 add_flag(nb, f"answer cell {name} was deleted")
 
 
+def _listing(items: list[str], shown: int = 5) -> str:
+    """At most ``shown`` items, then a count: a flag stays one short line even when a
+    student invented thousands of grade ids."""
+    text = ", ".join(items[:shown])
+    return text + (f" and {len(items) - shown} more" if len(items) > shown else "")
+
+
 def _is_graded(meta: dict) -> bool:
     return bool(meta.get("grade") or meta.get("solution") or meta.get("task"))
 
@@ -199,7 +209,7 @@ def _metadata_changes(cell: NotebookNode, expected: dict[str, Any]) -> list[tupl
         out.append(("kind", f"{name} ({cell_kind(want)} -> {cell_kind(meta)})"))
     if any(bool(d.get(k)) for d in (want, meta) for k in ("grade", "task")):  # points count
         if _points(meta.get("points")) != want["points"]:
-            got = repr(meta["points"]) if "points" in meta else "removed"
+            got = reprlib.repr(meta["points"]) if "points" in meta else "removed"
             out.append(("points", f"{name} ({want['points']:g} -> {got})"))
     if bool(meta.get("locked")) != want["locked"]:
         states = ("unlocked", "locked")
