@@ -16,8 +16,15 @@ from autograder.models import (
     GradeRun,
     GradingError,
     PreparedSubmission,
+    RawSubmission,
     SubmissionResult,
     SubmissionsError,
+)
+from autograder.notebook import (
+    assignment_mismatch,
+    carried_ids,
+    closest_assignment,
+    folder_graded_ids,
 )
 from autograder.release import ensure_released, release_course
 from autograder.report import (
@@ -72,7 +79,9 @@ def grade_path(
     Raises
     ------
     SubmissionsError
-        The submissions cannot be read at all (bad path, unknown layout).
+        The submissions cannot be read at all (bad path, unknown layout), or, with
+        ``assignment`` given, most of them carry none of its graded cells (a wrong
+        ``--assignment``: nothing is graded or written).
     GradingError
         The grader itself cannot run (unknown assignment, sandbox unavailable, database).
     """
@@ -89,10 +98,26 @@ def grade_path(
     source_notebooks = {
         a: sorted(p.stem for p in (course.NOTEBOOKS_DIR / a).glob("*.ipynb")) for a in known
     }
+    # Which assignment the notebooks' grade ids say: an instructor's wrong --assignment is
+    # refused here, before anything is written; a guess from file names yields to it.
+    graded = {a: folder_graded_ids(course.NOTEBOOKS_DIR / a) for a in known}
+    carried = [_carried_ids(raw) for raw in raws]
+    if assignment is not None:
+        mismatch = assignment_mismatch(assignment, carried, graded)
+        if mismatch:
+            raise SubmissionsError(mismatch)
     unmatched: list[str] = []
     assigned = []
-    for raw in raws:
+    for raw, ids in zip(raws, carried, strict=True):
         name = raw.assignment or guess_assignment(raw.files, source_notebooks)
+        by_cells = closest_assignment(ids, graded) if raw.assignment is None else None
+        if by_cells and not ids & graded.get(name or "", set()):
+            if name:
+                raw.flags.append(
+                    f"the file names look like {name}, but the notebooks carry {by_cells}'s "
+                    f"graded cells: graded as {by_cells}"
+                )
+            name = by_cells
         if name is None or name not in known:
             unmatched.append(f"{raw.student}/{raw.assignment or '?'}")
             continue
@@ -164,6 +189,11 @@ def grade_prepared_run(
     text = summary_text(summarise(results), flagged)
     (out_dir / "summary.md").write_text(text, encoding="utf-8")
     return GradeRun(results, out_dir, text, list(unmatched or []))
+
+
+def _carried_ids(raw: RawSubmission) -> set[str]:
+    """Every grade id the notebooks of one student's files carry."""
+    return set().union(*(carried_ids(c) for n, c in raw.files.items() if n.endswith(".ipynb")))
 
 
 # --------------------------------------------------------------------------- demo

@@ -1,5 +1,8 @@
 """What the grader knows of a notebook's cells: nbgrader's cell kinds, the grader's flags in a
-notebook's metadata, the hidden tests of a test cell, and a notebook as .ipynb bytes.
+notebook's metadata, the hidden tests of a test cell, a notebook as .ipynb bytes, and which
+assignment a notebook's grade ids belong to (:func:`assignment_mismatch`,
+:func:`closest_assignment`: the one home of that matching, used before grading and by the
+grading batch).
 
 The hidden-test regions are found one way, with nbgrader's own delimiters and rule
 (``ClearHiddenTests``: a line containing ``BEGIN HIDDEN TESTS`` opens a region, a line
@@ -9,7 +12,10 @@ containing ``END HIDDEN TESTS`` closes it); a region left open runs to the end o
 from __future__ import annotations
 
 import io
+import json
 import warnings
+from collections import Counter
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import nbformat
@@ -117,3 +123,96 @@ def redact_hidden_source(source: str, note: str) -> tuple[str, bool]:
         previous = end
     out.extend(lines[previous:])
     return "\n".join(out), True
+
+
+# --------------------------------------------------------------------------- grade ids
+
+
+_GRADED_KINDS = ("grade", "solution", "task")
+
+
+def cell_kind(meta: Mapping) -> str:
+    """What nbgrader makes of a cell with this ``nbgrader`` metadata, in words."""
+    grade, solution, task = (bool(meta.get(k)) for k in ("grade", "solution", "task"))
+    if task:
+        return "task cell"
+    if grade and solution:
+        return "manually graded answer"
+    if grade:
+        return "test cell"
+    if solution:
+        return "answer cell"
+    return "read-only cell" if meta.get("locked") else "ordinary cell"
+
+
+def graded_ids(nb: NotebookNode | Mapping) -> set[str]:
+    """Grade ids of a notebook's graded cells: nbgrader's grade, solution and task cells."""
+    out = set()
+    for cell in nb.get("cells", []):
+        meta = _nbgrader_meta(cell)
+        name = meta.get("grade_id")
+        if isinstance(name, str) and name and any(meta.get(k) for k in _GRADED_KINDS):
+            out.add(name)
+    return out
+
+
+def carried_ids(content: bytes | NotebookNode | Mapping) -> set[str]:
+    """Every grade id a (submitted) notebook's cells carry, whatever their kind; an
+    unreadable notebook carries none."""
+    if isinstance(content, bytes | str):
+        try:
+            content = json.loads(content)
+        except ValueError:
+            return set()
+    cells = content.get("cells", []) if isinstance(content, Mapping) else []
+    ids = [_nbgrader_meta(c).get("grade_id") for c in cells if isinstance(c, Mapping)]
+    return {i for i in ids if isinstance(i, str) and i}
+
+
+def folder_graded_ids(folder: Path) -> set[str]:
+    """Grade ids of the graded cells of every notebook in an assignment's source folder."""
+    out: set[str] = set()
+    for path in sorted(Path(folder).glob("*.ipynb")):
+        out |= graded_ids(json.loads(path.read_bytes()))
+    return out
+
+
+def closest_assignment(ids: set[str], graded: Mapping[str, set[str]]) -> str | None:
+    """The assignment whose graded cells ``ids`` share most (None if it shares none)."""
+    best, count = None, 0
+    for assignment, names in graded.items():
+        shared = len(ids & names)
+        if shared > count:
+            best, count = assignment, shared
+    return best
+
+
+def assignment_mismatch(
+    assignment: str, submissions: Iterable[set[str]], graded: Mapping[str, set[str]]
+) -> str | None:
+    """Why submissions carrying these grade ids are not ``assignment``'s (None if they are).
+
+    Each item of ``submissions`` is the set of grade ids one student's notebooks carry
+    (:func:`carried_ids`); students with no readable notebook do not count. The batch is
+    refused when MOST students share none of the assignment's graded cells: an instructor's
+    mistake (a wrong ``--assignment``, another course's zip). A single odd notebook is that
+    student's flag, not a refusal.
+    """
+    wanted = graded.get(assignment, set())
+    counted = [ids for ids in submissions if ids]
+    foreign = [ids for ids in counted if not ids & wanted]
+    if not counted or 2 * len(foreign) <= len(counted):
+        return None
+    looks = Counter(closest_assignment(ids, graded) for ids in foreign).most_common(1)[0][0]
+    which = f"look like {looks}" if looks else "match no assignment of this course"
+    share = "none" if len(foreign) == len(counted) else f"{len(foreign)} of {len(counted)}"
+    return (
+        f"these submissions {which}, not {assignment} ({share} of them carry any of "
+        f"{assignment}'s {len(wanted)} graded cells); check --assignment"
+    )
+
+
+def _nbgrader_meta(cell: Mapping) -> Mapping:
+    meta = cell.get("metadata", {}) if isinstance(cell, Mapping) else {}
+    nbg = meta.get("nbgrader", {}) if isinstance(meta, Mapping) else {}
+    return nbg if isinstance(nbg, Mapping) else {}

@@ -3,20 +3,29 @@ processes (:mod:`autograder.grading.pool`, one submission per task,
 :mod:`autograder.grading.task` in the worker), results read back from the gradebook, and
 the ledger (:mod:`autograder.grading.ledger`) that lets an interrupted run resume.
 
+A notebook that carries none of its assignment's graded cells (another course's, another
+assignment's) is not graded: it scores 0 with one flag. A submission nbgrader could not
+grade is flagged with the real exception, and its full log is written to
+``<course>/logs/<assignment>/<student>.log`` (named in the flag).
+
 Also whether the sandbox can run (:func:`sandbox_status`, :func:`resolve_sandbox`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import re
 from collections.abc import Callable, Iterable, Iterator
+from pathlib import PurePosixPath
 from typing import Any
 
 from autograder.course import Course
 from autograder.grading.ledger import LEDGER_VERSION, Ledger
 from autograder.grading.pool import Task, WorkerPool, WorkerPoolBroken
-from autograder.grading.task import autograde_task, worker_init
+from autograder.grading.task import autograde_task, failure_cause, worker_init
 from autograder.models import GradingError, PreparedSubmission, SandboxUnavailable, SubmissionResult
+from autograder.notebook import carried_ids
 
 #: Generous outer wall-clock bound for grading one submission (the sandbox has tighter ones).
 SUBMISSION_TIMEOUT = 900.0
@@ -90,6 +99,7 @@ def run_autograde_batch(
                 value = dict(outcome.value)
             else:
                 value = {"success": False, "error": outcome.error, "log": "", "flags": []}
+                value["cause"] = failure_cause(outcome.error)
                 value["feedback"] = False
             value["seconds"] = outcome.seconds
             yield assignment, student, value
@@ -137,11 +147,14 @@ def grade_prepared(
             on_result(result)
 
     pending: list[SubmissionResult] = []
+    graded_ids: dict[str, dict[str, set[str]]] = {}
     for sub in prepared:
         key = (sub.assignment, sub.student)
         if sub.assignment not in salts:
             salts[sub.assignment] = grading_salt(course, sub.assignment, sandbox)
+            graded_ids[sub.assignment] = released_graded_ids(course, sub.assignment)
         digests[key] = sub.digest(salts[sub.assignment])
+        sub = by_key[key] = set_aside_foreign(sub, graded_ids[sub.assignment])
         if ledger is not None:
             previous = ledger.lookup(sub.assignment, sub.student, digests[key])
             if previous is not None:
@@ -176,10 +189,12 @@ def grade_prepared(
             if flag not in result.flags:
                 result.flags.append(flag)
         result.ok = bool(value["success"])
-        result.error = value["error"]
         result.seconds = value["seconds"]
         if not result.ok:
-            result.flags.append("could not be graded: " + _first_line(value["error"]))
+            result.error = value.get("cause") or failure_cause(value["error"], value["log"])
+            result.error = result.error.replace(str(course.root), "<course>")
+            log = write_failure_log(course, assignment, student, value)
+            result.flags.append(f"could not be graded: {result.error} (full log: {log})")
         result.scores = course.read_scores(assignment, [student]).get(student, {})
         finish(result)
     return {(p.assignment, p.student): results[(p.assignment, p.student)] for p in prepared}
@@ -197,8 +212,61 @@ def grading_salt(course: Course, assignment: str, sandbox: bool) -> str:
     return h.hexdigest()
 
 
-def _first_line(text: str) -> str:
-    for line in reversed(text.strip().splitlines()):
-        if line.strip():
-            return line.strip()
-    return "unknown error"
+def released_graded_ids(course: Course, assignment: str) -> dict[str, set[str]]:
+    """notebook -> the grade ids of its graded cells (grade, solution and task cells), from
+    the gradebook's record of the released assignment ({} if it is not released)."""
+    from nbgrader.api import MissingEntry
+
+    with course.gradebook() as gb:
+        try:
+            notebooks = gb.find_assignment(assignment).notebooks
+        except MissingEntry:
+            return {}
+        return {
+            nb.name: {c.name for c in [*nb.grade_cells, *nb.solution_cells, *nb.task_cells]}
+            for nb in notebooks
+        }
+
+
+def set_aside_foreign(sub: PreparedSubmission, graded: dict[str, set[str]]) -> PreparedSubmission:
+    """``sub`` without its notebooks that carry none of their notebook's graded cells
+    (another assignment's or another course's notebook under this name): each scores 0
+    with one flag, instead of one "deleted test cell" flag per cell and a graded run of
+    the instructor's tests against someone else's code."""
+    keep: dict[str, bytes] = {}
+    missing, flags = list(sub.missing), list(sub.flags)
+    for name, content in sub.notebooks.items():
+        stem = PurePosixPath(name).stem
+        ids = graded.get(stem)
+        if ids and not carried_ids(content) & ids:
+            missing.append(stem)
+            flags.append(
+                f"{name!r} is not {sub.assignment}'s notebook: it carries none of its "
+                f"{len(ids)} graded cells (scored 0)"
+            )
+        else:
+            keep[name] = content
+    if len(keep) == len(sub.notebooks):
+        return sub
+    return dataclasses.replace(sub, notebooks=keep, missing=missing, flags=flags)
+
+
+def safe_file_name(name: str) -> str:
+    """``name`` as a file name: letters, digits, ``.``, ``_`` and ``-`` only, no leading dot,
+    at most 80 characters; a name that had to change gets a short hash of the original,
+    so two students never share a file."""
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", name).lstrip(".")[:80]
+    if safe != name or not safe:
+        safe = f"{safe}-{hashlib.sha256(name.encode()).hexdigest()[:8]}"
+    return safe
+
+
+def write_failure_log(course: Course, assignment: str, student: str, value: dict) -> str:
+    """Write a failed submission's full nbgrader log and error to
+    ``<course>/logs/<assignment>/<student>.log``; returns that path, relative to the course."""
+    relative = PurePosixPath("logs", safe_file_name(assignment), f"{safe_file_name(student)}.log")
+    path = course.root.joinpath(*relative.parts)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = "\n".join(p for p in (value.get("log", ""), value.get("error", "")) if p)
+    path.write_text(text + "\n", encoding="utf-8")
+    return str(relative)

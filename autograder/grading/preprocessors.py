@@ -1,14 +1,17 @@
 """nbgrader preprocessors that extend ``Autograde`` and ``GenerateFeedback`` by configuration.
 
 - :class:`RecordSubmissionFlags` (sanitize, first): notes what a student did to the
-  notebook's structure — deleted, duplicated or edited test cells, changed cell types,
-  deleted answer cells — as readable flags in ``nb.metadata["autograder"]["flags"]``.
+  notebook's structure and metadata — deleted, duplicated or edited test cells, changed
+  cell types, deleted answer cells, changed cell kinds, points, locked flags, checksums,
+  unknown grade ids — as readable flags in ``nb.metadata["autograder"]["flags"]``.
 - :class:`DeduplicateCells` (sanitize, in place of ``DeduplicateIds``): keeps the first copy
   of a duplicated cell (stock nbgrader's leftovers fail the whole notebook).
 - :class:`RestoreTestCells` (sanitize, in place of ``OverwriteCells``): nbgrader's
   ``OverwriteCells`` with ``add_missing_cells`` on, and a missing cell put back after the
   nearest preceding cell that is still there (stock nbgrader raises ``KeyError`` when the
-  cell just before the deleted one is missing too, which loses the whole notebook).
+  cell just before the deleted one is missing too, which loses the whole notebook); every
+  cell's nbgrader metadata comes from the gradebook (:func:`released_cells`), not from the
+  submission.
 - :class:`StderrToStdout` (autograde, before ``SaveAutoGrades``): a test cell that ran
   without an error keeps its points even if the student's code wrote warnings to stderr
   (stock nbgrader scores any stderr output as 0).
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import os
 import re
+import reprlib
 import sys
 import sysconfig
 from collections import Counter
@@ -31,59 +35,197 @@ from pathlib import Path
 from typing import Any
 
 from nbconvert.exporters.exporter import ResourcesDict
-from nbformat import NotebookNode
+from nbformat import NotebookNode, from_dict
 from nbgrader import utils
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.preprocessors import DeduplicateIds, NbGraderPreprocessor, OverwriteCells
 from traitlets import Bool, Unicode
 
-from autograder.notebook import HIDDEN_BEGIN, add_flag, grade_id, redact_hidden_source
+from autograder.notebook import (
+    HIDDEN_BEGIN,
+    add_flag,
+    cell_kind,
+    grade_id,
+    redact_hidden_source,
+    strip_hidden_tests,
+)
+
+
+def released_cells(source_nb: Any) -> dict[str, dict[str, Any]]:
+    """What the student was given, from the gradebook's record of a released notebook
+    (``gb.find_notebook(...)``): grade id -> its ``nbgrader`` metadata as released (kind,
+    points, locked, checksum), ``cell_type`` and ``source`` (a test cell's without its
+    hidden tests), in the notebook's order.
+
+    The checksum is the released cell's (nbgrader's ``compute_checksum`` of the cell the
+    student received); the gradebook keeps the checksum of the full source instead.
+    """
+    grade_cells = {c.name: c for c in source_nb.grade_cells}
+    solution_ids = {c.name for c in source_nb.solution_cells}
+    tasks = {c.name: c for c in source_nb.task_cells}
+    out: dict[str, dict[str, Any]] = {}
+    for cell in source_nb.source_cells:
+        name = cell.name
+        points = grade_cells[name].max_score if name in grade_cells else 0
+        points = tasks[name].max_score if name in tasks else points
+        meta = {
+            "grade": name in grade_cells,
+            "grade_id": name,
+            "locked": bool(cell.locked),
+            "points": float(points or 0),
+            "schema_version": 3,
+            "solution": name in solution_ids,
+            "task": name in tasks,
+        }
+        source = strip_hidden_tests(cell.source) if HIDDEN_BEGIN in cell.source else cell.source
+        released = from_dict(
+            {"cell_type": cell.cell_type, "source": source, "metadata": {"nbgrader": meta}}
+        )
+        meta["checksum"] = utils.compute_checksum(released)
+        meta["cell_type"] = cell.cell_type
+        out[name] = {"meta": meta, "cell_type": cell.cell_type, "source": source}
+    return out
+
+
+def _name(cell: NotebookNode) -> str | None:
+    """The cell's grade id if it is a usable one (a non-empty string), else None."""
+    meta = cell.get("metadata", {}).get("nbgrader")
+    name = meta.get("grade_id") if isinstance(meta, dict) else None
+    return name if isinstance(name, str) and name else None
+
+
+#: How each kind of metadata change is reported: one flag line per kind, listing the cells.
+_CHANGE_LINES = {
+    "kind": "cell kind changed: {cells}; graded as the instructor's copy says",
+    "points": "points changed: {cells}; the instructor's points were used",
+    "locked": "locked flag changed: {cells}; the instructor's was used",
+    "checksum": "checksum changed: {cells}; the instructor's was used",
+    "unknown": (
+        "grade ids not in the instructor's copy: {cells} (renamed or invented; their "
+        "grading metadata was removed, they run as ordinary cells)"
+    ),
+}
 
 
 class RecordSubmissionFlags(NbGraderPreprocessor):
-    """Flag structural changes to a submitted notebook, before nbgrader repairs them."""
+    """Flag what a student did to the notebook's structure and nbgrader metadata, before
+    :class:`RestoreTestCells` repairs it: deleted, duplicated or edited test cells, changed
+    cell types, deleted answer cells, and metadata that differs from the released notebook
+    (cell kind, points, locked flag, checksum, unknown grade ids) — one line per kind of
+    change. A notebook that carries none of the assignment's graded cells gets one flag."""
 
     def preprocess(self, nb: NotebookNode, resources: ResourcesDict):
         notebook_id = resources["nbgrader"]["notebook"]
         assignment_id = resources["nbgrader"]["assignment"]
         with Gradebook(resources["nbgrader"]["db_url"]) as gb:
             try:
-                source_nb = gb.find_notebook(notebook_id, assignment_id)
+                expected = released_cells(gb.find_notebook(notebook_id, assignment_id))
             except MissingEntry:
                 return nb, resources
-            grade_cells = {c.name: c for c in source_nb.grade_cells}
-            solution_ids = {c.name for c in source_nb.solution_cells}
-            source_cells = {c.name: c for c in source_nb.source_cells}
+        counts = Counter(g for g in (_name(c) for c in nb.cells) if g is not None)
+        graded = {n for n, e in expected.items() if _is_graded(e["meta"])}
+        if graded and not graded & set(counts):
+            add_flag(
+                nb,
+                f"this notebook is not {assignment_id}'s: none of its {len(graded)} graded "
+                "cells are there (the instructor's test cells were put back and run)",
+            )
+            return nb, resources
+        self._structure_flags(nb, expected, counts)
+        changes: dict[str, list[str]] = {}
+        seen: set[str] = set()
+        for cell in nb.cells:
+            meta = cell.get("metadata", {}).get("nbgrader")
+            if meta is None:
+                continue
+            name = _name(cell)
+            if name not in expected:
+                if not isinstance(meta, dict) or any(
+                    meta.get(k) for k in ("grade", "solution", "task", "locked", "points")
+                ):
+                    changes.setdefault("unknown", []).append(
+                        reprlib.repr(meta.get("grade_id")) if name else "(no grade id)"
+                    )
+                continue
+            if name in seen:
+                continue  # a duplicate: flagged above, and not graded
+            seen.add(name)
+            for kind, text in _metadata_changes(cell, expected[name]):
+                if kind == "type":
+                    add_flag(nb, text)
+                elif kind == "edited":
+                    add_flag(nb, f"test cell {text} was edited (the instructor's version was used)")
+                else:
+                    changes.setdefault(kind, []).append(text)
+        for kind, template in _CHANGE_LINES.items():
+            if changes.get(kind):
+                add_flag(nb, template.format(cells=_listing(changes[kind])))
+        return nb, resources
 
-        counts = Counter(g for g in (grade_id(c) for c in nb.cells) if g is not None)
-        tests = [name for name in grade_cells if name not in solution_ids]
-        for name in tests:
-            if counts[name] == 0:
-                add_flag(nb, f"test cell {name} was deleted (restored from the instructor's copy)")
-            elif counts[name] > 1:
-                add_flag(
-                    nb,
-                    f"test cell {name} appears {counts[name]} times "
-                    "(only one copy is graded, from the instructor's version)",
-                )
-        for name in sorted(solution_ids):
+    @staticmethod
+    def _structure_flags(nb: NotebookNode, expected: dict, counts: Counter) -> None:
+        for name, e in expected.items():
+            meta = e["meta"]
+            if meta["grade"] and not meta["solution"]:
+                if counts[name] == 0:
+                    add_flag(
+                        nb, f"test cell {name} was deleted (restored from the instructor's copy)"
+                    )
+                elif counts[name] > 1:
+                    add_flag(
+                        nb,
+                        f"test cell {name} appears {counts[name]} times "
+                        "(only one copy is graded, from the instructor's version)",
+                    )
+        for name in sorted(n for n, e in expected.items() if e["meta"]["solution"]):
             if counts[name] == 0:
                 add_flag(nb, f"answer cell {name} was deleted")
-        for cell in nb.cells:
-            name = grade_id(cell)
-            if name is None or name not in source_cells:
-                continue
-            source = source_cells[name]
-            if cell.cell_type != source.cell_type:
-                add_flag(
-                    nb, f"cell {name} changed type from {source.cell_type} to {cell.cell_type}"
-                )
-            elif name in grade_cells and name not in solution_ids:
-                meta = cell.metadata.get("nbgrader", {})
-                checksum = meta.get("checksum")
-                if checksum and checksum != utils.compute_checksum(cell):
-                    add_flag(nb, f"test cell {name} was edited (the instructor's version was used)")
-        return nb, resources
+
+
+def _listing(items: list[str], shown: int = 5) -> str:
+    """At most ``shown`` items, then a count: a flag stays one short line even when a
+    student invented thousands of grade ids."""
+    text = ", ".join(items[:shown])
+    return text + (f" and {len(items) - shown} more" if len(items) > shown else "")
+
+
+def _is_graded(meta: dict) -> bool:
+    return bool(meta.get("grade") or meta.get("solution") or meta.get("task"))
+
+
+def _metadata_changes(cell: NotebookNode, expected: dict[str, Any]) -> list[tuple[str, str]]:
+    """(kind of change, "grade_id (old -> new)") for each way a submitted cell's nbgrader
+    metadata differs from the released cell's; the cell type and a test cell's source are
+    flagged on their own lines."""
+    name, want = expected["meta"]["grade_id"], expected["meta"]
+    meta = cell.metadata["nbgrader"]
+    if not isinstance(meta, dict):
+        return [("kind", f"{name} (metadata replaced by {type(meta).__name__})")]
+    out = []
+    if cell.cell_type != expected["cell_type"]:
+        was = expected["cell_type"]
+        out.append(("type", f"cell {name} changed type from {was} to {cell.cell_type}"))
+    if cell_kind(meta) != cell_kind(want):
+        out.append(("kind", f"{name} ({cell_kind(want)} -> {cell_kind(meta)})"))
+    if any(bool(d.get(k)) for d in (want, meta) for k in ("grade", "task")):  # points count
+        if _points(meta.get("points")) != want["points"]:
+            got = reprlib.repr(meta["points"]) if "points" in meta else "removed"
+            out.append(("points", f"{name} ({want['points']:g} -> {got})"))
+    if bool(meta.get("locked")) != want["locked"]:
+        states = ("unlocked", "locked")
+        out.append(("locked", f"{name} ({states[want['locked']]} -> {states[not want['locked']]})"))
+    if want["grade"] and not want["solution"] and cell.get("source") != expected["source"]:
+        out.append(("edited", name))
+    if meta.get("checksum") != want["checksum"]:
+        out.append(("checksum", name))
+    return out
+
+
+def _points(value: Any) -> float | None:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
 
 
 class DeduplicateCells(DeduplicateIds):
@@ -98,7 +240,7 @@ class DeduplicateCells(DeduplicateIds):
     def preprocess(self, nb: NotebookNode, resources: ResourcesDict):
         seen: set[str] = set()
         for cell in nb.cells:
-            name = grade_id(cell)
+            name = _name(cell)
             if name is None:
                 continue
             if name in seen:
@@ -110,9 +252,38 @@ class DeduplicateCells(DeduplicateIds):
 
 
 class RestoreTestCells(OverwriteCells):
-    """``OverwriteCells`` that also puts deleted test cells back, robustly."""
+    """``OverwriteCells`` that also puts deleted test cells back, robustly, and takes every
+    known cell's nbgrader metadata (kind, points, locked, checksum) from the gradebook.
+
+    Stock ``OverwriteCells`` restores points, locked flags and locked sources, but trusts
+    the submission's cell kind: a test cell marked ``"solution": true`` or ``"grade":
+    false`` fails with "Inconsistent checksums", an answer cell marked as a test fails with
+    ``MissingEntry``, a test cell without ``points`` with ``KeyError``, and an unknown grade
+    id keeps its other nbgrader keys, which ``CheckCellMetadata`` then rejects. Here the
+    metadata of a cell whose grade id the gradebook knows is replaced by the released
+    cell's before stock nbgrader checks it (an answer cell keeps its source), and a cell
+    whose grade id it does not know loses its nbgrader metadata: an ordinary cell.
+    """
 
     add_missing_cells = Bool(True, help="Put missing test cells back.").tag(config=True)
+
+    def preprocess(self, nb: NotebookNode, resources: ResourcesDict):
+        with Gradebook(resources["nbgrader"]["db_url"]) as gb:
+            notebook = gb.find_notebook(
+                resources["nbgrader"]["notebook"], resources["nbgrader"]["assignment"]
+            )
+            self._released = released_cells(notebook)
+        return super().preprocess(nb, resources)
+
+    def preprocess_cell(self, cell: NotebookNode, resources: ResourcesDict, index: int):
+        if "nbgrader" not in cell.get("metadata", {}):
+            return cell, resources
+        name = _name(cell)
+        if name not in self._released:
+            del cell.metadata["nbgrader"]
+            return cell, resources
+        cell.metadata["nbgrader"] = from_dict(self._released[name]["meta"])
+        return super().preprocess_cell(cell, resources, index)
 
     def add_missing_grade_cells(self, nb: NotebookNode, resources: ResourcesDict):
         source_nb = self.gradebook.find_notebook(self.notebook_id, self.assignment_id)

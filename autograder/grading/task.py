@@ -1,9 +1,11 @@
 """The worker side of a grading batch: what each grading worker process runs once when it
 starts (:func:`worker_init`) and for each submission (:func:`autograde_task`: nbgrader's
-``Autograde``, then optionally ``GenerateFeedback``)."""
+``Autograde``, then optionally ``GenerateFeedback``), and the real cause of a failed
+``Autograde`` read from its log (:func:`failure_cause`)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from autograder.course import Course, ensure_env_bin_on_path
@@ -22,8 +24,9 @@ def autograde_task(
     """Autograde one submission with nbgrader's Autograde converter, then (optionally)
     write its feedback with GenerateFeedback.
 
-    Returns ``success``, ``error``, ``log``, ``flags`` (the notebook's flags) and
-    ``feedback`` (written or not).
+    Returns ``success``, ``error``, ``log``, ``cause`` (one line: the real exception of a
+    failure, see :func:`failure_cause`), ``flags`` (the notebook's flags) and ``feedback``
+    (written or not).
     """
     from nbgrader.converters import Autograde, GenerateFeedback
     from nbgrader.coursedir import CourseDirectory
@@ -45,6 +48,7 @@ def autograde_task(
         "flags": flags,
         "feedback": False,
     }
+    out["cause"] = "" if out["success"] else failure_cause(out["error"], out["log"])
     if feedback and out["success"]:
         config = feedback_config(course)
         config.CourseDirectory.assignment_id = assignment
@@ -55,6 +59,54 @@ def autograde_task(
         out["feedback"] = bool(fb.get("success"))
         if not out["feedback"]:
             out["log"] += "\n" + fb.get("error", "")
+    return out
+
+
+_TRACEBACK = "Traceback (most recent call last):"
+#: nbgrader's own summary of a failed notebook, which hides the exception that failed it.
+_WRAPPERS = ("NbGraderException", "nbgrader.converters.base.NbGraderException")
+
+
+def failure_cause(error: str, log: str = "") -> str:
+    """The real exception of a failed nbgrader run, as one line ``"SomeError: message"``.
+
+    nbgrader logs the exception that failed a notebook (its traceback, in ``log``), then
+    raises ``NbGraderException: Please see the above traceback`` (``error``): the cause is
+    the last exception line of the tracebacks that is not that summary. Falls back to the
+    last line of ``error``.
+    """
+    lines = [line for text in (log, error) for line in _exception_lines(text)]
+    real = [line for line in lines if not line.startswith(_WRAPPERS)]
+    if real:
+        return real[-1]
+    for line in reversed((error or "").strip().splitlines()):
+        if line.strip():
+            return line.strip()
+    return "unknown error"
+
+
+def _exception_lines(text: str) -> list[str]:
+    """The exception line ("Name: message") that ends each traceback in ``text``, whatever
+    the traceback's indentation (nbgrader's log indents a logged traceback)."""
+    out = []
+    lines = (text or "").splitlines()
+    i = 0
+    while i < len(lines):
+        if not lines[i].rstrip().endswith(_TRACEBACK):
+            i += 1
+            continue
+        base = None
+        i += 1
+        while i < len(lines):
+            line = lines[i]
+            indent = len(line) - len(line.lstrip())
+            if base is None and line.lstrip().startswith('File "'):
+                base = max(indent - 2, 0)
+            elif base is not None and line.strip() and indent <= base:
+                if re.match(r"[A-Za-z_][\w.]*(:|$)", line.strip()):
+                    out.append(line.strip())
+                break
+            i += 1
     return out
 
 
