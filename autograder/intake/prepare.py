@@ -4,8 +4,9 @@ notebooks, each notebook checked, and what is off flagged.
 Of the copies of a notebook (the exact file name, and renamed ones: "01_hyperplanes
 (1).ipynb", "Copy of 01_hyperplanes.ipynb", "01_Hyperplanes_v2.ipynb", Canvas's re-uploads
 "01_hyperplanes-1.ipynb", "01_hyperplanes-2.ipynb"; or the only notebook handed in) the
-latest version is graded: the highest number ("-10" after "-9"; the unnumbered file is the
-first upload, and of two copies with the same number the exact name wins). It is graded under
+latest version is graded: Canvas's highest re-upload number ("-10" after "-9"; the
+unnumbered file is the first upload), then the exact name, then the highest number of a
+copy the student made ("(2)" after "(1)"). It is graded under
 its proper name; a renamed one and the older ones are flagged. A missing, corrupt or
 unreadable notebook scores 0 and is flagged; other files are ignored and flagged, in one
 summarising flag when there are many (a student's ``numpy.py`` must not shadow a library in
@@ -28,15 +29,23 @@ MAX_EXTRA_FLAGS = 5
 _VERSION = re.compile(r"(?:-(\d+)|[ _-]?\((\d+)\)|_v(\d+)|[ _-]copy(\d*))$", re.IGNORECASE)
 
 
-def upload_order(name: str, wanted: str) -> tuple[int, bool, str]:
-    """Sort key of the copies of notebook ``wanted`` ("<name>.ipynb"): the copy's version
-    number ("x-2", "x (2)", "x_v2", "x copy2"; 0 for none), then the exact name first."""
+def upload_order(name: str, wanted: str) -> tuple[int, bool, int, str]:
+    """Sort key of the copies of notebook ``wanted`` ("<name>.ipynb"), latest last.
+
+    Canvas's re-upload number ("x-2"; 0 for none) comes first: a re-upload is later than
+    the unnumbered file. Then the exact name, which wins over a copy the student made or
+    downloaded ("x (2)", "x_v2", "x copy2"): those are ordered by their own number.
+    """
     match = _VERSION.search(PurePosixPath(name).stem)
-    number = 0
+    reupload = copy = 0
     if match:
-        digits = next((g for g in match.groups() if g is not None), "")
-        number = int(digits) if digits else 1
-    return number, name == wanted, name
+        canvas, *others = match.groups()
+        if canvas is not None:
+            reupload = int(canvas)
+        else:
+            digits = next((g for g in others if g is not None), "")
+            copy = int(digits) if digits else 1
+    return reupload, name == wanted, copy, name
 
 
 def _normalise(stem: str) -> str:
@@ -115,8 +124,12 @@ def prepare(raw: RawSubmission, assignment: str, notebooks: list[str]) -> Prepar
             prepared.flags.append(f"{chosen!r} was graded as {wanted!r} (renamed file)")
         latest = upload_order(chosen, wanted)[0]
         for other in ordered[:-1]:
-            kind = "older upload" if upload_order(other, wanted)[0] < latest else "other copy"
-            prepared.flags.append(f"{kind} {other!r} ignored (graded the latest, {chosen!r})")
+            if upload_order(other, wanted)[0] < latest:
+                prepared.flags.append(
+                    f"older upload {other!r} ignored (graded the latest, {chosen!r})"
+                )
+            else:
+                prepared.flags.append(f"other copy {other!r} ignored (graded {chosen!r})")
         problem = check_notebook(available[chosen])
         if problem:
             prepared.missing.append(notebook)

@@ -84,6 +84,7 @@ def test_zip_bomb_and_a_lying_member_next_to_honest_students(course, tmp_path, c
         honest,
         bombs=[_canvas(666, f"{A}.ipynb"), _canvas(668, "data.bin")],
         liar=_canvas(667, f"{A}.ipynb"),
+        bomb_bytes=256 * MIB,  # over every limit, and over the memory bound if it were held
     )
     assert archive.stat().st_size < 5 * MIB
 

@@ -92,14 +92,20 @@ def test_canvas_reuploads_grade_the_latest():
 def test_other_renamed_copies_still_work():
     assert _graded(["Copy of 01_hyperplanes.ipynb"])[0] == "Copy of 01_hyperplanes.ipynb"
     assert _graded(["01_Hyperplanes (1).ipynb"])[0] == "01_Hyperplanes (1).ipynb"
+    # a copy the student made loses to the exact name (a re-upload, "-1", does not)
     assert _graded(["01_hyperplanes_v2.ipynb", "01_hyperplanes.ipynb"])[0] == (
-        "01_hyperplanes_v2.ipynb"
+        "01_hyperplanes.ipynb"
+    )
+    assert _graded(["01_hyperplanes (1).ipynb", "01_hyperplanes.ipynb"])[0] == (
+        "01_hyperplanes.ipynb"
+    )
+    assert _graded(["01_hyperplanes (1).ipynb", "01_hyperplanes (2).ipynb"])[0] == (
+        "01_hyperplanes (2).ipynb"
     )
     chosen, flags = _graded(["Copy of 01_hyperplanes.ipynb", "01_hyperplanes.ipynb"])
     assert chosen == "01_hyperplanes.ipynb"
     assert flags == [
-        "other copy 'Copy of 01_hyperplanes.ipynb' ignored (graded the latest, "
-        "'01_hyperplanes.ipynb')"
+        "other copy 'Copy of 01_hyperplanes.ipynb' ignored (graded '01_hyperplanes.ipynb')"
     ]
     # two notebooks: each its own copies
     nb = notebook_bytes(new_notebook(cells=[new_code_cell("x = 1")]))
@@ -115,9 +121,9 @@ def test_upload_order():
     ordered = sorted(names, key=lambda n: upload_order(n, "x.ipynb"))
     assert ordered == [
         "Copy of x.ipynb",
+        "x (3).ipynb",
         "x.ipynb",
         "x-1.ipynb",
         "x-2.ipynb",
-        "x (3).ipynb",
         "x-10.ipynb",
     ]
