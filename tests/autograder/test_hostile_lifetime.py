@@ -43,7 +43,7 @@ HONEST = ("b_honest", "c_honest", "d_honest", "e_honest")
 #: Seconds a run may take to reach the state a test waits for (grading is slow on a busy
 #: machine), and for its processes to go once the grader is gone.
 START_TIMEOUT = 300.0
-GONE_TIMEOUT = 20.0
+GONE_TIMEOUT = 15.0
 
 pytestmark = [
     pytest.mark.skipif(not ASSIGNMENTS, reason="no course notebooks yet"),
@@ -63,6 +63,14 @@ if _os.fork() == 0:
                   "import time\\nwhile True: time.sleep(1)", "{token}"])
     _os._exit(0)
 _time.sleep({linger})
+"""
+
+#: A student's answer that keeps its kernel busy (longer than GONE_TIMEOUT: the run cannot
+#: just end by itself while the test waits), once it has left a mark that it runs.
+SLOW = """\
+open({marker!r}, "w").close()
+import time as _time
+_time.sleep(120)
 """
 
 
@@ -85,11 +93,11 @@ def _full_points(source_nb: Path) -> float:
 
 
 def _write_class(
-    released: tuple[Path, str], root: Path, honest: int, daemon: str | None, linger: int
+    released: tuple[Path, str], root: Path, honest: int, prefix: str | None = None
 ) -> tuple[Path, Path]:
     """A copy of the released course, and a submissions folder: ``honest`` students with
-    the instructor's solution, plus (with a token) one whose first code answer starts a
-    daemon and then waits ``linger`` seconds."""
+    the instructor's solution, plus (with a ``prefix``) student ``a_hostile``, whose first
+    code answer starts with that code."""
     course_dir, assignment = released
     run_course = root / "course"
     shutil.copytree(course_dir, run_course)
@@ -97,7 +105,7 @@ def _write_class(
     source_nb = run_course / "source" / assignment / f"{assignment}.ipynb"
     subs = root / "submissions"
     students = {name: {} for name in HONEST[:honest]}
-    if daemon is not None:
+    if prefix is not None:
         source = nbformat.read(source_nb, as_version=4)
         code_ids = {
             c.metadata["nbgrader"]["grade_id"]
@@ -107,7 +115,7 @@ def _write_class(
         grade_id, answer = next(
             (k, v) for k, v in solution_sources(source).items() if k in code_ids
         )
-        students["a_daemon"] = {grade_id: DAEMON.format(token=daemon, linger=linger) + answer}
+        students["a_hostile"] = {grade_id: prefix + answer}
     for name, replace in students.items():
         path = subs / name / assignment / f"{assignment}.ipynb"
         path.parent.mkdir(parents=True)
@@ -125,14 +133,14 @@ class Run:
         argv += ["--no-feedback", "--no-progress"]
         if not sandboxed:
             argv.append("--unsandboxed")
-        self.proc = subprocess.Popen(
-            argv,
-            cwd=root,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            start_new_session=True,  # its own process group, as a terminal's job
-        )
+        with (root / "grader.out").open("wb") as out, (root / "grader.err").open("wb") as err:
+            self.proc = subprocess.Popen(
+                argv,
+                cwd=root,
+                stdout=out,
+                stderr=err,
+                start_new_session=True,  # its own process group, as a terminal's job
+            )
         self.seen: dict[int, psutil.Process] = {}
 
     def record(self) -> list[psutil.Process]:
@@ -153,11 +161,17 @@ class Run:
             if ready(tree):
                 return
             if self.proc.poll() is not None:
-                out, err = self.proc.communicate()
-                pytest.fail(f"the run ended before {what}:\n{out}\n{err}")
+                pytest.fail(f"the run ended before {what}:\n{self.stderr()}")
             time.sleep(0.2)
         self.proc.kill()
         pytest.fail(f"no {what} after {START_TIMEOUT:.0f} s")
+
+    def stderr(self) -> str:
+        return (self.root / "grader.err").read_text(errors="replace")
+
+    def finish(self, timeout: float) -> int:
+        """Wait for the grader to end; its exit status."""
+        return self.proc.wait(timeout=timeout)
 
     def left(self, *tokens: str) -> list[psutil.Process]:
         """Processes of the run still alive: recorded ones, and any naming its folder or a
@@ -246,8 +260,7 @@ def _ledger(course: Path) -> list[dict]:
 
 def _kill_run(run: Run) -> None:
     os.kill(run.proc.pid, signal.SIGKILL)
-    run.proc.communicate(timeout=30)
-    assert run.proc.returncode == -signal.SIGKILL
+    assert run.finish(timeout=30) == -signal.SIGKILL
 
 
 @needs_sandbox
@@ -255,23 +268,26 @@ def test_sigkill_sandboxed_leaves_nothing(released, tmp_path):
     """SIGKILL mid-batch: workers, bubblewrap, sandboxed kernels and a student's
     double-forked daemon inside the sandbox all go."""
     token = f"ag-daemon-{uuid.uuid4().hex}"
-    course, subs = _write_class(released, tmp_path, honest=2, daemon=token, linger=120)
+    course, subs = _write_class(released, tmp_path, 2, DAEMON.format(token=token, linger=120))
     run = Run(tmp_path, course, subs, sandboxed=True)
     run.wait_for("sandboxed kernel", lambda tree: bool(_sandboxed_kernels(tree)))
     run.wait_for("student daemon", _has_token(token))
     assert any("bwrap" in _cmdline(p) for p in run.record())
     _kill_run(run)
-    assert run.wait_gone(token) == []
+    left = run.wait_gone(token)
+    assert not left, "still running:\n" + "\n".join(left)
 
 
 def test_sigkill_unsandboxed_leaves_nothing(released, tmp_path):
     """SIGKILL mid-batch without the sandbox: workers, pre-warmed kernel templates and the
-    kernels forked from them all go."""
-    course, subs = _write_class(released, tmp_path, honest=3, daemon=None, linger=0)
+    kernels forked from them all go (one kernel is busy in a long cell meanwhile)."""
+    marker = tmp_path / "slow-cell-runs"
+    course, subs = _write_class(released, tmp_path, 2, SLOW.format(marker=str(marker)))
     run = Run(tmp_path, course, subs, sandboxed=False)
-    run.wait_for("forked kernel", lambda tree: bool(_forked_kernels(tree)))
+    run.wait_for("busy forked kernel", lambda tree: marker.exists() and bool(_forked_kernels(tree)))
     _kill_run(run)
-    assert run.wait_gone() == []
+    left = run.wait_gone()
+    assert not left, "still running:\n" + "\n".join(left)
 
 
 @pytest.mark.parametrize(
@@ -285,7 +301,7 @@ def test_clean_stop_keeps_grades_and_leaves_nothing(released, tmp_path, signum, 
     """Ctrl-C (SIGINT to the grader's process group, as a terminal sends it) or SIGTERM
     (to the grader alone) once a grade is in: exit 130, the ledger's lines kept, and no
     process left."""
-    course, subs = _write_class(released, tmp_path, honest=4, daemon=None, linger=0)
+    course, subs = _write_class(released, tmp_path, 4)
     run = Run(tmp_path, course, subs, sandboxed=sandboxed)
     kernels = _sandboxed_kernels if sandboxed else _forked_kernels
     run.wait_for("first grade", lambda tree: bool(_ledger(course)) and bool(kernels(tree)))
@@ -294,13 +310,13 @@ def test_clean_stop_keeps_grades_and_leaves_nothing(released, tmp_path, signum, 
         os.killpg(run.proc.pid, signum)
     else:
         os.kill(run.proc.pid, signum)
-    _, err = run.proc.communicate(timeout=120)
-    assert run.proc.returncode == 130, err
-    assert "interrupted" in err
+    assert run.finish(timeout=120) == 130, run.stderr()
+    assert "interrupted" in run.stderr()
     after = _ledger(course)
     kept = {(e["assignment"], e["student"]) for e in after}
     assert {(e["assignment"], e["student"]) for e in before} <= kept
-    assert run.wait_gone() == []
+    left = run.wait_gone()
+    assert not left, "still running:\n" + "\n".join(left)
 
 
 @needs_sandbox
@@ -308,19 +324,19 @@ def test_finished_run_leaves_nothing(released, tmp_path):
     """A run that ends normally leaves no process, the daemon a student started in the
     sandbox included; every honest student has the assignment's full points."""
     token = f"ag-daemon-{uuid.uuid4().hex}"
-    course, subs = _write_class(released, tmp_path, honest=2, daemon=token, linger=3)
+    course, subs = _write_class(released, tmp_path, 2, DAEMON.format(token=token, linger=3))
     run = Run(tmp_path, course, subs, sandboxed=True)
     run.wait_for("student daemon", _has_token(token))
     while run.proc.poll() is None:
         run.record()
         time.sleep(0.2)
-    _, err = run.proc.communicate()
-    assert run.proc.returncode == 0, err
-    assert run.wait_gone(token) == []
+    assert run.finish(timeout=60) == 0, run.stderr()
+    left = run.wait_gone(token)
+    assert not left, "still running:\n" + "\n".join(left)
     _, assignment = released
     full = _full_points(course / "source" / assignment / f"{assignment}.ipynb")
     with open(tmp_path / "out" / "grades.csv", newline="", encoding="utf-8") as fh:
         rows = {row["student_id"]: row for row in csv.DictReader(fh)}
     for student in HONEST[:2]:
         assert float(rows[student]["score"]) == pytest.approx(full), rows[student]
-    assert "a_daemon" in rows
+    assert "a_hostile" in rows
