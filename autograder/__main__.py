@@ -9,7 +9,9 @@ run (e.g. the sandbox cannot start, the gradebook cannot be opened).
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
 from pathlib import Path
 
 PROG = "python -m autograder"
@@ -168,6 +170,11 @@ def _progress(flag: bool | None) -> bool:
     return sys.stderr.isatty() if flag is None else flag
 
 
+def _interrupt(_signum: int, _frame: object) -> None:
+    # SIGTERM stops a run as Ctrl-C does: workers and kernels stopped, grades kept
+    raise KeyboardInterrupt
+
+
 def _fail(message: str, status: int) -> int:
     print(f"{PROG}: error: {message}", file=sys.stderr)
     return status
@@ -187,6 +194,8 @@ def main(argv: list[str] | None = None) -> int:
         problem = check_db_url(args.db)
         if problem is not None:
             return _fail(f"cannot use --db: {problem}", 2)
+    on_main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _interrupt) if on_main_thread else None
     try:
         if args.command == "release":
             zips = release_course(args.course, args.assignment, db_url=args.db)
@@ -234,6 +243,9 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(f"{exc}{hint}", 1)
     except KeyboardInterrupt:
         return _fail("interrupted (grades written so far are kept; run again to resume)", 130)
+    finally:
+        if on_main_thread:
+            signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
     print(run.summary)
     written = ["results.json", "grades.csv", "summary.md"]
     if args.command == "demo" or not args.no_feedback:

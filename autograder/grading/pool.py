@@ -14,6 +14,13 @@ stderr go to ``<log_dir>/worker-<pid>.log``. Like any ``spawn`` pool, a worker i
 caller's ``__main__`` module again: a script that grades must guard its entry point with
 ``if __name__ == "__main__":`` (the command line, pytest and notebooks do).
 
+A worker dies with the grader: it sets Linux's parent-death signal (SIGKILL) first thing
+(:mod:`autograder.grading.lifetime`), so a grader killed in any way, SIGKILL included,
+takes its workers along, and each worker its kernel template or sandbox. pebble starts the
+first workers from the thread that schedules the tasks and replacements from its pool
+manager thread; both live until the pool stops. The signal rather than a pipe the worker
+watches: a worker spends its time in nbgrader, with no thread of its own free to watch.
+
 One limit of pebble's bookkeeping: a worker that dies in the instant between taking a task
 and pebble hearing of it cannot be matched with its task; that task then ends at its
 timeout (every grading task has one, ``batch.SUBMISSION_TIMEOUT``) or, when no other task
@@ -36,6 +43,8 @@ from pathlib import Path
 from typing import Any
 
 from pebble import ProcessExpired, ProcessPool
+
+from autograder.grading.lifetime import die_with_parent
 
 #: Seconds between checks that the pool is still alive while no task finishes.
 _POLL = 1.0
@@ -74,8 +83,12 @@ def _exit_on_sigterm(_signum: int, _frame: Any) -> None:
     os._exit(0)
 
 
-def _start_worker(log_dir: str | None, initializer: Callable[..., None] | None, initargs):
-    """In each new worker: stdout/stderr to its log file, then the caller's initializer."""
+def _start_worker(
+    parent_pid: int, log_dir: str | None, initializer: Callable[..., None] | None, initargs
+):
+    """In each new worker: tied to the grader, stdout/stderr to its log file, then the
+    caller's initializer."""
+    die_with_parent(parent_pid)
     if log_dir is not None:
         # Kernels and nbgrader write to the inherited stdout/stderr; the parent's terminal
         # (and its progress bar) stays clean.
@@ -132,6 +145,7 @@ class WorkerPool:
             max_workers=min(self.n_workers, len(tasks)),
             initializer=_start_worker,
             initargs=(
+                os.getpid(),
                 str(self.log_dir) if self.log_dir is not None else None,
                 self.initializer,
                 self.initargs,

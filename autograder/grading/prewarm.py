@@ -19,6 +19,14 @@ of a ``Popen``'d one. :class:`PrewarmedKernelManager` is an ``AsyncKernelManager
 kernel spec names that provisioner; :class:`PrewarmedExecute` is nbgrader's ``Execute``
 using it. When the template is not available or the kernel command is not this Python's
 ipykernel, the kernel is launched the ordinary way.
+
+Nothing outlives the grader: the template and each kernel set Linux's parent-death signal
+first thing (:mod:`autograder.grading.lifetime`), so a template dies with its worker and a
+kernel with its template, however they die; a template whose worker closes the connection
+kills its kernels' process groups. The signal rather than the connection alone: a kernel
+does not watch the template's connection, and the template does not watch it while it
+imports. (Processes a kernel starts in a session of its own are not tied: grading without
+the sandbox is for trusted code.)
 """
 
 from __future__ import annotations
@@ -40,6 +48,8 @@ from jupyter_client.kernelspec import KernelSpec
 from jupyter_client.manager import AsyncKernelManager
 from jupyter_client.provisioning import LocalProvisioner
 from nbgrader.preprocessors import Execute
+
+from autograder.grading.lifetime import die_with_parent
 
 #: Imported once in the template; a notebook importing them again finds them loaded.
 PRELOAD = (
@@ -67,10 +77,13 @@ _INLINE = "module://matplotlib_inline.backend_inline"
 # --------------------------------------------------------------------------- template side
 
 
-def _child(conn: Connection, argv: list[str], env: dict[str, str], cwd: str, log: str) -> None:
+def _child(
+    template: int, conn: Connection, argv: list[str], env: dict[str, str], cwd: str, log: str
+) -> None:
     """In the forked process: become the kernel (never returns)."""
     code = 1
     try:
+        die_with_parent(template)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # not the template's reaper
         conn.close()
         os.setsid()  # own process group, as jupyter_client's launcher gives a kernel
@@ -101,8 +114,9 @@ def _child(conn: Connection, argv: list[str], env: dict[str, str], cwd: str, log
         os._exit(code)
 
 
-def template_main(fd: int) -> None:
+def template_main(fd: int, parent_pid: int) -> None:
     """The template process: import everything, then fork a kernel per request."""
+    die_with_parent(parent_pid)
     conn = Connection(fd)
     # what a kernel would get: ipykernel picks the inline backend unless MPLBACKEND is set
     os.environ.setdefault("MPLBACKEND", _INLINE)
@@ -131,9 +145,10 @@ def template_main(fd: int) -> None:
         if request is None:
             break
         argv, env, cwd, log = request
+        template = os.getpid()
         pid = os.fork()
         if pid == 0:
-            _child(conn, argv, env, cwd, log)
+            _child(template, conn, argv, env, cwd, log)
         children.add(pid)
         conn.send(pid)
     for pid in children:  # the worker is gone: so are its kernels
@@ -147,7 +162,13 @@ class Template:
     def __init__(self, log_path: str | None = None) -> None:
         parent, child = socket.socketpair()
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "autograder.grading.prewarm", str(child.fileno())],
+            [
+                sys.executable,
+                "-m",
+                "autograder.grading.prewarm",
+                str(child.fileno()),
+                str(os.getpid()),
+            ],
             pass_fds=(child.fileno(),),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -185,7 +206,11 @@ _TEMPLATE: Template | None = None
 
 
 def start_template(log_path: str | None = None) -> Template:
-    """Start this process's template (idempotent); it warms up in the background."""
+    """Start this process's template (idempotent); it warms up in the background.
+
+    The template dies with the thread that calls this (Linux's parent-death signal): call
+    it from a thread that lives as long as the template is needed (a worker's main one).
+    """
     global _TEMPLATE
     if _TEMPLATE is None or not _TEMPLATE.alive():
         _TEMPLATE = Template(log_path)
@@ -304,4 +329,4 @@ class PrewarmedExecute(Execute):
 
 
 if __name__ == "__main__":
-    template_main(int(sys.argv[1]))
+    template_main(int(sys.argv[1]), int(sys.argv[2]))

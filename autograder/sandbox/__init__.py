@@ -11,7 +11,9 @@ What a student's kernel (and anything it starts) sees and may do:
 - **network**: none (its own network namespace with only a loopback of its own); the
   grader talks to the kernel over IPC (Unix) sockets in a private run folder.
 - **processes**: its own PID namespace (nothing outside is visible, and when the sandbox's
-  init dies, everything inside dies); ``--die-with-parent`` ties the sandbox to the grader.
+  init dies, everything inside dies); ``--die-with-parent`` ties the sandbox to the grader,
+  and the wrapper does not start the kernel when the grader died before bubblewrap could
+  tie itself to it (a pipe only the grader holds open, :func:`~.box.lifeline_fd`).
 - **identity**: when the grader runs as root, the kernel runs as a fresh unprivileged uid
   (so ``RLIMIT_NPROC`` applies and no capability is left); otherwise bubblewrap's user
   namespace. A seccomp filter refuses new namespaces and mounts inside.

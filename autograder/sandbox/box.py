@@ -35,6 +35,24 @@ from autograder.sandbox.watchdog import (
 #: Stands for the seccomp file descriptor in a command, until :meth:`Sandbox.popen_kwargs`.
 SECCOMP_FD = "{seccomp_fd}"
 
+#: The lifeline pipe of the process that made it: (pid, read end, write end); see
+#: :func:`lifeline_fd`.
+_LIFELINE: tuple[int, int, int] | None = None
+
+
+def lifeline_fd() -> int:
+    """The read end of this process's lifeline pipe, for a sandbox's wrapper to check.
+
+    Its write end stays open, in this process only (not inherited), for as long as this
+    process lives: the wrapper that finds it closed knows its grader died before bubblewrap
+    tied itself to it (``--die-with-parent``) and does not start the program.
+    """
+    global _LIFELINE
+    if _LIFELINE is None or _LIFELINE[0] != os.getpid():  # none yet, or a fork's copy
+        read_end, write_end = os.pipe()
+        _LIFELINE = (os.getpid(), read_end, write_end)
+    return _LIFELINE[1]
+
 
 class Sandbox:
     """One sandbox: its host folder, its uid, its bubblewrap command, its watchdog.
@@ -194,17 +212,21 @@ class Sandbox:
             "copies": copies,
             "argv": list(argv),
             "env": dict(env if env is not None else self.kernel_env()),
+            "lifeline": lifeline_fd(),
         }
         args += ["--", sys.executable, "-I", "-S", WRAPPER_PATH, json.dumps(spec)]
         return args
 
     def popen_kwargs(self, command: list[str]) -> tuple[list[str], dict[str, Any]]:
-        """Fill in the seccomp file descriptor; Popen keyword arguments to pass it."""
+        """Fill in the seccomp file descriptor; Popen keyword arguments to pass it and the
+        lifeline's."""
+        lifeline = (lifeline_fd(),)
         if self._seccomp_file is None or SECCOMP_FD not in command:
-            return command, {}
+            return command, {"pass_fds": lifeline}
         fd = os.open(self._seccomp_file, os.O_RDONLY)
         self._seccomp_fd = fd
-        return [str(fd) if a == SECCOMP_FD else a for a in command], {"pass_fds": (fd,)}
+        command = [str(fd) if a == SECCOMP_FD else a for a in command]
+        return command, {"pass_fds": (fd, *lifeline)}
 
     def close_launch_fds(self) -> None:
         """Close the seccomp file descriptor once bubblewrap has started."""

@@ -5,7 +5,8 @@ site, no environment) with one argument, a JSON object (see :meth:`Sandbox.comma
 ``uid`` (the sandbox's uid, or null without root), ``stage`` and ``work`` (where the
 submission is mounted read-only and where it is copied to), ``copies`` (``[file, folder]``
 pairs copied as well, best effort), ``rlimits`` (``{"RLIMIT_X": value}``), ``argv`` and
-``env`` of the program to exec.
+``env`` of the program to exec, and ``lifeline`` (or null): the read end of a pipe whose
+write end only the grading process holds (see :func:`grader_gone`).
 
 Self-contained on purpose: only the standard library; nothing of the project is importable
 inside the sandbox.
@@ -14,6 +15,7 @@ inside the sandbox.
 import json
 import os
 import resource
+import select
 import shutil
 import sys
 
@@ -51,6 +53,25 @@ def copy_extras(copies: list[list[str]], uid: int | None) -> None:
             pass
 
 
+def grader_gone(fd: int | None) -> bool:
+    """True when the grader's end of the lifeline pipe *fd* is closed: it has died.
+
+    Bubblewrap ties itself to the grader (``--die-with-parent``) before it lets this
+    process run, but a grader that died between starting bubblewrap and that moment sends
+    no signal: the pipe tells. (A descriptor that is not open is no lifeline.)
+    """
+    if fd is None:
+        return False
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    for _fd, events in poller.poll(0):
+        if events & select.POLLNVAL:
+            return False
+        if events & (select.POLLHUP | select.POLLERR | select.POLLIN):
+            return True
+    return False
+
+
 def main(argv: list[str]) -> None:
     """Prepare the sandbox as *argv[1]* (JSON) says, then exec the program it names."""
     spec = json.loads(argv[1])
@@ -68,6 +89,11 @@ def main(argv: list[str]) -> None:
         os.setgid(uid)
         os.setuid(uid)
     os.umask(0o077)
+    lifeline = spec.get("lifeline")
+    if grader_gone(lifeline):
+        os._exit(1)
+    if lifeline is not None:
+        os.close(lifeline)
     program = spec["argv"]
     os.execve(program[0], program, spec["env"])
 
