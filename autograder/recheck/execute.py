@@ -9,7 +9,13 @@ this when the sandbox is on). For each notebook it:
 2. scans the student's cells for tampering patterns (:mod:`autograder.recheck.scan`);
 3. executes the notebook in a kernel inside the sandbox (:mod:`autograder.sandbox`), with a
    per-cell timeout (interrupt, then kill if the interrupt is ignored), a wall clock for the
-   whole notebook, and caps on the bytes of output kept per cell and per notebook;
+   whole notebook, and caps on the bytes of output kept per cell and per notebook. A hang
+   costs its own exercise, not the notebook: once a cell timed out, the later cells but the
+   answer cells get ``after_timeout`` seconds each (the trusted re-check decides the tests
+   anyway); a kernel killed because it ignored the interrupt is restarted once, the cells
+   that had finished re-run in it, and of the rest only the answer cells are run; when the
+   notebook's time is spent, the answer cells still run (short limit), the kernel is kept
+   for the re-check;
 4. with the kernel still running, re-runs each test cell's full source in this trusted
    process (:mod:`autograder.recheck.runner`) and makes the cell's outputs say what the trusted
    re-check found: a failure becomes an ``error`` output with the failure's message (never
@@ -26,6 +32,8 @@ environment variable ``AUTOGRADER_SAFE_EXECUTE`` holding a JSON object of trait 
 
 from __future__ import annotations
 
+import contextlib
+import copy
 import json
 import os
 import time
@@ -34,16 +42,17 @@ from typing import Any
 
 import nbformat
 import psutil
-from jupyter_core.utils import run_sync
+from jupyter_core.utils import ensure_async, run_sync
 from nbclient.client import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat import NotebookNode
 from nbgrader.preprocessors import Execute
+from nbgrader.utils import is_solution
 from traitlets import Bool, Dict, Float, Integer, Type, Unicode, default
 
-from autograder.notebook import FLAGS_KEY, add_flag, strip_hidden_tests
+from autograder.notebook import FLAGS_KEY, add_flag, is_test_cell, strip_hidden_tests
 from autograder.recheck import scan
-from autograder.recheck.channel import KernelChannel
+from autograder.recheck.channel import KernelChannel, KernelUnavailable
 from autograder.recheck.names import InstructorCode
 from autograder.recheck.outcomes import RunState, finish, short
 from autograder.recheck.runner import CheckResult, check_cells
@@ -95,6 +104,13 @@ class SafeExecute(Execute):
 
     notebook_timeout = Integer(
         300, help="Wall-clock seconds for executing all the cells of one notebook."
+    ).tag(config=True)
+    after_timeout = Integer(
+        5,
+        help="Seconds each later cell (answer cells excepted) may take once a cell timed out.",
+    ).tag(config=True)
+    max_restarts = Integer(
+        3, help="Restarts of a kernel killed because it ignored an interrupt (0: none)."
     ).tag(config=True)
     interrupt_grace = Float(
         3.0, help="Seconds a kernel has to stop after an interrupt before it is killed."
@@ -178,7 +194,7 @@ class SafeExecute(Execute):
             results = self._execute_and_check(nb, resources, instructor, full_sources)
         finally:
             meta["seconds"] = round(time.monotonic() - started, 3)
-        finish(nb, state, full_sources, results, checks)
+        finish(nb, state, full_sources, results, checks, instructor)
         return nb, resources
 
     # ------------------------------------------------------------------ execution
@@ -193,6 +209,12 @@ class SafeExecute(Execute):
     def _cell_timeout(self, cell: NotebookNode) -> int:
         remaining = self._deadline - time.monotonic()
         limit = self.timeout if self.timeout and self.timeout > 0 else remaining
+        state = self._run_state
+        if not self._replaying and (state.timeouts or remaining <= 0):
+            # after a hang (or past the notebook's time) only the answers need time
+            if not is_solution(cell) or remaining <= 0:
+                limit = min(limit, self.after_timeout)
+                remaining = max(remaining, limit)
         return max(1, int(min(limit, remaining) + 0.999))
 
     def _execute_and_check(
@@ -206,12 +228,16 @@ class SafeExecute(Execute):
         NotebookClient.__init__(self, nb, None)
         self.reset_execution_trackers()
         self._check_assign_resources(resources)
+        self._resources = resources
         self.timeout_func = self._cell_timeout
         self._deadline = time.monotonic() + self.notebook_timeout
         self._cell_bytes: dict[int, int] = {}
         self._notebook_bytes = 0
         self._kernel_ready = False
         self._last_km = None
+        self._replaying = False
+        self._restarts = 0
+        self._finished: list[int] = []  # non-test code cells that ran to the end
         results: dict[str, CheckResult] = {}
         try:
             with self.setup_kernel():
@@ -220,10 +246,7 @@ class SafeExecute(Execute):
                 self._kernel_ready = True
                 if info is not None:
                     self.nb.metadata["language_info"] = info["content"]["language_info"]
-                box = getattr(self.km, "sandbox", None)
-                if box is not None:
-                    box.lock_run_dir()
-                    self._notebook.metadata[FLAGS_KEY]["sandbox"] = {"uid": box.uid}
+                self._lock_sandbox()
                 for index, cell in enumerate(self.nb.cells):
                     self._run_cell(cell, resources, index)
                 self.set_widgets_metadata()
@@ -233,6 +256,7 @@ class SafeExecute(Execute):
                         self.kc,
                         call_timeout=self.recheck_call_timeout,
                         interrupt_grace=self.interrupt_grace,
+                        restart=self._restart_for_recheck,
                     )
                     if state.dead is not None:
                         channel.dead_reason = state.dead
@@ -246,6 +270,7 @@ class SafeExecute(Execute):
                         time_budget=self.recheck_cell_timeout,
                         total_budget=self.recheck_notebook_timeout,
                     )
+                    state.hung = list(channel.hung.values())
                     if channel.dead_reason and state.dead is None:
                         during = next(
                             (g for g, r in results.items() if r.ename == "KernelCallTimeout"),
@@ -278,6 +303,10 @@ class SafeExecute(Execute):
                 box.cleanup()
         return results
 
+    def _skip(self, cell: NotebookNode, index: int, note: str) -> None:
+        self._run_state.not_run.add(index)
+        cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=f"[{note}]\n")]
+
     def _run_cell(self, cell: NotebookNode, resources: Any, index: int) -> None:
         state = self._run_state
         if cell.cell_type != "code" or not cell.source.strip():
@@ -286,16 +315,20 @@ class SafeExecute(Execute):
             state.not_run.add(index)
             cell.outputs = []
             return
-        if time.monotonic() >= self._deadline:
-            state.dead = (
-                f"the notebook ran longer than {self.notebook_timeout} s; "
-                "the remaining cells were not run"
+        answer = is_solution(cell)
+        if state.restarted is not None and not answer:
+            note = f"not run: the kernel was restarted after cell #{state.restarted}"
+            self._skip(cell, index, note)
+            return
+        if time.monotonic() >= self._deadline and not answer:
+            state.out_of_time = (
+                f"the notebook ran longer than {self.notebook_timeout} s; the cells after that "
+                "were not run (answer cells excepted)"
             )
-            state.not_run.add(index)
-            cell.outputs = []
-            self._kill_kernel()
+            self._skip(cell, index, f"not run: the notebook took over {self.notebook_timeout} s")
             return
         self._timed_out = False
+        limit = self._cell_timeout(cell)
         try:
             self.preprocess_cell(cell, resources, index)
         except DeadKernelError:
@@ -315,12 +348,84 @@ class SafeExecute(Execute):
                     "error", ename="CellTimeoutError", evalue=short(str(exc)), traceback=[]
                 )
             )
-        if self._timed_out and not self._responsive():
-            state.dead = (
-                f"cell #{index + 1} ran longer than {self._cell_timeout(cell)} s and did not "
-                "stop when interrupted; the kernel was killed"
-            )
-            self._kill_kernel()
+        if not self._timed_out:
+            if not is_test_cell(cell):
+                self._finished.append(index)
+            return
+        state.timeouts.append((index, limit))
+        if self._responsive():
+            return
+        self._kill_kernel()
+        state.killed.append(index + 1)
+        failed = self._restart(resources) if self._may_restart() else "no restart left"
+        if failed is None:
+            state.restarted = state.restarted or index + 1
+            return
+        state.dead = (
+            f"cell #{index + 1} ran longer than {limit} s and did not stop when interrupted; "
+            f"the kernel was killed (not restarted: {failed})"
+        )
+
+    def _lock_sandbox(self) -> None:
+        box = getattr(self.km, "sandbox", None)
+        if box is not None:
+            box.lock_run_dir()
+            record = self._notebook.metadata[FLAGS_KEY].setdefault("sandbox", {})
+            record["uid"] = box.uid
+            record.setdefault("uids", []).append(box.uid)
+
+    def _restart(self, resources: Any) -> str | None:
+        """A fresh sandboxed kernel in which the cells that had finished are run again;
+        None, or why that failed."""
+        old = getattr(self.km, "sandbox", None)
+
+        async def start() -> None:
+            with contextlib.suppress(Exception):
+                await ensure_async(self.km.shutdown_kernel(now=True))
+            with contextlib.suppress(Exception):
+                await ensure_async(self.kc.stop_channels())
+            self.create_kernel_manager()  # the old one's zmq context is gone with it
+            await self.async_start_new_kernel()
+            await self.async_start_new_kernel_client()
+
+        if old is not None:
+            old.cleanup()
+        try:
+            run_sync(start)()
+        except Exception as exc:
+            return f"the new kernel did not start ({type(exc).__name__}: {short(str(exc))})"
+        self._lock_sandbox()
+        self._replaying = True
+        try:
+            for index in self._finished:
+                replay = copy.deepcopy(self.nb.cells[index])
+                self._timed_out = False
+                try:
+                    self.preprocess_cell(replay, resources, index)
+                except (CellTimeoutError, DeadKernelError) as exc:
+                    return f"cell #{index + 1} failed when run again ({type(exc).__name__})"
+                if self._timed_out and not self._responsive():
+                    return f"cell #{index + 1} did not finish when run again"
+        finally:
+            self._replaying = False
+        return None
+
+    def _may_restart(self) -> bool:
+        """At most ``max_restarts`` restarts per notebook."""
+        if self._restarts >= self.max_restarts:
+            return False
+        self._restarts += 1
+        return True
+
+    def _restart_for_recheck(self) -> tuple[Any, Any]:
+        """The re-check's restart (:class:`KernelChannel`): a fresh kernel, or why not."""
+        if not self._may_restart():
+            raise KernelUnavailable("no restart left")
+        failed = self._restart(self._resources)
+        if failed is not None:
+            raise KernelUnavailable(failed)
+        self._run_state.restarted_in_recheck = True
+        return self.km, self.kc
 
     async def _async_handle_timeout(self, timeout: int, cell: NotebookNode | None = None):
         self._timed_out = True
