@@ -13,6 +13,7 @@
 """
 
 from autograder.recheck.channel import (
+    HungCall,
     KernelCallTimeout,
     KernelChannel,
     KernelUnavailable,
@@ -30,6 +31,7 @@ __all__ = [
     "ENV_CONFIG",
     "CheckResult",
     "Finding",
+    "HungCall",
     "InstructorCode",
     "KernelCallTimeout",
     "KernelChannel",

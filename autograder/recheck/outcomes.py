@@ -145,7 +145,7 @@ def hang_flags(
             for g, r in results.items()
             if r.ename == "KernelCallTimeout" and r.message.startswith(hung.name)
         ]
-        cost = f"its tests {', '.join(tests)} scored 0" if tests else "timed out"
+        cost = f"its tests {', '.join(tests)} scored 0" if tests else "its tests scored 0"
         text = (
             f"exercise {_exercise(hung.name, instructor)}: {hung.name} did not return within "
             f"{hung.seconds:.0f} s when re-checked (timed out; {cost})"
