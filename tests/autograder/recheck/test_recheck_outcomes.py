@@ -57,6 +57,6 @@ def test_a_killed_and_restarted_kernel_is_said_once_per_cause():
     assert flags[1].startswith("cell #8 did not stop when interrupted: the kernel was killed")
     assert flags[2] == (
         "exercise predict_answer: predict did not return within 5 s when re-checked (timed "
-        "out; its tests scored 0); it ignored the interrupt, so the kernel was killed and restarted "
-        "for the other exercises"
+        "out; its tests scored 0); it ignored the interrupt, so the kernel was killed and "
+        "restarted for the other exercises"
     )
