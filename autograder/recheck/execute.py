@@ -32,8 +32,6 @@ environment variable ``AUTOGRADER_SAFE_EXECUTE`` holding a JSON object of trait 
 
 from __future__ import annotations
 
-import contextlib
-import copy
 import json
 import os
 import time
@@ -42,7 +40,7 @@ from typing import Any
 
 import nbformat
 import psutil
-from jupyter_core.utils import ensure_async, run_sync
+from jupyter_core.utils import run_sync
 from nbclient.client import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat import NotebookNode
@@ -52,9 +50,10 @@ from traitlets import Bool, Dict, Float, Integer, Type, Unicode, default
 
 from autograder.notebook import FLAGS_KEY, add_flag, is_test_cell, strip_hidden_tests
 from autograder.recheck import scan
-from autograder.recheck.channel import KernelChannel, KernelUnavailable
+from autograder.recheck.channel import KernelChannel
 from autograder.recheck.names import InstructorCode
 from autograder.recheck.outcomes import RunState, finish, short
+from autograder.recheck.restarts import KernelRestarts
 from autograder.recheck.runner import CheckResult, check_cells
 from autograder.recheck.sources import (
     enforce_test_metadata,
@@ -96,7 +95,7 @@ def _msg_bytes(msg: dict[str, Any]) -> int:
     return total
 
 
-class SafeExecute(Execute):
+class SafeExecute(KernelRestarts, Execute):
     """nbgrader's ``Execute`` in a sandbox, with hidden tests kept out of the kernel and
     every test cell's outcome decided by a trusted re-check outside the kernel."""
 
@@ -207,15 +206,14 @@ class SafeExecute(Execute):
         return km
 
     def _cell_timeout(self, cell: NotebookNode) -> int:
+        full = self.timeout if self.timeout and self.timeout > 0 else self.notebook_timeout
+        if self._replaying:  # cells that finished once, run again after a restart
+            return max(1, int(full))
         remaining = self._deadline - time.monotonic()
-        limit = self.timeout if self.timeout and self.timeout > 0 else remaining
-        state = self._run_state
-        if not self._replaying and (state.timeouts or remaining <= 0):
+        if remaining <= 0 or (self._run_state.timeouts and not is_solution(cell)):
             # after a hang (or past the notebook's time) only the answers need time
-            if not is_solution(cell) or remaining <= 0:
-                limit = min(limit, self.after_timeout)
-                remaining = max(remaining, limit)
-        return max(1, int(min(limit, remaining) + 0.999))
+            return max(1, min(int(full), self.after_timeout))
+        return max(1, int(min(full, remaining) + 0.999))
 
     def _execute_and_check(
         self,
@@ -365,67 +363,6 @@ class SafeExecute(Execute):
             f"cell #{index + 1} ran longer than {limit} s and did not stop when interrupted; "
             f"the kernel was killed (not restarted: {failed})"
         )
-
-    def _lock_sandbox(self) -> None:
-        box = getattr(self.km, "sandbox", None)
-        if box is not None:
-            box.lock_run_dir()
-            record = self._notebook.metadata[FLAGS_KEY].setdefault("sandbox", {})
-            record["uid"] = box.uid
-            record.setdefault("uids", []).append(box.uid)
-
-    def _restart(self, resources: Any) -> str | None:
-        """A fresh sandboxed kernel in which the cells that had finished are run again;
-        None, or why that failed."""
-        old = getattr(self.km, "sandbox", None)
-
-        async def start() -> None:
-            with contextlib.suppress(Exception):
-                await ensure_async(self.km.shutdown_kernel(now=True))
-            with contextlib.suppress(Exception):
-                await ensure_async(self.kc.stop_channels())
-            self.create_kernel_manager()  # the old one's zmq context is gone with it
-            await self.async_start_new_kernel()
-            await self.async_start_new_kernel_client()
-
-        if old is not None:
-            old.cleanup()
-        try:
-            run_sync(start)()
-        except Exception as exc:
-            return f"the new kernel did not start ({type(exc).__name__}: {short(str(exc))})"
-        self._lock_sandbox()
-        self._replaying = True
-        try:
-            for index in self._finished:
-                replay = copy.deepcopy(self.nb.cells[index])
-                self._timed_out = False
-                try:
-                    self.preprocess_cell(replay, resources, index)
-                except (CellTimeoutError, DeadKernelError) as exc:
-                    return f"cell #{index + 1} failed when run again ({type(exc).__name__})"
-                if self._timed_out and not self._responsive():
-                    return f"cell #{index + 1} did not finish when run again"
-        finally:
-            self._replaying = False
-        return None
-
-    def _may_restart(self) -> bool:
-        """At most ``max_restarts`` restarts per notebook."""
-        if self._restarts >= self.max_restarts:
-            return False
-        self._restarts += 1
-        return True
-
-    def _restart_for_recheck(self) -> tuple[Any, Any]:
-        """The re-check's restart (:class:`KernelChannel`): a fresh kernel, or why not."""
-        if not self._may_restart():
-            raise KernelUnavailable("no restart left")
-        failed = self._restart(self._resources)
-        if failed is not None:
-            raise KernelUnavailable(failed)
-        self._run_state.restarted_in_recheck = True
-        return self.km, self.kc
 
     async def _async_handle_timeout(self, timeout: int, cell: NotebookNode | None = None):
         self._timed_out = True
