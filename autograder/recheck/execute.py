@@ -12,10 +12,10 @@ this when the sandbox is on). For each notebook it:
    whole notebook, and caps on the bytes of output kept per cell and per notebook. A hang
    costs its own exercise, not the notebook: once a cell timed out, the later cells but the
    answer cells get ``after_timeout`` seconds each (the trusted re-check decides the tests
-   anyway); a kernel killed because it ignored the interrupt is restarted once, the cells
-   that had finished re-run in it, and of the rest only the answer cells are run; when the
-   notebook's time is spent, the answer cells still run (short limit), the kernel is kept
-   for the re-check;
+   anyway); a kernel killed because it ignored the interrupt is restarted
+   (:mod:`autograder.recheck.restarts`), the cells that had finished re-run in it, and of the
+   rest only the answer cells are run; when the notebook's time is spent, the answer cells
+   still run (short limit), and the kernel is kept for the re-check;
 4. with the kernel still running, re-runs each test cell's full source in this trusted
    process (:mod:`autograder.recheck.runner`) and makes the cell's outputs say what the trusted
    re-check found: a failure becomes an ``error`` output with the failure's message (never
