@@ -208,7 +208,7 @@ class SafeExecute(KernelRestarts, Execute):
     def _cell_timeout(self, cell: NotebookNode) -> int:
         full = self.timeout if self.timeout and self.timeout > 0 else self.notebook_timeout
         if self._replaying:  # cells that finished once, run again after a restart
-            return max(1, int(full))
+            return max(1, int(min(full, self._replay_budget - time.monotonic()) + 0.999))
         remaining = self._deadline - time.monotonic()
         if remaining <= 0 or (self._run_state.timeouts and not is_solution(cell)):
             # after a hang (or past the notebook's time) only the answers need time
@@ -235,6 +235,13 @@ class SafeExecute(KernelRestarts, Execute):
         self._last_km = None
         self._replaying = False
         self._restarts = 0
+        # Past the notebook's time, the answer cells (as many as the instructor's notebook
+        # has) get after_timeout each; re-running cells after restarts gets, in all, the
+        # notebook's time once more.
+        answers = sum(1 for kind, _, _ in instructor.cells if kind == "solution")
+        self._answers_end = self._deadline + self.after_timeout * max(1, answers)
+        self._replay_seconds = float(self.notebook_timeout)
+        self._replay_budget = 0.0
         self._finished: list[int] = []  # non-test code cells that ran to the end
         results: dict[str, CheckResult] = {}
         try:
@@ -318,7 +325,8 @@ class SafeExecute(KernelRestarts, Execute):
             note = f"not run: the kernel was restarted after cell #{state.restarted}"
             self._skip(cell, index, note)
             return
-        if time.monotonic() >= self._deadline and not answer:
+        now = time.monotonic()
+        if now >= self._deadline and (not answer or now >= self._answers_end):
             state.out_of_time = (
                 f"the notebook ran longer than {self.notebook_timeout} s; the cells after that "
                 "were not run (answer cells excepted)"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import time
 from typing import Any
 
 from jupyter_core.utils import ensure_async, run_sync
@@ -33,6 +34,8 @@ class KernelRestarts:
     _finished: list[int]
     _replaying: bool
     _restarts: int
+    _replay_seconds: float  # left for re-running cells, over all restarts
+    _replay_budget: float  # when the current re-run must end (monotonic clock)
 
     def _lock_sandbox(self) -> None:
         box = getattr(self.km, "sandbox", None)
@@ -64,8 +67,12 @@ class KernelRestarts:
             return f"the new kernel did not start ({type(exc).__name__}: {short(str(exc))})"
         self._lock_sandbox()
         self._replaying = True
+        started = time.monotonic()
+        self._replay_budget = started + self._replay_seconds
         try:
             for index in self._finished:
+                if time.monotonic() >= self._replay_budget:
+                    return "re-running the cells that had finished took too long"
                 replay = copy.deepcopy(self.nb.cells[index])
                 self._timed_out = False
                 try:
@@ -76,6 +83,7 @@ class KernelRestarts:
                     return f"cell #{index + 1} did not finish when run again"
         finally:
             self._replaying = False
+            self._replay_seconds -= time.monotonic() - started
         return None
 
     def _may_restart(self) -> bool:
