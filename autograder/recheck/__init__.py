@@ -3,7 +3,8 @@
 - :mod:`~autograder.recheck.execute`: ``SafeExecute``, nbgrader's ``Execute`` with the
   sandboxed kernel, hidden tests kept out of it and the trusted re-check after it
   (:mod:`~autograder.recheck.sources` gathers the cells, :mod:`~autograder.recheck.outcomes`
-  writes what the re-check found into the notebook);
+  writes what the re-check found into the notebook, :mod:`~autograder.recheck.restarts`
+  restarts a kernel killed because it ignored an interrupt);
 - :mod:`~autograder.recheck.scan` (rules in :mod:`~autograder.recheck.scan_rules`): the
   static scan of the student's cells for tampering patterns;
 - :mod:`~autograder.recheck.runner`: each test cell run here, in a namespace built by
@@ -13,6 +14,7 @@
 """
 
 from autograder.recheck.channel import (
+    HungCall,
     KernelCallTimeout,
     KernelChannel,
     KernelUnavailable,
@@ -30,6 +32,7 @@ __all__ = [
     "ENV_CONFIG",
     "CheckResult",
     "Finding",
+    "HungCall",
     "InstructorCode",
     "KernelCallTimeout",
     "KernelChannel",

@@ -16,7 +16,8 @@ import contextlib
 import json
 import secrets
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from queue import Empty
 from typing import Any
 
@@ -26,6 +27,7 @@ from autograder.recheck.codec import NotPlainData, decode
 from linlib._remote import REPLY_MIME, encode
 
 __all__ = [
+    "HungCall",
     "KernelCallTimeout",
     "KernelChannel",
     "KernelUnavailable",
@@ -39,7 +41,25 @@ class KernelUnavailable(RuntimeError):
 
 
 class KernelCallTimeout(TimeoutError):
-    """The student's code did not answer in time."""
+    """The student's code did not answer in time.
+
+    *seconds*: how long the call ran before it was interrupted (None: it was not sent, the
+    time had run out before); *killed*: it ignored the interrupt, and the kernel was killed.
+    """
+
+    def __init__(self, message: str, *, seconds: float | None = None, killed: bool = False):
+        super().__init__(message)
+        self.seconds = seconds
+        self.killed = killed
+
+
+@dataclass
+class HungCall:
+    """A student's function that did not return in time during the re-check."""
+
+    name: str
+    seconds: float
+    killed: bool  # it ignored the interrupt: the kernel was killed
 
 
 class StudentCodeError(Exception):
@@ -81,6 +101,14 @@ class KernelChannel:
         Seconds to wait after an interrupt before the kernel is killed.
     max_reply_bytes : int
         Largest reply accepted.
+    restart : callable, optional
+        Called when a call had to kill the kernel; returns a fresh ``(km, kc)`` (the
+        student's answers defined again) or raises :class:`KernelUnavailable`. The calls
+        after it go to the new kernel.
+
+    A function that timed out once (:attr:`hung`) is not called again: its later calls
+    fail at once with :class:`KernelCallTimeout`, so one hung answer costs one call limit,
+    not one per call.
     """
 
     def __init__(
@@ -91,6 +119,7 @@ class KernelChannel:
         call_timeout: float = 30.0,
         interrupt_grace: float = 3.0,
         max_reply_bytes: int = 16 * 1024 * 1024,
+        restart: Callable[[], tuple[Any, Any]] | None = None,
     ) -> None:
         self.km = km
         self.kc = kc
@@ -100,6 +129,10 @@ class KernelChannel:
         self.dead_reason: str | None = None if km is not None else "no kernel"
         self.deadline: float | None = None
         self.calls = 0
+        self.restart = restart
+        self.restarts = 0
+        #: Functions that did not return in time, in the order it happened.
+        self.hung: dict[str, HungCall] = {}
 
     def request(self, request: dict[str, Any]) -> dict[str, Any]:
         """Run one request (``op``: ``call`` or ``describe``) and return the reply dict."""
@@ -147,7 +180,9 @@ class KernelChannel:
                     self.dead_reason = "the student's code did not stop after an interrupt"
                     await self._kill()
                     raise KernelCallTimeout(
-                        f"no answer within {timeout:.0f} s, and the kernel ignored the interrupt"
+                        f"no answer within {timeout:.0f} s, and the kernel ignored the interrupt",
+                        seconds=timeout,
+                        killed=True,
                     )
                 interrupted = True
                 with contextlib.suppress(Exception):
@@ -185,7 +220,9 @@ class KernelChannel:
             elif kind == "status" and content.get("execution_state") == "idle":
                 break
         if interrupted:
-            raise KernelCallTimeout(f"no answer within {timeout:.0f} s (interrupted)")
+            raise KernelCallTimeout(
+                f"no answer within {timeout:.0f} s (interrupted)", seconds=timeout
+            )
         if reply is None:
             detail = f" ({errors[0][:300]})" if errors else ""
             raise KernelUnavailable(f"the kernel gave no answer{detail}")
@@ -224,7 +261,21 @@ class KernelChannel:
         }
         if use_reference:
             request["use_reference"] = {str(k): str(v) for k, v in use_reference.items()}
-        reply = self.request(request)
+        earlier = self.hung.get(name)
+        if earlier is not None:
+            raise KernelCallTimeout(
+                f"{name} did not return within {earlier.seconds:.0f} s earlier; not called again"
+            )
+        try:
+            reply = self.request(request)
+        except KernelCallTimeout as exc:
+            if exc.seconds is not None:  # it was called, and interrupted
+                self.hung[name] = HungCall(name, exc.seconds, exc.killed)
+                if exc.killed:
+                    self._restart()
+            raise KernelCallTimeout(
+                f"{name}: {exc}", seconds=exc.seconds, killed=exc.killed
+            ) from None
         status = reply.get("status")
         if status == "ok":
             result = decode(reply.get("value"))
@@ -238,6 +289,18 @@ class KernelChannel:
         if status == "error":
             raise _rebuild_exception(name, reply)
         raise KernelUnavailable(f"unexpected reply status {status!r}")
+
+    def _restart(self) -> None:
+        """After a kill: a fresh kernel with the student's answers, if a restart is allowed."""
+        if self.restart is None:
+            return
+        try:
+            self.km, self.kc = self.restart()
+        except KernelUnavailable as exc:
+            self.dead_reason = f"{self.dead_reason} (not restarted: {exc})"
+            return
+        self.restarts += 1
+        self.dead_reason = None
 
     def describe(self, names: Iterable[str]) -> dict[str, dict[str, Any]]:
         """What the kernel holds under each name: missing, module, callable, data, other."""

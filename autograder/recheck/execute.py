@@ -9,7 +9,13 @@ this when the sandbox is on). For each notebook it:
 2. scans the student's cells for tampering patterns (:mod:`autograder.recheck.scan`);
 3. executes the notebook in a kernel inside the sandbox (:mod:`autograder.sandbox`), with a
    per-cell timeout (interrupt, then kill if the interrupt is ignored), a wall clock for the
-   whole notebook, and caps on the bytes of output kept per cell and per notebook;
+   whole notebook, and caps on the bytes of output kept per cell and per notebook. A hang
+   costs its own exercise, not the notebook: once a cell timed out, the later cells but the
+   answer cells get ``after_timeout`` seconds each (the trusted re-check decides the tests
+   anyway); a kernel killed because it ignored the interrupt is restarted
+   (:mod:`autograder.recheck.restarts`), the cells that had finished re-run in it, and of the
+   rest only the answer cells are run; when the notebook's time is spent, the answer cells
+   still run (short limit), and the kernel is kept for the re-check;
 4. with the kernel still running, re-runs each test cell's full source in this trusted
    process (:mod:`autograder.recheck.runner`) and makes the cell's outputs say what the trusted
    re-check found: a failure becomes an ``error`` output with the failure's message (never
@@ -39,13 +45,15 @@ from nbclient.client import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat import NotebookNode
 from nbgrader.preprocessors import Execute
+from nbgrader.utils import is_solution
 from traitlets import Bool, Dict, Float, Integer, Type, Unicode, default
 
-from autograder.notebook import FLAGS_KEY, add_flag, strip_hidden_tests
+from autograder.notebook import FLAGS_KEY, add_flag, is_test_cell, strip_hidden_tests
 from autograder.recheck import scan
 from autograder.recheck.channel import KernelChannel
 from autograder.recheck.names import InstructorCode
 from autograder.recheck.outcomes import RunState, finish, short
+from autograder.recheck.restarts import KernelRestarts
 from autograder.recheck.runner import CheckResult, check_cells
 from autograder.recheck.sources import (
     enforce_test_metadata,
@@ -87,7 +95,7 @@ def _msg_bytes(msg: dict[str, Any]) -> int:
     return total
 
 
-class SafeExecute(Execute):
+class SafeExecute(KernelRestarts, Execute):
     """nbgrader's ``Execute`` in a sandbox, with hidden tests kept out of the kernel and
     every test cell's outcome decided by a trusted re-check outside the kernel."""
 
@@ -95,6 +103,13 @@ class SafeExecute(Execute):
 
     notebook_timeout = Integer(
         300, help="Wall-clock seconds for executing all the cells of one notebook."
+    ).tag(config=True)
+    after_timeout = Integer(
+        5,
+        help="Seconds each later cell (answer cells excepted) may take once a cell timed out.",
+    ).tag(config=True)
+    max_restarts = Integer(
+        3, help="Restarts of a kernel killed because it ignored an interrupt (0: none)."
     ).tag(config=True)
     interrupt_grace = Float(
         3.0, help="Seconds a kernel has to stop after an interrupt before it is killed."
@@ -178,7 +193,7 @@ class SafeExecute(Execute):
             results = self._execute_and_check(nb, resources, instructor, full_sources)
         finally:
             meta["seconds"] = round(time.monotonic() - started, 3)
-        finish(nb, state, full_sources, results, checks)
+        finish(nb, state, full_sources, results, checks, instructor)
         return nb, resources
 
     # ------------------------------------------------------------------ execution
@@ -191,9 +206,14 @@ class SafeExecute(Execute):
         return km
 
     def _cell_timeout(self, cell: NotebookNode) -> int:
+        full = self.timeout if self.timeout and self.timeout > 0 else self.notebook_timeout
+        if self._replaying:  # cells that finished once, run again after a restart
+            return max(1, int(min(full, self._replay_budget - time.monotonic()) + 0.999))
         remaining = self._deadline - time.monotonic()
-        limit = self.timeout if self.timeout and self.timeout > 0 else remaining
-        return max(1, int(min(limit, remaining) + 0.999))
+        if remaining <= 0 or (self._run_state.timeouts and not is_solution(cell)):
+            # after a hang (or past the notebook's time) only the answers need time
+            return max(1, min(int(full), self.after_timeout))
+        return max(1, int(min(full, remaining) + 0.999))
 
     def _execute_and_check(
         self,
@@ -206,12 +226,23 @@ class SafeExecute(Execute):
         NotebookClient.__init__(self, nb, None)
         self.reset_execution_trackers()
         self._check_assign_resources(resources)
+        self._resources = resources
         self.timeout_func = self._cell_timeout
         self._deadline = time.monotonic() + self.notebook_timeout
         self._cell_bytes: dict[int, int] = {}
         self._notebook_bytes = 0
         self._kernel_ready = False
         self._last_km = None
+        self._replaying = False
+        self._restarts = 0
+        # Past the notebook's time, the answer cells (as many as the instructor's notebook
+        # has) get after_timeout each; re-running cells after restarts gets, in all, the
+        # notebook's time once more.
+        answers = sum(1 for kind, _, _ in instructor.cells if kind == "solution")
+        self._answers_end = self._deadline + self.after_timeout * max(1, answers)
+        self._replay_seconds = float(self.notebook_timeout)
+        self._replay_budget = 0.0
+        self._finished: list[int] = []  # non-test code cells that ran to the end
         results: dict[str, CheckResult] = {}
         try:
             with self.setup_kernel():
@@ -220,10 +251,7 @@ class SafeExecute(Execute):
                 self._kernel_ready = True
                 if info is not None:
                     self.nb.metadata["language_info"] = info["content"]["language_info"]
-                box = getattr(self.km, "sandbox", None)
-                if box is not None:
-                    box.lock_run_dir()
-                    self._notebook.metadata[FLAGS_KEY]["sandbox"] = {"uid": box.uid}
+                self._lock_sandbox()
                 for index, cell in enumerate(self.nb.cells):
                     self._run_cell(cell, resources, index)
                 self.set_widgets_metadata()
@@ -233,6 +261,7 @@ class SafeExecute(Execute):
                         self.kc,
                         call_timeout=self.recheck_call_timeout,
                         interrupt_grace=self.interrupt_grace,
+                        restart=self._restart_for_recheck,
                     )
                     if state.dead is not None:
                         channel.dead_reason = state.dead
@@ -246,6 +275,7 @@ class SafeExecute(Execute):
                         time_budget=self.recheck_cell_timeout,
                         total_budget=self.recheck_notebook_timeout,
                     )
+                    state.hung = list(channel.hung.values())
                     if channel.dead_reason and state.dead is None:
                         during = next(
                             (g for g, r in results.items() if r.ename == "KernelCallTimeout"),
@@ -278,6 +308,10 @@ class SafeExecute(Execute):
                 box.cleanup()
         return results
 
+    def _skip(self, cell: NotebookNode, index: int, note: str) -> None:
+        self._run_state.not_run.add(index)
+        cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=f"[{note}]\n")]
+
     def _run_cell(self, cell: NotebookNode, resources: Any, index: int) -> None:
         state = self._run_state
         if cell.cell_type != "code" or not cell.source.strip():
@@ -286,16 +320,21 @@ class SafeExecute(Execute):
             state.not_run.add(index)
             cell.outputs = []
             return
-        if time.monotonic() >= self._deadline:
-            state.dead = (
-                f"the notebook ran longer than {self.notebook_timeout} s; "
-                "the remaining cells were not run"
+        answer = is_solution(cell)
+        if state.restarted is not None and not answer:
+            note = f"not run: the kernel was restarted after cell #{state.restarted}"
+            self._skip(cell, index, note)
+            return
+        now = time.monotonic()
+        if now >= self._deadline and (not answer or now >= self._answers_end):
+            state.out_of_time = (
+                f"the notebook ran longer than {self.notebook_timeout} s; the cells after that "
+                "were not run (answer cells excepted)"
             )
-            state.not_run.add(index)
-            cell.outputs = []
-            self._kill_kernel()
+            self._skip(cell, index, f"not run: the notebook took over {self.notebook_timeout} s")
             return
         self._timed_out = False
+        limit = self._cell_timeout(cell)
         try:
             self.preprocess_cell(cell, resources, index)
         except DeadKernelError:
@@ -315,12 +354,23 @@ class SafeExecute(Execute):
                     "error", ename="CellTimeoutError", evalue=short(str(exc)), traceback=[]
                 )
             )
-        if self._timed_out and not self._responsive():
-            state.dead = (
-                f"cell #{index + 1} ran longer than {self._cell_timeout(cell)} s and did not "
-                "stop when interrupted; the kernel was killed"
-            )
-            self._kill_kernel()
+        if not self._timed_out:
+            if not is_test_cell(cell):
+                self._finished.append(index)
+            return
+        state.timeouts.append((index, limit))
+        if self._responsive():
+            return
+        self._kill_kernel()
+        state.killed.append(index + 1)
+        failed = self._restart(resources) if self._may_restart() else "no restart left"
+        if failed is None:
+            state.restarted = state.restarted or index + 1
+            return
+        state.dead = (
+            f"cell #{index + 1} ran longer than {limit} s and did not stop when interrupted; "
+            f"the kernel was killed (not restarted: {failed})"
+        )
 
     async def _async_handle_timeout(self, timeout: int, cell: NotebookNode | None = None):
         self._timed_out = True

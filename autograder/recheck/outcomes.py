@@ -16,9 +16,11 @@ import nbformat
 from nbformat import NotebookNode
 
 from autograder.notebook import add_flag, is_test_cell
+from autograder.recheck.channel import HungCall
+from autograder.recheck.names import InstructorCode
 from autograder.recheck.runner import CheckResult
 
-__all__ = ["RunState", "finish", "short"]
+__all__ = ["RunState", "finish", "hang_flags", "short"]
 
 
 def short(text: str, limit: int = 240) -> str:
@@ -39,6 +41,18 @@ class RunState:
     truncated: dict[int, int] = field(default_factory=dict)
     #: Cells whose hidden tests were taken out before the run -> their source.
     original_sources: dict[int, str] = field(default_factory=dict)
+    #: (cell index, limit in seconds) of each cell that timed out in the kernel.
+    timeouts: list[tuple[int, int]] = field(default_factory=list)
+    #: Cell numbers (1-based) after which the kernel was killed: it ignored an interrupt.
+    killed: list[int] = field(default_factory=list)
+    #: The cell number after which the killed kernel was restarted (None: it was not).
+    restarted: int | None = None
+    #: The re-check restarted the kernel after a call ignored an interrupt.
+    restarted_in_recheck: bool = False
+    #: Why cells were not run when the notebook's time ran out (answer cells still ran).
+    out_of_time: str | None = None
+    #: The student's functions that did not return in time during the re-check.
+    hung: list[HungCall] = field(default_factory=list)
 
 
 def finish(
@@ -47,9 +61,13 @@ def finish(
     full_sources: dict[str, str],
     results: dict[str, CheckResult],
     checks: dict[str, dict[str, Any]],
+    instructor: InstructorCode | None = None,
 ) -> None:
     """Put back the sources the kernel did not see, make each test cell's outputs say what
-    the trusted re-check found, record per-test outcomes in *checks* and flag the rest."""
+    the trusted re-check found, record per-test outcomes in *checks* and flag the rest
+    (*instructor* names the exercise of a function that hung)."""
+    for text in hang_flags(state, results, instructor):
+        add_flag(nb, text)
     if state.dead:
         add_flag(nb, f"kernel stopped: {state.dead}")
     if state.truncated:
@@ -89,6 +107,55 @@ def finish(
             _flag_disagreement(nb, grade_id, kernel, kernel_errors, result)
         cell.source = full_sources[grade_id]
         checks[grade_id] = record
+
+
+def _exercise(name: str, instructor: InstructorCode | None) -> str:
+    """The grade id of the answer cell that defines the graded function *name*."""
+    if instructor is not None:
+        for binding in instructor.bindings.get(name, []):
+            if binding.kind == "solution":
+                key = instructor.cells[binding.position][1]
+                if key:
+                    return str(key)
+    return name
+
+
+def hang_flags(
+    state: RunState, results: dict[str, CheckResult], instructor: InstructorCode | None = None
+) -> list[str]:
+    """One line per time-out, killed kernel and restart: what happened and what it cost."""
+    flags = []
+    if state.timeouts:
+        cells = ", ".join(f"#{i + 1} ({limit} s)" for i, limit in state.timeouts)
+        flags.append(
+            f"time-out: cell(s) {cells} did not finish in the student's kernel and were "
+            "interrupted; the tests are decided by the trusted re-check"
+        )
+    if state.restarted is not None:
+        flags.append(
+            f"cell #{state.restarted} did not stop when interrupted: the kernel was killed and "
+            "restarted, the cells that had finished were run again, and of the later cells "
+            "only the answer cells"
+        )
+    if state.out_of_time:
+        flags.append(state.out_of_time)
+    for hung in state.hung:
+        tests = [
+            g
+            for g, r in results.items()
+            if r.ename == "KernelCallTimeout" and r.message.startswith(hung.name)
+        ]
+        cost = f"its tests {', '.join(tests)} scored 0" if tests else "its tests scored 0"
+        text = (
+            f"exercise {_exercise(hung.name, instructor)}: {hung.name} did not return within "
+            f"{hung.seconds:.0f} s when re-checked (timed out; {cost})"
+        )
+        if hung.killed:
+            text += "; it ignored the interrupt, so the kernel was killed" + (
+                " and restarted for the other exercises" if state.restarted_in_recheck else ""
+            )
+        flags.append(text)
+    return flags
 
 
 def _set_outputs(cell, outputs, kernel_errors, result: CheckResult) -> None:

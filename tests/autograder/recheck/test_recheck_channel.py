@@ -153,6 +153,25 @@ def test_use_reference_runs_the_librarys_reference_in_the_kernel(channel):
     assert found["signed_distance"]["kind"] == "callable"
 
 
+def test_a_function_that_timed_out_is_not_called_again(kernel):
+    """One hung answer costs one call limit: its later calls fail at once, the kernel still
+    answers for the other functions."""
+    import time
+
+    km, kc = kernel
+    channel = recheck.KernelChannel(km, kc, call_timeout=1, interrupt_grace=2)
+    with pytest.raises(recheck.KernelCallTimeout, match="sleeps: no answer within 1 s"):
+        recheck.RemoteFunction(channel, "sleeps")()
+    calls = channel.calls
+    start = time.monotonic()
+    with pytest.raises(recheck.KernelCallTimeout, match="did not return within 1 s earlier"):
+        recheck.RemoteFunction(channel, "sleeps")()
+    assert time.monotonic() - start < 1 and channel.calls == calls  # nothing was sent
+    assert list(channel.hung) == ["sleeps"] and not channel.hung["sleeps"].killed
+    assert recheck.RemoteFunction(channel, "echo")(7) == 7
+    assert channel.dead_reason is None
+
+
 def test_a_call_that_ignores_interrupts_times_out_and_the_kernel_is_killed(kernel):
     # last: it kills the module's kernel
     km, kc = kernel
@@ -163,3 +182,55 @@ def test_a_call_that_ignores_interrupts_times_out_and_the_kernel_is_killed(kerne
     with pytest.raises(recheck.KernelUnavailable):
         recheck.RemoteFunction(channel, "scale")([1])
     assert km.sandbox is not None and km.sandbox.pids() == []
+
+
+class _Timeouts(recheck.KernelChannel):
+    """A channel whose requests time out as told (no kernel): *killed* ones kill it."""
+
+    def __init__(self, killed: bool, restart=None):
+        super().__init__(object(), object(), call_timeout=3, restart=restart)
+        self.killed = killed
+        self.sent = 0
+
+    def request(self, request):
+        self.sent += 1
+        if self.killed:
+            self.dead_reason = "the student's code did not stop after an interrupt"
+        raise recheck.KernelCallTimeout("no answer within 3 s", seconds=3, killed=self.killed)
+
+
+def test_a_timed_out_function_fails_fast_afterwards_without_a_kernel():
+    channel = _Timeouts(killed=False)
+    for _ in range(3):
+        with pytest.raises(recheck.KernelCallTimeout):
+            channel.call("slow", [], {})
+    assert channel.sent == 1
+    assert channel.hung["slow"] == recheck.HungCall("slow", 3, False)
+
+
+def test_a_killed_kernel_is_replaced_by_the_restart_and_the_calls_go_on():
+    fresh = (object(), object())
+    restarts = []
+
+    def restart():
+        restarts.append(1)
+        return fresh
+
+    channel = _Timeouts(killed=True, restart=restart)
+    with pytest.raises(recheck.KernelCallTimeout) as info:
+        channel.call("stuck", [], {})
+    assert info.value.killed and restarts == [1]
+    assert (channel.km, channel.kc) == fresh and channel.dead_reason is None
+    assert channel.restarts == 1 and channel.hung["stuck"].killed
+
+
+def test_a_killed_kernel_without_a_restart_stays_dead_with_the_reason():
+    def refuse():
+        raise recheck.KernelUnavailable("no restart left")
+
+    channel = _Timeouts(killed=True, restart=refuse)
+    with pytest.raises(recheck.KernelCallTimeout):
+        channel.call("stuck", [], {})
+    assert channel.dead_reason.endswith("(not restarted: no restart left)")
+    with pytest.raises(recheck.KernelCallTimeout, match="not called again"):
+        channel.call("stuck", [], {})

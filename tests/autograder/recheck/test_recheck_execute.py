@@ -133,3 +133,28 @@ def test_leftover_process_helpers_see_children_and_ignore_zombies():
     assert not _running(child.pid)  # killed, not yet waited for: a zombie
     child.wait()
     assert not _running(child.pid) and _children(child.pid) == []
+
+
+def test_after_a_time_out_only_answer_cells_keep_the_full_cell_limit():
+    """A hang costs its own exercise: once a cell timed out, every later cell but the
+    answers gets ``after_timeout``; past the notebook's time, answers get it too; a cell
+    run again after a restart gets the full limit within what is left for re-runs."""
+    from autograder.recheck.execute import SafeExecute
+    from autograder.recheck.outcomes import RunState
+
+    pp = SafeExecute(timeout=30, after_timeout=5)
+    pp._replaying = False
+    pp._run_state = RunState()
+    pp._deadline = time.monotonic() + 300
+    answer = nbformat.v4.new_code_cell("def f(): pass", metadata=_meta(solution=True))
+    other = nbformat.v4.new_code_cell("f()", metadata=_meta())
+    assert (pp._cell_timeout(answer), pp._cell_timeout(other)) == (30, 30)
+    pp._run_state.timeouts.append((3, 30))
+    assert (pp._cell_timeout(answer), pp._cell_timeout(other)) == (30, 5)
+    pp._deadline = time.monotonic() - 1
+    assert (pp._cell_timeout(answer), pp._cell_timeout(other)) == (5, 5)
+    pp._replaying = True
+    pp._replay_budget = time.monotonic() + 300
+    assert pp._cell_timeout(other) == 30
+    pp._replay_budget = time.monotonic() + 10
+    assert pp._cell_timeout(other) == 10
