@@ -78,6 +78,10 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join(lines)
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
 def _manual_lines(manual: Mapping[tuple[str, str], ManualPending]) -> list[str]:
     pending = {key: p for key, p in manual.items() if p.answers}
     if not pending:
@@ -88,13 +92,15 @@ def _manual_lines(manual: Mapping[tuple[str, str], ManualPending]) -> list[str]:
         "",
         "### Awaiting manual grading",
         "",
-        f"{answers} answers worth {points:g} points in {len(pending)} submissions: grade them"
+        f"{_count(answers, 'answer')} worth {points:g} points in"
+        f" {_count(len(pending), 'submission')}: grade them"
         " in nbgrader's formgrader; the next grade run exports the points to grades.csv.",
         "",
     ]
     for (assignment, student), p in sorted(pending.items()):
         lines.append(
-            f"- {_code(f'{assignment}/{student}')}: {p.answers} answers, {p.points:g} points"
+            f"- {_code(f'{assignment}/{student}')}: {_count(p.answers, 'answer')},"
+            f" {p.points:g} points"
         )
     return lines
 

@@ -109,8 +109,8 @@ def test_summary_and_results_say_what_awaits_manual_grading(course):
     manual = manual_pending(course, [RESULT])
     text = summary_text(summarise([RESULT]), {}, manual)
     section = text.split("### Awaiting manual grading", 1)[1]
-    assert "1 answers worth 2 points in 1 submissions" in section
-    assert "- `a1/alice`: 1 answers, 2 points" in section
+    assert "1 answer worth 2 points in 1 submission" in section
+    assert "- `a1/alice`: 1 answer, 2 points" in section
     data = results_data([RESULT], manual=manual)
     assert data["submissions"][0]["manual_pending"] == {"answers": 1, "points": ANSWER_POINTS}
     give_manual_grade(course, "a1", "alice", 2.0)
