@@ -31,7 +31,10 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_outp
 from autograder.course import Course
 from autograder.models import SubmissionResult
 from autograder.report import copy_feedback
-from lecture.assets import mathjax_available
+from tests.e2e import test_lecture_site as lecture_site
+
+#: The browser tests' one chromium fixture (Debian's chromium, the lecture's MathJax).
+browser = lecture_site.browser
 
 
 def pwn(name: str) -> str:
@@ -266,8 +269,6 @@ _REPORT_PWNED = """Object.defineProperty(window, "__pwned", {
 def open_and_probe(browser, page_path: Path) -> dict:
     """Open *page_path* from disk, wait for MathJax, then click the links and the form and
     hover; what ran, which dialogs opened, how much math was typeset, the PNGs' widths."""
-    from tests.e2e.test_lecture_site import MATHJAX_DONE
-
     context = browser.new_context()
     ran: list[str] = []
     dialogs: list[str] = []
@@ -277,7 +278,7 @@ def open_and_probe(browser, page_path: Path) -> dict:
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
     try:
         page.goto(page_path.as_uri(), wait_until="load")
-        typeset = page.evaluate(MATHJAX_DONE)
+        typeset = page.evaluate(lecture_site.MATHJAX_DONE)
         images = page.evaluate(
             "Array.from(document.images).filter(i => i.src.startsWith('data:image/png'))"
             ".map(i => i.naturalWidth)"
@@ -295,22 +296,9 @@ def open_and_probe(browser, page_path: Path) -> dict:
         context.close()
 
 
-@pytest.fixture(scope="module")
-def chromium():
-    from playwright.sync_api import sync_playwright
-
-    from tests.e2e.browser import launch_chromium, require
-
-    require(mathjax_available(), "needs the lecture's npm assets (./run lecture installs them)")
-    with sync_playwright() as playwright:
-        browser = launch_chromium(playwright)
-        yield browser
-        browser.close()
-
-
 @pytest.mark.slow
-def test_feedback_page_runs_no_student_script_in_chromium(chromium, tmp_path):
-    probe = open_and_probe(chromium, render_feedback(hostile_notebook(), tmp_path))
+def test_feedback_page_runs_no_student_script_in_chromium(browser, tmp_path):
+    probe = open_and_probe(browser, render_feedback(hostile_notebook(), tmp_path))
     assert probe["pwned"] == []
     assert probe["dialogs"] == []
     assert probe["typeset"] >= 1, "MathJax did not typeset the page's math"
@@ -318,14 +306,14 @@ def test_feedback_page_runs_no_student_script_in_chromium(chromium, tmp_path):
 
 
 @pytest.mark.slow
-def test_csp_alone_stops_an_inline_script_in_chromium(chromium, tmp_path):
+def test_csp_alone_stops_an_inline_script_in_chromium(browser, tmp_path):
     """The last line of defence on its own: a script and a handler that got past the
     sanitiser (put into the written page by hand) do not run, MathJax still does."""
     page = render_feedback(new_notebook(cells=[new_markdown_cell(MATH)]), tmp_path)
     text = page.read_text(encoding="utf-8")
     injected = f'<script>{pwn("late")}</script><img src=x onerror="{pwn("late-img")}">'
     page.write_text(text.replace("</body>", injected + "</body>"), encoding="utf-8")
-    probe = open_and_probe(chromium, page)
+    probe = open_and_probe(browser, page)
     assert probe["pwned"] == []
     assert probe["typeset"] >= 1
 
@@ -334,7 +322,7 @@ def test_csp_alone_stops_an_inline_script_in_chromium(chromium, tmp_path):
 
 
 @pytest.mark.slow
-def test_hostile_and_honest_in_one_batch(chromium, tmp_path):
+def test_hostile_and_honest_in_one_batch(browser, tmp_path):
     from autograder.__main__ import main
     from autograder.course import list_assignments
     from autograder.grading import sandbox_status
@@ -382,6 +370,6 @@ def test_hostile_and_honest_in_one_batch(chromium, tmp_path):
     text = page.read_text(encoding="utf-8")
     assert "a link" in text  # the hostile markdown cell was rendered, inert
     assert active_content(text) == []
-    probe = open_and_probe(chromium, page)
+    probe = open_and_probe(browser, page)
     assert probe["pwned"] == [] and probe["dialogs"] == []
     assert probe["typeset"] >= 1
