@@ -25,6 +25,7 @@ import base64
 import hashlib
 import html
 import re
+from html.parser import HTMLParser
 from typing import Any
 
 import nh3
@@ -235,20 +236,37 @@ class SafeHTMLExporter(HTMLExporter):
         return [_script_hash(s.string or "") for s in soup.find_all("script") if not s.get("src")]
 
     def from_notebook_node(self, nb, resources=None, **kw):
-        from bs4 import BeautifulSoup
-
         page, resources = super().from_notebook_node(nb, resources, **kw)
-        hashes = self._template_script_hashes(resources or {})
-        soup = BeautifulSoup(page, features="html.parser")
-        if soup.head is None:
-            head = soup.new_tag("head")
-            (soup.html or soup).insert(0, head)
-        meta = soup.new_tag("meta")
-        meta["http-equiv"] = "Content-Security-Policy"
-        meta["content"] = content_security_policy(hashes)
-        charset = soup.head.find("meta", charset=True)
-        if charset is not None:
-            charset.insert_after(meta)
-        else:
-            soup.head.insert(0, meta)
-        return str(soup), resources
+        policy = content_security_policy(self._template_script_hashes(resources or {}))
+        content = html.escape(policy, quote=False).replace('"', "&quot;")
+        meta = f'<meta http-equiv="Content-Security-Policy" content="{content}">'
+        at = head_content_offset(page)
+        return page[:at] + meta + page[at:], resources
+
+
+class _HeadFinder(HTMLParser):
+    """Where the content of ``<head>`` starts (after its start tag)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=False)
+        self.found: tuple[int, int] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        if self.found is None and tag == "head":
+            line, column = self.getpos()
+            self.found = (line, column + len(self.get_starttag_text() or ""))
+
+
+def head_content_offset(page: str, chunk: int = 4096) -> int:
+    """The index in *page* right after its ``<head>`` start tag, found by Python's HTML
+    parser (fed only as far as needed: a page's images make it megabytes long)."""
+    finder = _HeadFinder()
+    for start in range(0, len(page), chunk):
+        finder.feed(page[start : start + chunk])
+        if finder.found is not None:
+            break
+    if finder.found is None:
+        raise ValueError("the feedback page has no <head>")
+    line, column = finder.found
+    # the parser counts lines by "\n" only
+    return sum(len(text) + 1 for text in page.split("\n")[: line - 1]) + column

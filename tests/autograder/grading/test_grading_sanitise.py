@@ -10,7 +10,12 @@ import pytest
 from bs4 import BeautifulSoup
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output, new_raw_cell
 
-from autograder.grading.sanitise import SanitiseNotebook, clean_html, content_security_policy
+from autograder.grading.sanitise import (
+    SanitiseNotebook,
+    clean_html,
+    content_security_policy,
+    head_content_offset,
+)
 from tests.autograder.test_hostile_html import PNG, hostile_notebook, render_feedback
 
 
@@ -116,3 +121,13 @@ def test_the_page_policy_hashes_exactly_the_templates_inline_scripts(tmp_path):
     assert inline and hashes == {
         base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() for text in inline
     }
+
+
+def test_the_policy_goes_right_after_the_real_head_tag():
+    page = '<!DOCTYPE html>\n<!-- <head> in a comment -->\n<html>\n<head lang="en">\n<title>t'
+    at = head_content_offset(page)
+    assert page[:at].endswith('<head lang="en">') and page[at:] == "\n<title>t"
+    long = "<html><head>" + "x" * 10_000
+    assert head_content_offset(long) == len("<html><head>")
+    with pytest.raises(ValueError):
+        head_content_offset("<p>no head here</p>")
