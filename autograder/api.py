@@ -30,6 +30,7 @@ from autograder.release import ensure_released, release_course
 from autograder.report import (
     copy_feedback,
     export_grades,
+    manual_pending,
     summarise,
     summary_text,
     write_results,
@@ -179,14 +180,15 @@ def grade_prepared_run(
         bar.close()
     results = list(graded.values())
     out_dir.mkdir(parents=True, exist_ok=True)
-    write_results(results, out_dir / "results.json", unmatched or [])
+    manual = manual_pending(graded_course, results)
+    write_results(results, out_dir / "results.json", unmatched or [], manual)
     export_grades(graded_course, results, out_dir / "grades.csv")
     if feedback:
         copy_feedback(graded_course, results, out_dir)
     flagged = {f"{r.assignment}/{r.student}": list(r.flags) for r in results if r.flags}
     for name in unmatched or []:
         flagged[name] = ["not a submission of any assignment of this course (not graded)"]
-    text = summary_text(summarise(results), flagged)
+    text = summary_text(summarise(results), flagged, manual)
     (out_dir / "summary.md").write_text(text, encoding="utf-8")
     return GradeRun(results, out_dir, text, list(unmatched or []))
 

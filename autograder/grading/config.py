@@ -53,20 +53,25 @@ def autograde_config(course: Course, *, sandbox: bool, prewarm: bool = False) ->
 
 
 def feedback_config(course: Course) -> Config:
-    """GenerateFeedback configuration: nbgrader's, with hidden-test source redacted and the
-    grader machine's folders taken out of the outputs."""
+    """GenerateFeedback configuration: nbgrader's, with hidden-test source redacted, the
+    grader machine's folders taken out of the outputs, and every active element of the
+    student's notebook taken out (:mod:`autograder.grading.sanitise`: the notebook cleaned,
+    the page rendered by its ``SafeHTMLExporter`` with a Content-Security-Policy)."""
     from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
     from nbgrader.preprocessors import GetGrades
 
     from autograder.grading.preprocessors import HideGraderPaths, RedactHiddenTests
+    from autograder.grading.sanitise import SafeHTMLExporter, SanitiseNotebook
 
     config = course.config()
     config.GenerateFeedback.preprocessors = [
         GetGrades,
         RedactHiddenTests,
         HideGraderPaths,
+        SanitiseNotebook,
         CSSHTMLHeaderPreprocessor,
     ]
+    config.GenerateFeedback.exporter_class = SafeHTMLExporter
     config.HideGraderPaths.course_root = str(course.root)
     from lecture.assets import TEMPLATES, mathjax_available
 

@@ -1,6 +1,7 @@
 """Report: what a grading run writes — grades.csv (:mod:`.grades`), results.json
 (:mod:`.results`), the feedback pages (:mod:`.feedback`) and summary.md (:mod:`.summary`).
-The CSV and the summary are views of the same results."""
+The CSV and the summary are views of the same results; what awaits manual grading is read
+from the gradebook when they are written (:mod:`.manual`)."""
 
 from autograder.report.feedback import copy_feedback
 from autograder.report.grades import (
@@ -12,6 +13,7 @@ from autograder.report.grades import (
     export_grades,
     flags_cell,
 )
+from autograder.report.manual import ManualPending, manual_pending, pending_in_gradebook
 from autograder.report.results import RESULTS_FORMAT, results_data, write_results
 from autograder.report.summary import AssignmentSummary, summarise, summary_text
 
@@ -22,10 +24,13 @@ __all__ = [
     "RESULTS_FORMAT",
     "AssignmentSummary",
     "FlaggedCsvExportPlugin",
+    "ManualPending",
     "copy_feedback",
     "csv_cell",
     "export_grades",
     "flags_cell",
+    "manual_pending",
+    "pending_in_gradebook",
     "results_data",
     "summarise",
     "summary_text",

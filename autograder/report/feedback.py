@@ -1,5 +1,5 @@
 """The students' feedback pages: nbgrader's feedback HTML copied into the run's output, and
-a short page for each notebook that could not be graded."""
+a short page for each notebook that could not be graded (plain text, no scripts allowed)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,9 @@ from autograder.models import SubmissionResult
 from lecture.assets import FEEDBACK_MATHJAX, copy_mathjax, mathjax_available
 
 _NOT_GRADED = """<!DOCTYPE html>
-<html><head><meta charset="utf-8"><title>{title}</title></head>
+<html><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<title>{title}</title></head>
 <body><h1>{title}</h1><p>This notebook could not be graded and scored 0 points:</p>
 <ul>{items}</ul></body></html>
 """

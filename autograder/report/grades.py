@@ -1,5 +1,6 @@
 """grades.csv: nbgrader's CSV export (its columns and values, read from the gradebook) with
-a ``flags`` column, for the students and assignments of one grading run."""
+what awaits manual grading (``manual_pending`` answers worth ``manual_pending_points``) and a
+``flags`` column, for the students and assignments of one grading run."""
 
 from __future__ import annotations
 
@@ -12,8 +13,10 @@ from traitlets import Dict
 
 from autograder.course import Course
 from autograder.models import SubmissionResult
+from autograder.report.manual import pending_in_gradebook
 
-#: nbgrader's CsvExportPlugin columns, in its order, and ours after them.
+#: nbgrader's CsvExportPlugin columns, in its order, and ours after them: the answers that
+#: await manual grading (nbgrader's "needs manual grade") and their points, and the flags.
 EXPORT_COLUMNS = [
     "assignment",
     "duedate",
@@ -27,7 +30,7 @@ EXPORT_COLUMNS = [
     "score",
     "max_score",
 ]
-COLUMNS = [*EXPORT_COLUMNS, "flags"]
+COLUMNS = [*EXPORT_COLUMNS, "manual_pending", "manual_pending_points", "flags"]
 
 #: The longest cell grades.csv holds (spreadsheets cut cells at 32,767 characters); a longer
 #: list of flags is cut with a count, and results.json keeps every flag.
@@ -65,8 +68,10 @@ def flags_cell(flags: list[str]) -> str:
 
 
 class FlaggedCsvExportPlugin(CsvExportPlugin):
-    """nbgrader's CSV export with a ``flags`` column, properly quoted, for the students and
-    assignments of one run (``student``/``assignment`` traits, as in nbgrader's plugin).
+    """nbgrader's CSV export with the manual-grading columns and a ``flags`` column,
+    properly quoted, for the students and assignments of one run (``student``/``assignment``
+    traits, as in nbgrader's plugin). The scores are the gradebook's: manual points given in
+    nbgrader's formgrader are in them.
 
     ``flags`` maps "assignment/student" to a list of readable strings.
     """
@@ -109,6 +114,9 @@ class FlaggedCsvExportPlugin(CsvExportPlugin):
                         row["raw_score"] = submission.score
                         row["late_submission_penalty"] = penalty
                         row["score"] = max(0.0, submission.score - penalty)
+                    pending = pending_in_gradebook(gradebook, assignment.name, student.id)
+                    row["manual_pending"] = pending.answers
+                    row["manual_pending_points"] = pending.points
                     flags = self.flags.get(f"{assignment.name}/{student.id}", [])
                     row["flags"] = flags_cell([str(flag) for flag in flags])
                     writer.writerow([csv_cell(row[c]) for c in COLUMNS])

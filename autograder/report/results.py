@@ -3,25 +3,31 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from autograder.models import SubmissionResult
+from autograder.report.manual import ManualPending
 
 #: Version of results.json's layout; bump it when a key changes meaning or disappears.
 RESULTS_FORMAT = 1
 
 
 def results_data(
-    results: Iterable[SubmissionResult], unmatched: Iterable[str] = ()
+    results: Iterable[SubmissionResult],
+    unmatched: Iterable[str] = (),
+    manual: Mapping[tuple[str, str], ManualPending] | None = None,
 ) -> dict[str, object]:
     """A run's results as plain data (what results.json holds).
 
     ``{"format": 1, "submissions": [...], "unmatched": [...]}``; each submission, sorted
     by assignment then student: ``student``, ``assignment``, ``score``, ``max_score``,
     ``tests`` (autograded grade id -> ``{"score", "max_score"}``), ``flags``, ``ok``,
-    ``error`` and ``missing`` (notebooks that could not be graded and scored 0).
+    ``error``, ``missing`` (notebooks that could not be graded and scored 0) and
+    ``manual_pending`` (``{"answers", "points"}`` awaiting manual grading; from ``manual``,
+    (assignment, student) -> :class:`~.manual.ManualPending`, zero when not given).
     """
+    manual = manual or {}
     submissions = []
     for r in sorted(results, key=lambda r: (r.assignment, r.student)):
         submissions.append(
@@ -38,18 +44,28 @@ def results_data(
                 "ok": bool(r.ok),
                 "error": r.error,
                 "missing": list(r.missing),
+                "manual_pending": _pending(manual.get((r.assignment, r.student))),
             }
         )
     return {"format": RESULTS_FORMAT, "submissions": submissions, "unmatched": list(unmatched)}
 
 
+def _pending(pending: ManualPending | None) -> dict[str, float]:
+    pending = pending or ManualPending()
+    return {"answers": pending.answers, "points": float(pending.points)}
+
+
 def write_results(
-    results: Iterable[SubmissionResult], dest: Path, unmatched: Iterable[str] = ()
+    results: Iterable[SubmissionResult],
+    dest: Path,
+    unmatched: Iterable[str] = (),
+    manual: Mapping[tuple[str, str], ManualPending] | None = None,
 ) -> Path:
     """Write :func:`results_data` to ``dest`` (results.json), atomically."""
     dest = Path(dest)
     tmp = dest.with_name(dest.name + ".tmp")
-    text = json.dumps(results_data(results, unmatched), indent=1, ensure_ascii=False)
+    data = results_data(results, unmatched, manual)
+    text = json.dumps(data, indent=1, ensure_ascii=False)
     tmp.write_text(text + "\n", encoding="utf-8")
     tmp.replace(dest)
     return dest

@@ -1,5 +1,5 @@
 """summary.md: per assignment, the number of submissions, mean, median, flagged count and
-each test's pass rate, as Markdown tables."""
+each test's pass rate, as Markdown tables; then what awaits manual grading, per submission."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from autograder.models import SubmissionResult
+from autograder.report.manual import ManualPending
 
 
 @dataclass
@@ -77,10 +78,41 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join(lines)
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+def _manual_lines(manual: Mapping[tuple[str, str], ManualPending]) -> list[str]:
+    pending = {key: p for key, p in manual.items() if p.answers}
+    if not pending:
+        return []
+    answers = sum(p.answers for p in pending.values())
+    points = sum(p.points for p in pending.values())
+    lines = [
+        "",
+        "### Awaiting manual grading",
+        "",
+        f"{_count(answers, 'answer')} worth {points:g} points in"
+        f" {_count(len(pending), 'submission')}: grade them"
+        " in nbgrader's formgrader; the next grade run exports the points to grades.csv.",
+        "",
+    ]
+    for (assignment, student), p in sorted(pending.items()):
+        lines.append(
+            f"- {_code(f'{assignment}/{student}')}: {_count(p.answers, 'answer')},"
+            f" {p.points:g} points"
+        )
+    return lines
+
+
 def summary_text(
-    summaries: Sequence[AssignmentSummary], flagged: Mapping[str, list[str]] | None = None
+    summaries: Sequence[AssignmentSummary],
+    flagged: Mapping[str, list[str]] | None = None,
+    manual: Mapping[tuple[str, str], ManualPending] | None = None,
 ) -> str:
-    """The summary as Markdown: one table of assignments, then per-test pass rates."""
+    """The summary as Markdown: one table of assignments, then per-test pass rates, then
+    (``manual``: (assignment, student) -> what awaits manual grading) the submissions with
+    answers to grade by hand and the total, then the flagged submissions."""
     header = ["assignment", "submissions", "mean", "median", "autograded max", "flagged"]
     rows = [
         [
@@ -98,6 +130,7 @@ def summary_text(
         parts += ["", f"### {s.assignment}: pass rate per test", ""]
         test_rows = [[t, f"{100 * rate:.0f}%"] for t, rate in s.pass_rates.items()]
         parts.append(_table(["test", "passed"], test_rows) if test_rows else "(no tests graded)")
+    parts += _manual_lines(manual or {})
     if flagged:
         parts += ["", "### Flagged submissions", ""]
         for key in sorted(flagged):

@@ -232,6 +232,8 @@ def test_grades_csv(graded, course, batch):
         "late_submission_penalty",
         "score",
         "max_score",
+        "manual_pending",
+        "manual_pending_points",
         "flags",
     ]
     by_key = {(r["assignment"], r["student_id"]): r for r in rows}

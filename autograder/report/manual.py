@@ -1,0 +1,49 @@
+"""Manual grading: what of each submission awaits a person (nbgrader's "needs manual
+grade": written answers, read from the gradebook when the report is written, so the
+points given in nbgrader's formgrader since the last run count)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from autograder.course import Course
+from autograder.models import SubmissionResult
+
+
+@dataclass(frozen=True)
+class ManualPending:
+    """The answers of one submission that await manual grading, and their points."""
+
+    answers: int = 0
+    points: float = 0.0
+
+
+def pending_in_gradebook(gradebook, assignment: str, student: str) -> ManualPending:
+    """What of *student*'s submission of *assignment* nbgrader marks "needs manual grade"
+    (none when there is no such submission)."""
+    from nbgrader.api import MissingEntry
+
+    try:
+        submission = gradebook.find_submission(assignment, student)
+    except MissingEntry:
+        return ManualPending()
+    answers, points = 0, 0.0
+    for notebook in submission.notebooks:
+        for grade in notebook.grades:
+            if grade.needs_manual_grade:
+                answers += 1
+                points += float(grade.max_score or 0.0)
+    return ManualPending(answers, points)
+
+
+def manual_pending(
+    course: Course, results: Iterable[SubmissionResult]
+) -> dict[tuple[str, str], ManualPending]:
+    """(assignment, student) -> what awaits manual grading, for each result, from the
+    gradebook as it is now."""
+    with course.gradebook() as gb:
+        return {
+            (r.assignment, r.student): pending_in_gradebook(gb, r.assignment, r.student)
+            for r in results
+        }

@@ -1,0 +1,375 @@
+"""Hostile HTML in a submission: the feedback page carries none of it, in a real browser.
+
+A student's notebook can carry active content in its markdown (script tags, event
+handlers, ``javascript:`` links, SVG, frames, plugins, forms, ``<base>``, ``<meta>``
+refresh, attachments that are HTML) and in its outputs (HTML, SVG, JavaScript, widget
+views, images whose data or metadata break out of the ``<img>`` tag). Every payload here,
+if it ran, would append its name to ``window.__pwned`` or open a dialog.
+
+- fast: a hostile notebook rendered by the feedback exporter
+  (:func:`autograder.grading.feedback_config`) is checked with an HTML parser: no script but
+  the template's own, no event handler, no ``javascript:`` or ``data:text/html`` URL, none
+  of the active tags; a Content-Security-Policy in ``<head>``;
+- slow: the same page opened in chromium: no payload ran, no dialog, MathJax typeset the
+  math, the PNG plot shows; and a batch (one hostile submission, one honest one, graded
+  with feedback by the command line) whose honest row in grades.csv is full and whose
+  hostile feedback page is clean in the browser too.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import io
+from pathlib import Path
+
+import nbformat
+import pytest
+from bs4 import BeautifulSoup
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output, new_raw_cell
+
+from autograder.course import Course
+from autograder.models import SubmissionResult
+from autograder.report import copy_feedback
+from tests.e2e import test_lecture_site as lecture_site
+
+#: The browser tests' one chromium fixture (Debian's chromium, the lecture's MathJax).
+browser = lecture_site.browser
+
+
+def pwn(name: str) -> str:
+    """JavaScript that records that payload *name* ran."""
+    return f"window.__pwned=(window.__pwned||'')+'{name};'"
+
+
+def _b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode()
+
+
+MATH = r"The margin is $\gamma = 1/\lVert w \rVert$."
+
+MARKDOWN_PAYLOADS = f"""{MATH}
+
+<script>{pwn("md-script")}</script>
+<img src="x" onerror="{pwn("md-onerror")}">
+<a id="js-link" href="javascript:{pwn("md-href")}">a link</a>
+<a id="data-link" href="data:text/html;base64,{_b64("<script>alert(1)</script>")}">data</a>
+<svg onload="{pwn("md-svg")}"><script>{pwn("md-svg-script")}</script></svg>
+<iframe srcdoc="<script>parent.{pwn("md-iframe")}</script>"></iframe>
+<object data="data:text/html;base64,{_b64("<script>alert(2)</script>")}"></object>
+<embed src="data:text/html;base64,{_b64("<script>alert(3)</script>")}">
+<form action="javascript:{pwn("md-form")}"><button id="form-button">go</button></form>
+<base href="javascript:{pwn("md-base")}//">
+<meta http-equiv="refresh" content="0;url=javascript:{pwn("md-meta")}">
+<details open ontoggle="{pwn("md-ontoggle")}"><summary>more</summary>text</details>
+<div style="background:url(javascript:{pwn("md-style")})"
+     onmouseover="{pwn("md-hover")}">hover</div>
+
+![attached](attachment:evil.html)
+"""
+
+# Code a student could run: every output kind nbconvert renders, each hostile.
+HOSTILE_CODE = f"""
+from IPython.display import HTML, SVG, Javascript, Markdown, display
+display(HTML('<script>{pwn("out-script")}</script><img src=x onerror="{pwn("out-onerror")}">'))
+display(Javascript("{pwn("out-js")}"))
+display(SVG('<svg xmlns="http://www.w3.org/2000/svg" onload="{pwn("out-svg")}">'
+            '<script>{pwn("out-svg-script")}</script><circle r="4"/></svg>'))
+display(Markdown('<img src=x onerror="{pwn("out-md")}">'))
+display({{"application/vnd.jupyter.widget-view+json": {{"model_id": "x", "version_major": 2,
+          "version_minor": 0}}, "text/plain": "a widget"}}, raw=True)
+display({{"text/html": "<p>isolated</p>"}}, raw=True,
+        metadata={{"text/html": {{"isolated": True}}}})
+display({{"image/png": 'AAAA" onerror="{pwn("out-png")}', "text/plain": "png"}}, raw=True)
+""".strip()
+
+# A 1x1 PNG (a plot stand-in) with a width that tries to break out of the <img> tag.
+PNG = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5"
+    "ErkJggg=="
+)
+
+
+def hostile_outputs() -> list:
+    """The outputs HOSTILE_CODE produces (as a kernel would store them), plus a plot with
+    a width that tries to break out of its tag."""
+    return [
+        new_output(
+            "display_data",
+            data={
+                "text/html": f"<script>{pwn('out-script')}</script>"
+                f'<img src=x onerror="{pwn("out-onerror")}">',
+                "text/plain": "<HTML>",
+            },
+        ),
+        new_output("display_data", data={"application/javascript": pwn("out-js")}),
+        new_output(
+            "display_data",
+            data={
+                "image/svg+xml": f'<svg xmlns="http://www.w3.org/2000/svg" '
+                f'onload="{pwn("out-svg")}"><script>{pwn("out-svg-script")}</script></svg>'
+            },
+        ),
+        new_output(
+            "display_data", data={"text/markdown": f'<img src=x onerror="{pwn("out-md")}">'}
+        ),
+        new_output(
+            "display_data",
+            data={
+                "application/vnd.jupyter.widget-view+json": {"model_id": "x"},
+                "text/plain": "a widget",
+            },
+        ),
+        new_output(
+            "display_data",
+            data={"text/html": "<p>isolated</p>"},
+            metadata={"text/html": {"isolated": True}},
+        ),
+        new_output(
+            "display_data",
+            data={"image/png": f'AAAA" onerror="{pwn("out-png")}', "text/plain": "png"},
+        ),
+        new_output(
+            "display_data",
+            data={"image/png": PNG, "text/plain": "<Figure>"},
+            metadata={"image/png": {"width": f"1 onerror={pwn('out-width')}"}},
+        ),
+    ]
+
+
+def hostile_notebook() -> nbformat.NotebookNode:
+    markdown = new_markdown_cell(MARKDOWN_PAYLOADS)
+    markdown.attachments = {"evil.html": {"text/html": _b64(f"<script>{pwn('attach')}</script>")}}
+    code = new_code_cell(HOSTILE_CODE, execution_count=1, outputs=hostile_outputs())
+    raw = new_raw_cell(f"<script>{pwn('raw')}</script>", metadata={"raw_mimetype": "text/html"})
+    nb = new_notebook(cells=[markdown, code, raw])
+    nb.metadata["widgets"] = {
+        "application/vnd.jupyter.widget-state+json": {"state": {}, "version_major": 2}
+    }
+    return nb
+
+
+ACTIVE_TAGS = ("script", "iframe", "object", "embed", "form", "base", "svg", "frame", "style")
+
+
+def active_content(page: str) -> list[str]:
+    """What of *page* could run or load active content, besides the template's own MathJax
+    (its inline configuration and the script it loads) and the page's own styles."""
+    soup = BeautifulSoup(page, features="html.parser")
+    found = []
+    scripts = soup.find_all("script")
+    own = [s for s in scripts if s.get("src", "").endswith("tex-chtml-full.js")]
+    config = [s for s in scripts if not s.get("src") and "window.MathJax = {" in (s.string or "")]
+    for script in scripts:
+        if script not in own and script not in config:
+            found.append(f"script: {str(script)[:80]}")
+    body = soup.body or soup
+    for tag in body.find_all(ACTIVE_TAGS):
+        found.append(f"tag: {str(tag)[:80]}")
+    for meta in soup.find_all("meta"):
+        if meta.get("http-equiv", "").lower() not in ("", "content-security-policy"):
+            found.append(f"meta: {meta}")
+    for tag in soup.find_all(True):
+        for name, value in tag.attrs.items():
+            text = " ".join(value) if isinstance(value, list) else str(value)
+            if name.lower().startswith("on"):
+                found.append(f"handler: {name}={text[:60]}")
+            lowered = "".join(text.split()).lower()
+            if "javascript:" in lowered or lowered.startswith("data:text/html"):
+                found.append(f"url: {name}={text[:60]}")
+    return found
+
+
+def render_feedback(nb: nbformat.NotebookNode, tmp_path: Path) -> Path:
+    """*nb* rendered as the grader renders feedback, copied as copy_feedback ships it."""
+    from nbgrader.converters import GenerateFeedback
+    from nbgrader.coursedir import CourseDirectory
+
+    from autograder.grading import feedback_config
+
+    config = feedback_config(Course(tmp_path / "course"))
+    app = GenerateFeedback(coursedir=CourseDirectory(config=config), config=config)
+    exporter = app.exporter_class(parent=app, config=app.config)
+    nb, resources = _preprocess(app, nb, tmp_path)
+    body, _ = exporter.from_notebook_node(nb, resources=resources)
+    page = tmp_path / "course" / "feedback" / "eve" / "01_hyperplanes" / "01_hyperplanes.html"
+    page.parent.mkdir(parents=True)
+    page.write_text(body, encoding="utf-8")
+    out = tmp_path / "out"
+    copy_feedback(
+        Course(tmp_path / "course"),
+        [SubmissionResult(student="eve", assignment="01_hyperplanes")],
+        out,
+    )
+    return out / "feedback" / "eve" / "01_hyperplanes" / "01_hyperplanes.html"
+
+
+def _preprocess(app, nb, config_dir: Path):
+    """The feedback preprocessors that need no gradebook (GetGrades does)."""
+    from nbgrader.preprocessors import GetGrades
+
+    resources = {"nbgrader": {"notebook": "01_hyperplanes", "score": 0, "max_score": 1}}
+    resources["nbgrader"]["late_penalty"] = 0
+    resources["config_dir"] = str(config_dir)  # CSSHTMLHeaderPreprocessor's custom CSS
+    for cls in app.preprocessors:
+        if cls is GetGrades:
+            continue
+        nb, resources = cls(parent=app, config=app.config).preprocess(nb, resources)
+    return nb, resources
+
+
+def test_rendered_feedback_has_no_active_content(tmp_path):
+    page = render_feedback(hostile_notebook(), tmp_path).read_text(encoding="utf-8")
+    assert active_content(page) == []
+    soup = BeautifulSoup(page, features="html.parser")
+    csp = soup.head.find("meta", attrs={"http-equiv": "Content-Security-Policy"})
+    policy = csp["content"]
+    assert "'unsafe-inline'" not in policy.split("script-src")[1].split(";")[0]
+    for directive in ("object-src 'none'", "base-uri 'none'", "form-action 'none'"):
+        assert directive in policy
+    # what is not active stays: the text, the math source, the plot as a data: image
+    assert "a link" in page and "hover" in page and r"\gamma" in page
+    assert f"data:image/png;base64,{PNG}" in page
+
+
+def test_the_detector_finds_what_it_looks_for():
+    """active_content is not blind: it reports each payload of an unsanitised page."""
+    page = (
+        "<html><head><script>x</script><meta http-equiv='refresh' content='0'></head><body>"
+        + MARKDOWN_PAYLOADS
+        + "</body></html>"
+    )
+    found = " ".join(active_content(page))
+    for needle in (
+        "script:",
+        "tag: <iframe",
+        "tag: <object",
+        "tag: <embed",
+        "tag: <form",
+        "tag: <base",
+        "tag: <svg",
+        "meta:",
+        "handler: onerror",
+        "url: href",
+    ):
+        assert needle in found
+
+
+# --- in a real browser --------------------------------------------------------------------
+
+
+# Every write to window.__pwned (in the page or any frame, before or after a navigation) is
+# reported to the test; Playwright's init scripts run whatever the page's policy.
+_REPORT_PWNED = """Object.defineProperty(window, "__pwned", {
+  get() { return ""; },
+  set(value) { window.__reportPwned(String(value)); },
+});"""
+
+
+def open_and_probe(browser, page_path: Path) -> dict:
+    """Open *page_path* from disk, wait for MathJax, then click the links and the form and
+    hover; what ran, which dialogs opened, how much math was typeset, the PNGs' widths."""
+    context = browser.new_context()
+    ran: list[str] = []
+    dialogs: list[str] = []
+    context.expose_binding("__reportPwned", lambda source, value: ran.append(value))
+    context.add_init_script(_REPORT_PWNED)
+    page = context.new_page()
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    try:
+        page.goto(page_path.as_uri(), wait_until="load")
+        typeset = page.evaluate(lecture_site.MATHJAX_DONE)
+        images = page.evaluate(
+            "Array.from(document.images).filter(i => i.src.startsWith('data:image/png'))"
+            ".map(i => i.naturalWidth)"
+        )
+        page.mouse.move(5, 5)
+        for selector in ("#js-link", "#data-link", "#form-button"):
+            if page.locator(selector).count():
+                page.locator(selector).first.click(no_wait_after=True)
+                page.wait_for_timeout(200)
+                if page.url != page_path.as_uri():
+                    page.goto(page_path.as_uri(), wait_until="load")
+        page.wait_for_timeout(300)
+        return {"pwned": ran, "dialogs": dialogs, "typeset": typeset, "images": images}
+    finally:
+        context.close()
+
+
+@pytest.mark.slow
+def test_feedback_page_runs_no_student_script_in_chromium(browser, tmp_path):
+    probe = open_and_probe(browser, render_feedback(hostile_notebook(), tmp_path))
+    assert probe["pwned"] == []
+    assert probe["dialogs"] == []
+    assert probe["typeset"] >= 1, "MathJax did not typeset the page's math"
+    assert probe["images"] and all(width > 0 for width in probe["images"]), "plot not shown"
+
+
+@pytest.mark.slow
+def test_csp_alone_stops_an_inline_script_in_chromium(browser, tmp_path):
+    """The last line of defence on its own: a script and a handler that got past the
+    sanitiser (put into the written page by hand) do not run, MathJax still does."""
+    page = render_feedback(new_notebook(cells=[new_markdown_cell(MATH)]), tmp_path)
+    text = page.read_text(encoding="utf-8")
+    injected = f'<script>{pwn("late")}</script><img src=x onerror="{pwn("late-img")}">'
+    page.write_text(text.replace("</body>", injected + "</body>"), encoding="utf-8")
+    probe = open_and_probe(browser, page)
+    assert probe["pwned"] == []
+    assert probe["typeset"] >= 1
+
+
+# --- a graded batch -----------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_hostile_and_honest_in_one_batch(browser, tmp_path):
+    from autograder.__main__ import main
+    from autograder.course import list_assignments
+    from autograder.grading import sandbox_status
+    from autograder.notebook import notebook_bytes
+    from autograder.release import ensure_released
+    from autograder.samples import make_submission
+
+    assignment = list_assignments()[0]
+    course_dir = tmp_path / "course"
+    ensure_released(Course(course_dir), [assignment])
+    release_nb = course_dir / "release" / assignment / f"{assignment}.ipynb"
+    source_nb = nbformat.read(
+        course_dir / "source" / assignment / f"{assignment}.ipynb", as_version=4
+    )
+    honest = make_submission(release_nb, source_nb)
+    hostile = make_submission(release_nb, source_nb)
+    markdown = new_markdown_cell(MARKDOWN_PAYLOADS)
+    markdown.attachments = {"evil.html": {"text/html": _b64(f"<script>{pwn('attach')}</script>")}}
+    hostile.cells[1:1] = [markdown, new_code_cell(HOSTILE_CODE)]
+    hostile.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": {}}}
+    folder = tmp_path / "submitted"
+    for student, nb in (("honest", honest), ("eve", hostile)):
+        target = folder / student / assignment / f"{assignment}.ipynb"
+        target.parent.mkdir(parents=True)
+        target.write_bytes(notebook_bytes(nb))
+    out = tmp_path / "out"
+    sandbox_args = [] if sandbox_status()[0] else ["--unsandboxed"]
+    argv = ["grade", str(folder), "--course", str(course_dir), "--out", str(out), "--workers", "2"]
+    assert main([*argv, *sandbox_args]) == 0
+
+    full = sum(
+        float(c.metadata["nbgrader"]["points"])
+        for c in source_nb.cells
+        if c.metadata.get("nbgrader", {}).get("grade")
+        and not c.metadata["nbgrader"].get("solution")
+    )
+    rows = {
+        r["student_id"]: r for r in csv.DictReader(io.StringIO((out / "grades.csv").read_text()))
+    }
+    assert float(rows["honest"]["score"]) == pytest.approx(full)
+    assert rows["honest"]["flags"] == ""
+    assert float(rows["eve"]["score"]) == pytest.approx(full)  # the payloads cost nothing
+
+    page = out / "feedback" / "eve" / assignment / f"{assignment}.html"
+    text = page.read_text(encoding="utf-8")
+    assert "a link" in text  # the hostile markdown cell was rendered, inert
+    assert active_content(text) == []
+    probe = open_and_probe(browser, page)
+    assert probe["pwned"] == [] and probe["dialogs"] == []
+    assert probe["typeset"] >= 1
