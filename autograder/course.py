@@ -316,10 +316,19 @@ class Course:
 
     def ensure_students(self, students: Iterable[str]) -> None:
         """Create the students in the gradebook up front, so workers never race to insert
-        them."""
+        them.
+
+        Also nbgrader's ``default_course`` row: its preprocessors (and ours) open the
+        gradebook without a course id, which inserts that row on first use; workers doing
+        it at the same moment collide on its unique key (on PostgreSQL, and on SQLite).
+        """
+        from nbgrader.api import Gradebook
+
         with self.gradebook() as gb:
             for student in students:
                 gb.update_or_create_student(student)
+        with Gradebook(self.db_url):
+            pass
 
     def record_zero_scores(self, assignment: str, student: str) -> None:
         """A submission with no gradable notebook: every test scores 0, as nbgrader does for
