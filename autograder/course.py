@@ -321,9 +321,25 @@ class Course:
         Also nbgrader's ``default_course`` row: its preprocessors (and ours) open the
         gradebook without a course id, which inserts that row on first use; workers doing
         it at the same moment collide on its unique key (on PostgreSQL, and on SQLite).
-        """
-        from nbgrader.api import Gradebook
 
+        Raises
+        ------
+        GradingError
+            A student id is longer than the gradebook's column (128 characters) on a
+            database that enforces it (not SQLite): one line instead of nbgrader's
+            ``InvalidEntry`` traceback.
+        """
+        from nbgrader.api import Gradebook, Student
+
+        students = list(students)
+        limit = Student.__table__.c.id.type.length
+        too_long = [s for s in students if len(s) > limit]
+        if too_long and not self.db_url.startswith("sqlite"):
+            # SQLite ignores the gradebook's column lengths; PostgreSQL refuses the row
+            raise GradingError(
+                f"student id longer than {limit} characters, the gradebook's limit: "
+                f"{too_long[0][:40]!r}…"
+            )
         with self.gradebook() as gb:
             for student in students:
                 gb.update_or_create_student(student)

@@ -25,6 +25,7 @@ from autograder.__main__ import main
 from autograder.course import Course, check_db_url, list_assignments
 from autograder.grading import sandbox_status
 from autograder.grading.task import autograde_task
+from autograder.models import GradingError
 from tests.pg import PostgresCluster, postgres_bindir
 
 ASSIGNMENTS = list_assignments()[:2]
@@ -90,6 +91,17 @@ def test_workers_opening_a_prepared_gradebook_at_once_do_not_collide(postgres, t
     for proc in procs:
         proc.join(120)
     assert [results.get(timeout=5) for _ in range(n)] == ["ok"] * n
+
+
+def test_a_student_id_too_long_for_the_gradebook_is_one_clear_error(postgres, tmp_path):
+    """nbgrader's gradebook columns hold 128 characters: SQLite ignores that, PostgreSQL
+    refuses the row (StringDataRightTruncation); the course says so before grading."""
+    course = Course(tmp_path / "course", postgres.create_database("long_ids"))
+    with pytest.raises(GradingError, match="longer than 128 characters"):
+        course.ensure_students(["alice", "x" * 129])
+    course.ensure_students(["x" * 128])
+    with course.gradebook() as gb:
+        assert [s.id for s in gb.students] == ["x" * 128]
 
 
 # ------------------------------------------------------------------------------- grading
