@@ -107,22 +107,6 @@ def test_a_student_id_too_long_for_the_gradebook_is_one_clear_error(postgres, tm
 # ------------------------------------------------------------------------------- grading
 
 
-@pytest.fixture(scope="module")
-def submissions(tmp_path_factory):
-    """The demo class of two assignments, and two more students (copies of full marks and
-    of typical bugs) so that three workers have work at once."""
-    from autograder.samples.demo import build_demo_submissions
-
-    root = tmp_path_factory.mktemp("pg-batch")
-    course_dir = root / "course"
-    for assignment in ASSIGNMENTS:
-        Course(course_dir).release(assignment)
-    folder = build_demo_submissions(course_dir, root / "submissions", ASSIGNMENTS)
-    for student in ("full_marks", "typical_bugs"):
-        shutil.copytree(folder / student, folder / f"{student}_2")
-    return folder
-
-
 def _grade(folder: Path, root: Path, db: list[str]) -> int:
     return main(
         [
@@ -147,17 +131,26 @@ def _release(root: Path, db: list[str]) -> int:
 
 
 @pytest.fixture(scope="module")
-def graded(submissions, tmp_path_factory, postgres):
+def graded(tmp_path_factory, postgres):
     """The batch released and graded through the command line, once on SQLite (the
-    default) and once on PostgreSQL."""
+    default) and once on PostgreSQL. The batch: the demo class of two assignments and two
+    more students (copies of full marks and of typical bugs), so that three workers have
+    work at once."""
+    from autograder.samples.demo import build_demo_submissions
+
     url = postgres.create_database("graded")
     runs = {}
+    folder = tmp_path_factory.mktemp("pg-batch") / "submissions"
     for name, db in (("sqlite", []), ("postgres", ["--db", url])):
         root = tmp_path_factory.mktemp(name)
         assert _release(root, db) == 0
-        assert _grade(submissions, root, db) == 0
+        if not folder.exists():
+            build_demo_submissions(root / "course", folder, ASSIGNMENTS)
+            for student in ("full_marks", "typical_bugs"):
+                shutil.copytree(folder / student, folder / f"{student}_2")
+        assert _grade(folder, root, db) == 0
         runs[name] = root
-    return runs, url
+    return runs, url, folder
 
 
 def _submission_counts(url: str) -> dict[tuple[str, str], int]:
@@ -179,8 +172,8 @@ def _submission_counts(url: str) -> dict[tuple[str, str], int]:
 
 @pytest.mark.slow
 @pytest.mark.skipif(not ASSIGNMENTS, reason="no course notebooks yet")
-def test_postgres_gradebook_gives_the_sqlite_results(graded, submissions):
-    runs, url = graded
+def test_postgres_gradebook_gives_the_sqlite_results(graded):
+    runs, url, submissions = graded
     sqlite_out, pg_out = runs["sqlite"] / "out", runs["postgres"] / "out"
     assert (pg_out / "grades.csv").read_text() == (sqlite_out / "grades.csv").read_text()
     assert (pg_out / "results.json").read_text() == (sqlite_out / "results.json").read_text()
@@ -217,11 +210,11 @@ def _ledger_entries(path: Path) -> dict[tuple[str, str], dict]:
 
 @pytest.mark.slow
 @pytest.mark.skipif(not ASSIGNMENTS, reason="no course notebooks yet")
-def test_grading_again_records_each_submission_once(graded, submissions):
+def test_grading_again_records_each_submission_once(graded):
     """Every submission graded a second time (the ledger removed: each task a retry), and
     one submission graded twice more by the worker task itself: still one submission per
     (student, assignment) in the gradebook, the same results, a ledger that agrees."""
-    runs, url = graded
+    runs, url, submissions = graded
     root = runs["postgres"]
     before = (root / "out" / "results.json").read_text()
     ledger = root / "course" / "ledger.jsonl"
