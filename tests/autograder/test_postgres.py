@@ -93,6 +93,7 @@ def test_workers_opening_a_prepared_gradebook_at_once_do_not_collide(postgres, t
     assert [results.get(timeout=5) for _ in range(n)] == ["ok"] * n
 
 
+@pytest.mark.slow
 def test_a_student_id_too_long_for_the_gradebook_is_one_clear_error(postgres, tmp_path):
     """nbgrader's gradebook columns hold 128 characters: SQLite ignores that, PostgreSQL
     refuses the row (StringDataRightTruncation); the course says so before grading."""
