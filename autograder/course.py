@@ -316,10 +316,35 @@ class Course:
 
     def ensure_students(self, students: Iterable[str]) -> None:
         """Create the students in the gradebook up front, so workers never race to insert
-        them."""
+        them.
+
+        Also nbgrader's ``default_course`` row: its preprocessors (and ours) open the
+        gradebook without a course id, which inserts that row on first use; workers doing
+        it at the same moment collide on its unique key (on PostgreSQL, and on SQLite).
+
+        Raises
+        ------
+        GradingError
+            A student id is longer than the gradebook's column (128 characters) on a
+            database that enforces it (not SQLite): one line instead of nbgrader's
+            ``InvalidEntry`` traceback.
+        """
+        from nbgrader.api import Gradebook, Student
+
+        students = list(students)
+        limit = Student.__table__.c.id.type.length
+        too_long = [s for s in students if len(s) > limit]
+        if too_long and not self.db_url.startswith("sqlite"):
+            # SQLite ignores the gradebook's column lengths; PostgreSQL refuses the row
+            raise GradingError(
+                f"student id longer than {limit} characters, the gradebook's limit: "
+                f"{too_long[0][:40]!r}…"
+            )
         with self.gradebook() as gb:
             for student in students:
                 gb.update_or_create_student(student)
+        with Gradebook(self.db_url):
+            pass
 
     def record_zero_scores(self, assignment: str, student: str) -> None:
         """A submission with no gradable notebook: every test scores 0, as nbgrader does for

@@ -36,3 +36,26 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.path.suffix == ".ipynb" or item.path.name in _SLOW_MODULES:
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(scope="session")
+def postgres():
+    """A throw-away PostgreSQL server for the test session (tests/pg.py): started on first
+    use, stopped and removed at the end of the session, also when tests fail. Skips the
+    test when PostgreSQL is not installed (``./run test`` installs it)."""
+    from tests.pg import PostgresCluster, postgres_bindir
+
+    if postgres_bindir() is None:
+        pytest.skip("PostgreSQL is not installed (Debian: apt-get install postgresql)")
+    cluster = PostgresCluster().start()
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture(scope="session")
+def postgres_url(postgres):
+    """The SQLAlchemy URL (``postgresql+psycopg://``, Unix socket) of an empty database of
+    the session's PostgreSQL server; ``postgres.create_database(name)`` makes more."""
+    return postgres.create_database("gradebook")
