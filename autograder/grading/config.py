@@ -88,5 +88,32 @@ def feedback_config(course: Course) -> Config:
             / "formgrader"
             / "templates"
         )
-        config.HTMLExporter.extra_template_basedirs = [str(TEMPLATES), str(nbgrader_templates)]
+        config.SafeHTMLExporter.extra_template_basedirs = [
+            str(TEMPLATES),
+            str(nbgrader_templates),
+        ]
+    return config
+
+
+def formgrader_config(course: Course) -> Config:
+    """What the course directory's ``nbgrader_config.py`` adds for nbgrader's formgrader
+    (JupyterLab opened in the course directory; the course's own settings are already in
+    the file, so they are left out here):
+
+    - its submission view (nbconvert's ``HTMLExporter`` with nbgrader's ``formgrade``
+      template) renders the notebook after :class:`~.sanitise.SanitiseNotebook` and with
+      :class:`~.sanitise.CleanMarkdown` as its ``markdown2html`` filter;
+    - its "Generate feedback" button runs ``GenerateFeedback`` with :func:`feedback_config`'s
+      preprocessors and exporter, as ``python -m autograder grade`` does (the exporter's
+      own preprocessor list stays empty: the feedback's list is the one that runs).
+    """
+    from autograder.grading.sanitise import CleanMarkdown, SanitiseNotebook
+
+    own = course.config()
+    config = Config(
+        {name: section for name, section in feedback_config(course).items() if name not in own}
+    )
+    config.HTMLExporter.preprocessors = [SanitiseNotebook]
+    config.HTMLExporter.filters = {"markdown2html": CleanMarkdown}
+    config.SafeHTMLExporter.preprocessors = []
     return config

@@ -1,0 +1,196 @@
+"""Hostile HTML in a submission: nbgrader's formgrader shows it inert, in a real browser.
+
+An instructor grades written answers in nbgrader's formgrader (JupyterLab opened in the
+course directory). Its submission view is rendered by the Jupyter server from the
+autograded notebook, in the instructor's session: a student's script there could call the
+Jupyter API with the instructor's token. The course directory's ``nbgrader_config.py``
+(written by :meth:`autograder.course.Course.make`) puts the sanitiser in
+(:func:`autograder.grading.formgrader_config`).
+
+A batch (one hostile submission with the payloads of ``test_hostile_html``, one honest one)
+is graded by the command line; JupyterLab is started on the course directory and the
+hostile submission's formgrader page is opened in chromium: no payload ran, no dialog
+opened, the title is the notebook's, and the page works (its grading inputs are filled in
+by formgrader's own scripts from the gradebook). The same page without the course's
+formgrader settings runs a payload (the test can fail).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import os
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_markdown_cell
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+from autograder.course import Course
+from tests.autograder import test_hostile_html as hostile_html
+from tests.e2e.browser import jupyterlab_server
+
+pytestmark = pytest.mark.slow
+
+#: The browser tests' one chromium fixture (Debian's chromium).
+browser = hostile_html.browser
+TOKEN = "formgrader-test-token"
+#: The marker of the lines Course.make writes for the formgrader.
+FORMGRADER_LINES = "from autograder.grading import formgrader_config"
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """A course with one hostile and one honest submission graded by the command line."""
+    from autograder.__main__ import main
+    from autograder.course import list_assignments
+    from autograder.notebook import notebook_bytes
+    from autograder.release import ensure_released
+    from autograder.samples import make_submission
+
+    tmp_path = tmp_path_factory.mktemp("formgrader")
+    assignment = list_assignments()[0]
+    course_dir = tmp_path / "course"
+    ensure_released(Course(course_dir), [assignment])
+    release_nb = course_dir / "release" / assignment / f"{assignment}.ipynb"
+    source_nb = nbformat.read(
+        course_dir / "source" / assignment / f"{assignment}.ipynb", as_version=4
+    )
+    honest = make_submission(release_nb, source_nb)
+    hostile = make_submission(release_nb, source_nb)
+    payload = hostile_html.MARKDOWN_PAYLOADS + (
+        f"\n<img src=x onerror=\"document.title='pwned';{hostile_html.pwn('md-title')}\">\n"
+    )
+    markdown = new_markdown_cell(payload)
+    script = f"<script>{hostile_html.pwn('attach')}</script>"
+    markdown.attachments = {"evil.html": {"text/html": hostile_html._b64(script)}}
+    hostile.cells[1:1] = [markdown, new_code_cell(hostile_html.HOSTILE_CODE)]
+    folder = tmp_path / "submitted"
+    for student, nb in (("honest", honest), ("eve", hostile)):
+        target = folder / student / assignment / f"{assignment}.ipynb"
+        target.parent.mkdir(parents=True)
+        target.write_bytes(notebook_bytes(nb))
+    out = tmp_path / "out"
+    argv = ["grade", str(folder), "--course", str(course_dir), "--out", str(out)]
+    assert main([*argv, "--workers", "2", "--unsandboxed"]) == 0
+
+    full = sum(
+        float(c.metadata["nbgrader"]["points"])
+        for c in source_nb.cells
+        if c.metadata.get("nbgrader", {}).get("grade")
+        and not c.metadata["nbgrader"].get("solution")
+    )
+    rows = {
+        r["student_id"]: r for r in csv.DictReader(io.StringIO((out / "grades.csv").read_text()))
+    }
+    assert float(rows["honest"]["score"]) == pytest.approx(full)
+    assert rows["honest"]["flags"] == ""
+    with Course(course_dir).gradebook() as gb:
+        submission_id = gb.find_submission_notebook(assignment, assignment, "eve").id
+    assert FORMGRADER_LINES in (course_dir / "nbgrader_config.py").read_text()
+    return {"course": course_dir, "assignment": assignment, "submission": submission_id}
+
+
+def open_formgrader(
+    browser, course_dir: Path, submission_id: str, log: Path, feedback_for: str | None = None
+) -> dict:
+    """Start JupyterLab on *course_dir*, open the submission's formgrader page, then (if
+    *feedback_for* names a student) press "Generate feedback" for that student (the API call
+    the button makes); what ran, which
+    dialogs opened, the title, the grading inputs and the scores formgrader's scripts
+    loaded into them, the feedback call's answer."""
+    command = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={course_dir}"]
+    env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(log.parent / "runtime")}
+    with jupyterlab_server(command, cwd=course_dir, env=env, log_path=log, token=TOKEN) as url:
+        # the token on every request, formgrader's API calls included
+        context = browser.new_context(extra_http_headers={"Authorization": f"token {TOKEN}"})
+        ran: list[str] = []
+        dialogs: list[str] = []
+        context.expose_binding("__reportPwned", lambda source, value: ran.append(value))
+        context.add_init_script(hostile_html._REPORT_PWNED)
+        page = context.new_page()
+        page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+        try:
+            address = f"{url}/formgrader/submissions/{submission_id}/"
+            response = page.goto(address, wait_until="load")
+            assert response is not None and response.ok, response and response.status
+            inputs = page.locator("input.score")
+            # formgrader's own scripts fetch the grades from its API: the autograded
+            # scores become the inputs' placeholders
+            with contextlib.suppress(PlaywrightTimeout):  # the scores are asserted below
+                page.wait_for_function(
+                    "() => Array.from(document.querySelectorAll('input.score'))"
+                    ".some(i => i.placeholder !== '')",
+                    timeout=30_000,
+                )
+            page.mouse.move(5, 5)
+            for selector in ("#js-link", "#data-link", "#form-button"):
+                if page.locator(selector).count():
+                    page.locator(selector).first.click(no_wait_after=True)
+                    page.wait_for_timeout(200)
+                    if not page.url.startswith(f"{url}/formgrader/submissions/"):
+                        page.goto(address, wait_until="load")
+            page.wait_for_timeout(500)
+            # formgrader's "Generate feedback" button for this submission: the API it calls
+            feedback = None
+            if feedback_for is not None:
+                assignment = page.evaluate("assignment_id")  # the page's own variable
+                button = context.request.post(
+                    f"{url}/formgrader/api/assignment/{assignment}/{feedback_for}"
+                    "/generate_feedback"
+                )
+                feedback = button.json() if button.ok else button.status
+            return {
+                "feedback": feedback,
+                "pwned": ran,
+                "dialogs": dialogs,
+                "title": page.title(),
+                "inputs": inputs.count(),
+                "scores": [
+                    inputs.nth(i).get_attribute("placeholder") for i in range(inputs.count())
+                ],
+                "text": page.inner_text("body"),
+            }
+        finally:
+            context.close()
+
+
+def test_formgrader_shows_the_hostile_submission_inert(browser, graded, tmp_path):
+    course, assignment = graded["course"], graded["assignment"]
+    page = course / "feedback" / "eve" / assignment / f"{assignment}.html"
+    by_the_cli = page.read_text(encoding="utf-8")
+    page.unlink()
+    probe = open_formgrader(
+        browser, course, graded["submission"], tmp_path / "lab.log", feedback_for="eve"
+    )
+    assert probe["pwned"] == []
+    assert probe["dialogs"] == []
+    assert probe["title"] == assignment
+    assert "a link" in probe["text"]  # the hostile markdown cell is shown, inert
+    assert probe["inputs"] >= 1 and all(probe["scores"]), probe["scores"]
+    # "Generate feedback" writes the page `python -m autograder grade` wrote: sanitised,
+    # with its Content-Security-Policy (test_hostile_html opens that page in chromium)
+    assert probe["feedback"]["success"], probe["feedback"]
+    by_the_button = page.read_text(encoding="utf-8")
+    assert hostile_html.active_content(by_the_button) == []
+    assert 'http-equiv="Content-Security-Policy"' in by_the_button
+    assert by_the_button == by_the_cli
+
+
+def test_without_the_course_settings_a_payload_runs(browser, graded, tmp_path):
+    """The same page with the formgrader lines taken out of nbgrader_config.py: the
+    student's script runs (so the test above can fail)."""
+    config = graded["course"] / "nbgrader_config.py"
+    text = config.read_text()
+    stock = text[: text.index("# nbgrader's formgrader")]
+    config.write_text(stock)
+    try:
+        probe = open_formgrader(
+            browser, graded["course"], graded["submission"], tmp_path / "lab.log"
+        )
+    finally:
+        config.write_text(text)
+    assert probe["pwned"], "no payload ran on the unsanitised formgrader page"
