@@ -7,12 +7,16 @@ Jupyter API with the instructor's token. The course directory's ``nbgrader_confi
 (written by :meth:`autograder.course.Course.make`) puts the sanitiser in
 (:func:`autograder.grading.formgrader_config`).
 
-A batch (one hostile submission with the payloads of ``test_hostile_html``, one honest one)
-is graded by the command line; JupyterLab is started on the course directory and the
-hostile submission's formgrader page is opened in chromium: no payload ran, no dialog
-opened, the title is the notebook's, and the page works (its grading inputs are filled in
-by formgrader's own scripts from the gradebook). The same page without the course's
-formgrader settings runs a payload (the test can fail).
+- fast: the hostile notebook rendered as the submission view renders it (the course's
+  config file, nbgrader's formgrade template) has nothing that could run but what the
+  template itself writes; without the course's lines it has the student's payloads;
+- slow: a batch (one hostile submission with the payloads of ``test_hostile_html``, one
+  honest one) is graded by the command line; JupyterLab is started on the course directory and the
+  hostile submission's formgrader page is opened in chromium: no payload ran, no dialog
+  opened, the title is the notebook's, and the page works (its grading inputs get the
+  scores formgrader's own scripts fetch from the gradebook); its "Generate feedback" writes
+  the very page the command line wrote. The same view without the course's formgrader
+  lines runs the student's payloads (the test can fail).
 """
 
 from __future__ import annotations
@@ -26,20 +30,56 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from nbformat.v4 import new_code_cell, new_markdown_cell
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from autograder.course import Course
 from tests.autograder import test_hostile_html as hostile_html
 from tests.e2e.browser import jupyterlab_server
 
-pytestmark = pytest.mark.slow
-
 #: The browser tests' one chromium fixture (Debian's chromium).
 browser = hostile_html.browser
 TOKEN = "formgrader-test-token"
 #: The marker of the lines Course.make writes for the formgrader.
 FORMGRADER_LINES = "from autograder.grading import formgrader_config"
+
+
+def render_formgrade(nb: nbformat.NotebookNode, course_dir: Path, *, safe: bool) -> str:
+    """*nb* rendered as formgrader's submission view renders it: nbconvert's HTMLExporter
+    with nbgrader's formgrade template and the course's nbgrader_config.py (or, with
+    *safe* false, the same file without the formgrader lines)."""
+    from nbconvert.exporters import HTMLExporter
+    from nbgrader.server_extensions.formgrader.formgrader import FormgradeExtension
+    from traitlets.config.loader import PyFileConfigLoader
+
+    text = (course_dir / "nbgrader_config.py").read_text()
+    if not safe:
+        (course_dir / "stock").mkdir(exist_ok=True)
+        course_dir = course_dir / "stock"
+        (course_dir / "nbgrader_config.py").write_text(text[: text.index("# nbgrader's")])
+    config = FormgradeExtension().build_extra_config()  # formgrader's, then the file's
+    config.merge(PyFileConfigLoader("nbgrader_config.py", path=str(course_dir)).load_config())
+    resources = {"base_url": "", "submission_id": "s", "index": 0, "total": 1}
+    resources |= {"notebook_id": "nb", "assignment_id": "a", "student": "eve"}
+    page, _ = HTMLExporter(config=config).from_notebook_node(nb, resources=resources)
+    return page
+
+
+def test_formgrade_view_keeps_only_the_templates_own_scripts(tmp_path):
+    """The hostile notebook in formgrader's view: what could run is exactly what the same
+    view of an empty notebook has (formgrader's own scripts and handlers)."""
+    Course(tmp_path / "course").make([])
+    nb = hostile_html.hostile_notebook()
+    nb.cells[0].metadata["nbgrader"] = {"grade": True, "solution": True, "grade_id": "answer"}
+    nb.cells[0].metadata["nbgrader"] |= {"points": 1, "schema_version": 3}
+    page = render_formgrade(nb, tmp_path / "course", safe=True)
+    template_only = render_formgrade(new_notebook(), tmp_path / "course", safe=True)
+    assert hostile_html.active_content(page) == hostile_html.active_content(template_only)
+    assert 'class="score tabbable" id="answer"' in page  # the grading input
+    assert "a link" in page and r"\gamma" in page
+    # without the course's lines the same view is full of the student's payloads
+    stock = render_formgrade(nb, tmp_path / "course", safe=False)
+    assert len(hostile_html.active_content(stock)) > len(hostile_html.active_content(page))
 
 
 @pytest.fixture(scope="module")
@@ -95,13 +135,17 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict:
 
 
 def open_formgrader(
-    browser, course_dir: Path, submission_id: str, log: Path, feedback_for: str | None = None
+    browser,
+    course_dir: Path,
+    submission_id: str,
+    log: Path,
+    feedback_for: tuple[str, str] | None = None,
 ) -> dict:
     """Start JupyterLab on *course_dir*, open the submission's formgrader page, then (if
-    *feedback_for* names a student) press "Generate feedback" for that student (the API call
-    the button makes); what ran, which
-    dialogs opened, the title, the grading inputs and the scores formgrader's scripts
-    loaded into them, the feedback call's answer."""
+    *feedback_for* is an assignment and a student) press "Generate feedback" for them (the
+    API call the button makes); what ran, which dialogs opened, the title, the grading
+    inputs and the scores formgrader's scripts loaded into them, the feedback call's
+    answer."""
     command = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={course_dir}"]
     env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(log.parent / "runtime")}
     with jupyterlab_server(command, cwd=course_dir, env=env, log_path=log, token=TOKEN) as url:
@@ -137,10 +181,9 @@ def open_formgrader(
             # formgrader's "Generate feedback" button for this submission: the API it calls
             feedback = None
             if feedback_for is not None:
-                assignment = page.evaluate("assignment_id")  # the page's own variable
+                assignment, student = feedback_for
                 button = context.request.post(
-                    f"{url}/formgrader/api/assignment/{assignment}/{feedback_for}"
-                    "/generate_feedback"
+                    f"{url}/formgrader/api/assignment/{assignment}/{student}/generate_feedback"
                 )
                 feedback = button.json() if button.ok else button.status
             return {
@@ -158,13 +201,18 @@ def open_formgrader(
             context.close()
 
 
+@pytest.mark.slow
 def test_formgrader_shows_the_hostile_submission_inert(browser, graded, tmp_path):
     course, assignment = graded["course"], graded["assignment"]
     page = course / "feedback" / "eve" / assignment / f"{assignment}.html"
     by_the_cli = page.read_text(encoding="utf-8")
     page.unlink()
     probe = open_formgrader(
-        browser, course, graded["submission"], tmp_path / "lab.log", feedback_for="eve"
+        browser,
+        course,
+        graded["submission"],
+        tmp_path / "lab.log",
+        feedback_for=(assignment, "eve"),
     )
     assert probe["pwned"] == []
     assert probe["dialogs"] == []
@@ -180,6 +228,7 @@ def test_formgrader_shows_the_hostile_submission_inert(browser, graded, tmp_path
     assert by_the_button == by_the_cli
 
 
+@pytest.mark.slow
 def test_without_the_course_settings_a_payload_runs(browser, graded, tmp_path):
     """The same page with the formgrader lines taken out of nbgrader_config.py: the
     student's script runs (so the test above can fail)."""
