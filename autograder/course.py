@@ -5,6 +5,7 @@ the gradebook.
 Layout of a course directory made by :meth:`Course.make`::
 
     <course_dir>/nbgrader_config.py        same settings as the repository's nbgrader_config.py
+                                           (+ formgrader's: grading.formgrader_config)
     <course_dir>/source/<assignment>/...   copy of the repository's notebooks/<assignment>/
     <course_dir>/release/<assignment>/...  student versions (generate_assignment)
     <course_dir>/submitted/<student>/<assignment>/<notebook>.ipynb

@@ -22,15 +22,13 @@ Jupyter API with the instructor's token. The course directory's ``nbgrader_confi
 from __future__ import annotations
 
 import contextlib
-import csv
-import io
 import os
 import sys
 from pathlib import Path
 
 import nbformat
 import pytest
-from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+from nbformat.v4 import new_notebook
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from autograder.course import Course
@@ -84,50 +82,12 @@ def test_formgrade_view_keeps_only_the_templates_own_scripts(tmp_path):
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    """A course with one hostile and one honest submission graded by the command line."""
-    from autograder.__main__ import main
-    from autograder.course import list_assignments
-    from autograder.notebook import notebook_bytes
-    from autograder.release import ensure_released
-    from autograder.samples import make_submission
-
-    tmp_path = tmp_path_factory.mktemp("formgrader")
-    assignment = list_assignments()[0]
-    course_dir = tmp_path / "course"
-    ensure_released(Course(course_dir), [assignment])
-    release_nb = course_dir / "release" / assignment / f"{assignment}.ipynb"
-    source_nb = nbformat.read(
-        course_dir / "source" / assignment / f"{assignment}.ipynb", as_version=4
+    """A course with one hostile and one honest submission graded by the command line
+    (the hostile one also changes the page's title)."""
+    title = f"<img src=x onerror=\"document.title='pwned';{hostile_html.pwn('md-title')}\">"
+    course_dir, _, assignment, _, _ = hostile_html.grade_hostile_batch(
+        tmp_path_factory.mktemp("formgrader"), unsandboxed=True, extra_markdown=f"\n{title}\n"
     )
-    honest = make_submission(release_nb, source_nb)
-    hostile = make_submission(release_nb, source_nb)
-    payload = hostile_html.MARKDOWN_PAYLOADS + (
-        f"\n<img src=x onerror=\"document.title='pwned';{hostile_html.pwn('md-title')}\">\n"
-    )
-    markdown = new_markdown_cell(payload)
-    script = f"<script>{hostile_html.pwn('attach')}</script>"
-    markdown.attachments = {"evil.html": {"text/html": hostile_html._b64(script)}}
-    hostile.cells[1:1] = [markdown, new_code_cell(hostile_html.HOSTILE_CODE)]
-    folder = tmp_path / "submitted"
-    for student, nb in (("honest", honest), ("eve", hostile)):
-        target = folder / student / assignment / f"{assignment}.ipynb"
-        target.parent.mkdir(parents=True)
-        target.write_bytes(notebook_bytes(nb))
-    out = tmp_path / "out"
-    argv = ["grade", str(folder), "--course", str(course_dir), "--out", str(out)]
-    assert main([*argv, "--workers", "2", "--unsandboxed"]) == 0
-
-    full = sum(
-        float(c.metadata["nbgrader"]["points"])
-        for c in source_nb.cells
-        if c.metadata.get("nbgrader", {}).get("grade")
-        and not c.metadata["nbgrader"].get("solution")
-    )
-    rows = {
-        r["student_id"]: r for r in csv.DictReader(io.StringIO((out / "grades.csv").read_text()))
-    }
-    assert float(rows["honest"]["score"]) == pytest.approx(full)
-    assert rows["honest"]["flags"] == ""
     with Course(course_dir).gradebook() as gb:
         submission_id = gb.find_submission_notebook(assignment, assignment, "eve").id
     assert FORMGRADER_LINES in (course_dir / "nbgrader_config.py").read_text()
