@@ -79,7 +79,8 @@ def feedback_config(course: Course) -> Config:
         # Formulas typeset without a network: the lecture build's base/mathjax.html.j2
         # shadows nbconvert's MathJax from a CDN with the copy that report.copy_feedback
         # ships beside the pages. nbgrader's own templates stay (it sets this only when
-        # the configuration does not).
+        # the configuration does not). Set on the feedback's exporter only: formgrader's
+        # HTMLExporter keeps its own folders (formgrader_config puts this in its config).
         import nbgrader.converters
 
         nbgrader_templates = (
