@@ -5,6 +5,7 @@ the gradebook.
 Layout of a course directory made by :meth:`Course.make`::
 
     <course_dir>/nbgrader_config.py        same settings as the repository's nbgrader_config.py
+                                           (+ formgrader's: grading.formgrader_config)
     <course_dir>/source/<assignment>/...   copy of the repository's notebooks/<assignment>/
     <course_dir>/release/<assignment>/...  student versions (generate_assignment)
     <course_dir>/submitted/<student>/<assignment>/<notebook>.ipynb
@@ -139,6 +140,17 @@ def _write_config_file(course_dir: Path, config: Config) -> None:
             if key == "root":
                 continue
             lines.append(f"c.{section}.{key} = {value!r}")
+    lines += [
+        "",
+        "# nbgrader's formgrader (jupyter lab in this folder) renders a submission sanitised and",
+        "# its Generate feedback makes the pages `python -m autograder grade` makes",
+        "from pathlib import Path  # noqa: E402",
+        "",
+        "from autograder.course import Course  # noqa: E402",
+        "from autograder.grading import formgrader_config  # noqa: E402",
+        "",
+        "c.merge(formgrader_config(Course(Path(__file__).parent)))",
+    ]
     (course_dir / "nbgrader_config.py").write_text("\n".join(lines) + "\n")
 
 

@@ -24,6 +24,7 @@ _HOMES = {
     "sandbox_status": "batch",
     "autograde_config": "config",
     "feedback_config": "config",
+    "formgrader_config": "config",
     "LEDGER_VERSION": "ledger",
     "Ledger": "ledger",
     "Outcome": "pool",

@@ -79,7 +79,8 @@ def feedback_config(course: Course) -> Config:
         # Formulas typeset without a network: the lecture build's base/mathjax.html.j2
         # shadows nbconvert's MathJax from a CDN with the copy that report.copy_feedback
         # ships beside the pages. nbgrader's own templates stay (it sets this only when
-        # the configuration does not).
+        # the configuration does not). Set on the feedback's exporter only: formgrader's
+        # HTMLExporter keeps its own folders (formgrader_config puts this in its config).
         import nbgrader.converters
 
         nbgrader_templates = (
@@ -88,5 +89,32 @@ def feedback_config(course: Course) -> Config:
             / "formgrader"
             / "templates"
         )
-        config.HTMLExporter.extra_template_basedirs = [str(TEMPLATES), str(nbgrader_templates)]
+        config.SafeHTMLExporter.extra_template_basedirs = [
+            str(TEMPLATES),
+            str(nbgrader_templates),
+        ]
+    return config
+
+
+def formgrader_config(course: Course) -> Config:
+    """What the course directory's ``nbgrader_config.py`` adds for nbgrader's formgrader
+    (JupyterLab opened in the course directory; the course's own settings are already in
+    the file, so they are left out here):
+
+    - its submission view (nbconvert's ``HTMLExporter`` with nbgrader's ``formgrade``
+      template) renders the notebook after :class:`~.sanitise.SanitiseNotebook` and with
+      :class:`~.sanitise.CleanMarkdown` as its ``markdown2html`` filter;
+    - its "Generate feedback" button runs ``GenerateFeedback`` with :func:`feedback_config`'s
+      preprocessors and exporter, as ``python -m autograder grade`` does (the exporter's
+      own preprocessor list stays empty: the feedback's list is the one that runs).
+    """
+    from autograder.grading.sanitise import CleanMarkdown, SanitiseNotebook
+
+    own = course.config()
+    config = Config(
+        {name: section for name, section in feedback_config(course).items() if name not in own}
+    )
+    config.HTMLExporter.preprocessors = [SanitiseNotebook]
+    config.HTMLExporter.filters = {"markdown2html": CleanMarkdown}
+    config.SafeHTMLExporter.preprocessors = []
     return config

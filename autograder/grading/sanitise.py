@@ -17,6 +17,12 @@ Two layers, both put in by :func:`autograder.grading.config.feedback_config`:
   own folder tree (MathJax, ``feedback/_mathjax/``) and the template's own inline scripts
   (by hash: those of the same template rendered for an empty notebook); no plugins,
   frames, forms or ``<base>``; images only from the page's folder tree or ``data:``.
+
+nbgrader's formgrader renders a submission with nbconvert's own ``HTMLExporter`` (its class
+is not configurable): there :func:`autograder.grading.config.formgrader_config` puts in
+:class:`SanitiseNotebook` and :class:`CleanMarkdown` (the exporter's ``markdown2html``
+filter, cleaned), by configuration; that page gets no Content-Security-Policy (its template
+writes per-page inline scripts that a policy in a config file cannot hash).
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ from jinja2 import pass_context
 from nbconvert.exporters import HTMLExporter
 from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool
+from traitlets.config import LoggingConfigurable
 
 #: Tags of student HTML that survive: nh3's (ammonia's) default allowlist of inert tags.
 TAGS = frozenset(nh3.ALLOWED_TAGS)
@@ -242,6 +249,17 @@ class SafeHTMLExporter(HTMLExporter):
         meta = f'<meta http-equiv="Content-Security-Policy" content="{content}">'
         at = head_content_offset(page)
         return page[:at] + meta + page[at:], resources
+
+
+@pass_context
+class CleanMarkdown(LoggingConfigurable):
+    """A ``markdown2html`` Jinja filter for any HTML exporter (set by configuration in
+    ``HTMLExporter.filters``, nbconvert makes one per exporter, its parent): the exporter's
+    own ``markdown2html`` (attachments and math as usual), cleaned with :func:`clean_html`.
+    """
+
+    def __call__(self, context: Any, source: str) -> str:
+        return clean_html(self.parent.markdown2html(context, source))
 
 
 class _HeadFinder(HTMLParser):

@@ -321,8 +321,14 @@ def test_csp_alone_stops_an_inline_script_in_chromium(browser, tmp_path):
 # --- a graded batch -----------------------------------------------------------------------
 
 
-@pytest.mark.slow
-def test_hostile_and_honest_in_one_batch(browser, tmp_path):
+def grade_hostile_batch(
+    tmp_path: Path, *, unsandboxed: bool | None = None, extra_markdown: str = ""
+) -> tuple[Path, Path, str, dict[str, dict[str, str]], float]:
+    """Grade one hostile submission ("eve": the markdown payloads, *extra_markdown* and
+    HOSTILE_CODE put into an honest answer) and one honest one with the command line, with
+    feedback (sandboxed where the sandbox works, unless *unsandboxed* says); the honest row
+    is checked full. Returns the course folder, the output folder, the assignment, the rows
+    of grades.csv by student, and the assignment's full points."""
     from autograder.__main__ import main
     from autograder.course import list_assignments
     from autograder.grading import sandbox_status
@@ -339,7 +345,7 @@ def test_hostile_and_honest_in_one_batch(browser, tmp_path):
     )
     honest = make_submission(release_nb, source_nb)
     hostile = make_submission(release_nb, source_nb)
-    markdown = new_markdown_cell(MARKDOWN_PAYLOADS)
+    markdown = new_markdown_cell(MARKDOWN_PAYLOADS + extra_markdown)
     markdown.attachments = {"evil.html": {"text/html": _b64(f"<script>{pwn('attach')}</script>")}}
     hostile.cells[1:1] = [markdown, new_code_cell(HOSTILE_CODE)]
     hostile.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": {}}}
@@ -349,9 +355,10 @@ def test_hostile_and_honest_in_one_batch(browser, tmp_path):
         target.parent.mkdir(parents=True)
         target.write_bytes(notebook_bytes(nb))
     out = tmp_path / "out"
-    sandbox_args = [] if sandbox_status()[0] else ["--unsandboxed"]
+    if unsandboxed is None:
+        unsandboxed = not sandbox_status()[0]
     argv = ["grade", str(folder), "--course", str(course_dir), "--out", str(out), "--workers", "2"]
-    assert main([*argv, *sandbox_args]) == 0
+    assert main([*argv, *(["--unsandboxed"] if unsandboxed else [])]) == 0
 
     full = sum(
         float(c.metadata["nbgrader"]["points"])
@@ -364,6 +371,12 @@ def test_hostile_and_honest_in_one_batch(browser, tmp_path):
     }
     assert float(rows["honest"]["score"]) == pytest.approx(full)
     assert rows["honest"]["flags"] == ""
+    return course_dir, out, assignment, rows, full
+
+
+@pytest.mark.slow
+def test_hostile_and_honest_in_one_batch(browser, tmp_path):
+    _, out, assignment, rows, full = grade_hostile_batch(tmp_path)
     assert float(rows["eve"]["score"]) == pytest.approx(full)  # the payloads cost nothing
 
     page = out / "feedback" / "eve" / assignment / f"{assignment}.html"
