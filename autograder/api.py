@@ -6,7 +6,7 @@ report."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from autograder import course
@@ -107,9 +107,16 @@ def grade_path(
         mismatch = assignment_mismatch(assignment, carried, graded)
         if mismatch:
             raise SubmissionsError(mismatch)
-    unmatched: list[str] = []
+    unmatched: dict[str, str] = {}  # submission -> why it is not graded
     assigned = []
+    id_limit = course.id_length_limit()
     for raw, ids in zip(raws, carried, strict=True):
+        if len(raw.student) > id_limit:
+            unmatched[f"{raw.student[:40]}…/{raw.assignment or '?'}"] = (
+                f"student id longer than {id_limit} characters, the gradebook's limit "
+                "(not graded; shorten the folder name)"
+            )
+            continue
         name = raw.assignment or guess_assignment(raw.files, source_notebooks)
         by_cells = closest_assignment(ids, graded) if raw.assignment is None else None
         if by_cells and not ids & graded.get(name or "", set()):
@@ -120,14 +127,16 @@ def grade_path(
                 )
             name = by_cells
         if name is None or name not in known:
-            unmatched.append(f"{raw.student}/{raw.assignment or '?'}")
+            unmatched[f"{raw.student}/{raw.assignment or '?'}"] = (
+                "not a submission of any assignment of this course (not graded)"
+            )
             continue
         assigned.append((name, raw))
     if not assigned:
         if unmatched:
             raise SubmissionsError(
                 "no submission belongs to a known assignment (pass --assignment for an LMS "
-                f"zip); found {', '.join(unmatched[:5])}"
+                f"zip); found {', '.join(list(unmatched)[:5])}"
             )
         raise SubmissionsError(f"no submissions found in {submissions}")
     notebooks = ensure_released(graded_course, sorted({a for a, _ in assigned}))
@@ -154,10 +163,11 @@ def grade_prepared_run(
     sandbox: bool,
     progress: bool,
     feedback: bool,
-    unmatched: list[str] | None = None,
+    unmatched: Mapping[str, str] | None = None,
     on_result: Callable[[SubmissionResult], None] | None = None,
 ) -> GradeRun:
-    """Grade prepared submissions with the ledger, then write the run's outputs."""
+    """Grade prepared submissions with the ledger, then write the run's outputs.
+    ``unmatched``: submissions that were not graded, each with why (a flag in the outputs)."""
     ledger = Ledger(graded_course.root / "ledger.jsonl")
     bar = _progress_bar(len(prepared), progress)
 
@@ -181,16 +191,17 @@ def grade_prepared_run(
     results = list(graded.values())
     out_dir.mkdir(parents=True, exist_ok=True)
     manual = manual_pending(graded_course, results)
-    write_results(results, out_dir / "results.json", unmatched or [], manual)
+    unmatched = dict(unmatched or {})
+    write_results(results, out_dir / "results.json", list(unmatched), manual)
     export_grades(graded_course, results, out_dir / "grades.csv")
     if feedback:
         copy_feedback(graded_course, results, out_dir)
     flagged = {f"{r.assignment}/{r.student}": list(r.flags) for r in results if r.flags}
-    for name in unmatched or []:
-        flagged[name] = ["not a submission of any assignment of this course (not graded)"]
+    for name, reason in unmatched.items():
+        flagged[name] = [reason]
     text = summary_text(summarise(results), flagged, manual)
     (out_dir / "summary.md").write_text(text, encoding="utf-8")
-    return GradeRun(results, out_dir, text, list(unmatched or []))
+    return GradeRun(results, out_dir, text, list(unmatched))
 
 
 def _carried_ids(raw: RawSubmission) -> set[str]:

@@ -125,7 +125,7 @@ def _course_config(root: Path, db_url: str | None) -> Config:
     return config
 
 
-def _write_config_file(course_dir: Path, config: Config) -> None:
+def _write_config_file(course_dir: Path, config: Config, *, stock: bool = False) -> None:
     # A real nbgrader_config.py so that stock `nbgrader ...` commands work in this directory
     # too (the benchmark runs the stock CLI); paths are this run's, never committed.
     lines = [
@@ -140,6 +140,9 @@ def _write_config_file(course_dir: Path, config: Config) -> None:
             if key == "root":
                 continue
             lines.append(f"c.{section}.{key} = {value!r}")
+    if stock:  # plain nbgrader, as its users run it: the benchmark's baseline
+        (course_dir / "nbgrader_config.py").write_text("\n".join(lines) + "\n")
+        return
     lines += [
         "",
         "# nbgrader's formgrader (jupyter lab in this folder) renders a submission sanitised and",
@@ -152,6 +155,14 @@ def _write_config_file(course_dir: Path, config: Config) -> None:
         "c.merge(formgrader_config(Course(Path(__file__).parent)))",
     ]
     (course_dir / "nbgrader_config.py").write_text("\n".join(lines) + "\n")
+
+
+def id_length_limit() -> int:
+    """The longest student id nbgrader's gradebook stores (its id columns' length; SQLite
+    ignores it, PostgreSQL refuses a longer one)."""
+    from nbgrader.api import Student
+
+    return Student.__table__.c.id.type.length
 
 
 def list_assignments(source_dir: str | os.PathLike | None = None) -> list[str]:
@@ -224,6 +235,7 @@ class Course:
         assignments: Iterable[str] | None = None,
         *,
         source_dir: str | os.PathLike | None = None,
+        stock: bool = False,
     ) -> Course:
         """Create (or refresh) the directory with a copy of the source notebooks.
 
@@ -233,6 +245,9 @@ class Course:
             Assignment names (folders of ``source_dir``); default all of them.
         source_dir : path, optional
             Folder of source assignments; default the repository's ``notebooks/``.
+        stock : bool
+            Leave formgrader's settings (the sanitised views) out of ``nbgrader_config.py``:
+            a course for stock nbgrader alone, the benchmarks' baseline.
 
         Returns
         -------
@@ -253,7 +268,7 @@ class Course:
             shutil.copytree(
                 src, dest, ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__")
             )
-        _write_config_file(self.root, self._config)
+        _write_config_file(self.root, self._config, stock=stock)
         return self
 
     def release(self, assignment: str) -> Path:
@@ -341,10 +356,10 @@ class Course:
             database that enforces it (not SQLite): one line instead of nbgrader's
             ``InvalidEntry`` traceback.
         """
-        from nbgrader.api import Gradebook, Student
+        from nbgrader.api import Gradebook
 
         students = list(students)
-        limit = Student.__table__.c.id.type.length
+        limit = id_length_limit()
         too_long = [s for s in students if len(s) > limit]
         if too_long and not self.db_url.startswith("sqlite"):
             # SQLite ignores the gradebook's column lengths; PostgreSQL refuses the row

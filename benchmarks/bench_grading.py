@@ -155,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
         for course in courses.values():
             if course.exists():
                 shutil.rmtree(course)
-            built = Course(course).make(assignments)
+            built = Course(course).make(assignments, stock=course == courses["stock"])
             for assignment in assignments:
                 built.release(assignment)
         batch = build_batch(courses["stock"], assignments, args.per_notebook)

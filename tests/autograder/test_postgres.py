@@ -52,6 +52,9 @@ def test_cluster_runs_unprivileged_on_a_socket_and_is_removed():
     cluster.stop()  # stopping twice is harmless
 
 
+LONG_ID = "s" * 129
+
+
 def _open_gradebook(url: str, barrier, results) -> None:
     # what nbgrader's own preprocessors (SaveAutoGrades, GetGrades, ...) and ours do in
     # every grading worker: open the gradebook without a course id
@@ -149,6 +152,9 @@ def graded(tmp_path_factory, postgres):
             build_demo_submissions(root / "course", folder, ASSIGNMENTS)
             for student in ("full_marks", "typical_bugs"):
                 shutil.copytree(folder / student, folder / f"{student}_2")
+            # a folder name the gradebook cannot hold: that student is flagged, not graded,
+            # and the class is graded (PostgreSQL refuses a student id over 128 characters)
+            shutil.copytree(folder / "full_marks", folder / LONG_ID)
         assert _grade(folder, root, db) == 0
         runs[name] = root
     return runs, url, folder
@@ -179,7 +185,10 @@ def test_postgres_gradebook_gives_the_sqlite_results(graded):
     assert (pg_out / "grades.csv").read_text() == (sqlite_out / "grades.csv").read_text()
     assert (pg_out / "results.json").read_text() == (sqlite_out / "results.json").read_text()
     results = json.loads((pg_out / "results.json").read_text())
-    students = sorted(p.name for p in submissions.iterdir())
+    students = sorted(p.name for p in submissions.iterdir() if p.name != LONG_ID)
+    assert [u.split("…")[0] for u in results["unmatched"]] == [LONG_ID[:40]] * len(ASSIGNMENTS)
+    summary = (pg_out / "summary.md").read_text()
+    assert summary.count("student id longer than 128 characters") == len(ASSIGNMENTS)
     expected = {(a, s) for a in ASSIGNMENTS for s in students}
     # graded for real: every submission in the PostgreSQL gradebook once, full marks got
     # every point, the blank release none, the corrupt notebook is flagged
@@ -228,7 +237,7 @@ def test_grading_again_records_each_submission_once(graded):
     for _ in range(2):
         outcome = autograde_task(course, assignment, "typical_bugs", sandbox=False)
         assert outcome["success"], outcome["error"]
-    students = sorted(p.name for p in submissions.iterdir())
+    students = sorted(p.name for p in submissions.iterdir() if p.name != LONG_ID)
     assert _submission_counts(url) == {(a, s): 1 for a in ASSIGNMENTS for s in students}
     # the ledger: one line per submission, the same as the first run's (but the timing),
     # and what it recorded is what the gradebook holds
