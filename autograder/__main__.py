@@ -131,6 +131,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="SQLAlchemy URL of the gradebook (default: SQLite file in the course directory)",
     )
     p_grade.add_argument(
+        "--dask",
+        metavar="TARGET",
+        help="grade on a Dask cluster: 'local:N' starts N local worker processes, "
+        "'tcp://HOST:PORT' uses a running scheduler (needs a --db every machine reaches); "
+        "default: a local process pool (--workers)",
+    )
+    p_grade.add_argument(
         "--lms",
         choices=["auto", "nbgrader", "canvas", "moodle"],
         default="auto",
@@ -218,6 +225,7 @@ def main(argv: list[str] | None = None) -> int:
                 db_url=args.db,
                 progress=_progress(args.progress),
                 feedback=not args.no_feedback,
+                dask=args.dask,
                 limits=IntakeLimits.from_options(
                     max_files=args.max_files,
                     max_file_mb=args.max_file_mb,

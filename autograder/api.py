@@ -10,7 +10,14 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from autograder import course
-from autograder.grading import Ledger, default_workers, grade_prepared, resolve_sandbox
+from autograder.grading import (
+    Ledger,
+    check_dask_gradebook,
+    default_workers,
+    grade_prepared,
+    parse_dask_target,
+    resolve_sandbox,
+)
 from autograder.intake import IntakeLimits, guess_assignment, prepare, read_submissions
 from autograder.models import (
     GradeRun,
@@ -73,20 +80,27 @@ def grade_path(
     feedback: bool = True,
     on_result: Callable[[SubmissionResult], None] | None = None,
     limits: IntakeLimits | None = None,
+    dask: str | None = None,
 ) -> GradeRun:
     """Grade a folder or LMS zip of submissions; write results.json, grades.csv, feedback,
     summary.md. ``limits``: how much of the submissions is read (intake's defaults).
+    ``dask``: grade on a Dask cluster, ``"local:N"`` or ``"tcp://HOST:PORT"``
+    (:mod:`autograder.grading.dask_batch`); default the local process pool.
 
     Raises
     ------
     SubmissionsError
-        The submissions cannot be read at all (bad path, unknown layout), or, with
+        The submissions cannot be read at all (bad path, unknown layout), a bad ``dask``
+        (or a scheduler with an SQLite gradebook), or, with
         ``assignment`` given, most of them carry none of its graded cells (a wrong
         ``--assignment``: nothing is graded or written).
     GradingError
         The grader itself cannot run (unknown assignment, sandbox unavailable, database).
     """
     graded_course = course.Course(course_dir, db_url)
+    target = parse_dask_target(dask) if dask is not None else None
+    if target is not None:
+        check_dask_gradebook(target, graded_course.db_url)
     out_dir = Path(out_dir).resolve()
     known = course.list_assignments()
     if assignment is not None and assignment not in known:
@@ -151,6 +165,7 @@ def grade_path(
         feedback=feedback,
         unmatched=unmatched,
         on_result=on_result,
+        dask=target,
     )
 
 
@@ -165,9 +180,11 @@ def grade_prepared_run(
     feedback: bool,
     unmatched: Mapping[str, str] | None = None,
     on_result: Callable[[SubmissionResult], None] | None = None,
+    dask: int | str | None = None,
 ) -> GradeRun:
     """Grade prepared submissions with the ledger, then write the run's outputs.
-    ``unmatched``: submissions that were not graded, each with why (a flag in the outputs)."""
+    ``unmatched``: submissions that were not graded, each with why (a flag in the outputs);
+    ``dask``: a parsed ``--dask`` target (grading's ``parse_dask_target``) or None."""
     ledger = Ledger(graded_course.root / "ledger.jsonl")
     bar = _progress_bar(len(prepared), progress)
 
@@ -185,6 +202,7 @@ def grade_prepared_run(
             feedback=feedback,
             ledger=ledger,
             on_result=done,
+            dask=dask,
         )
     finally:
         bar.close()

@@ -1,6 +1,7 @@
 """Grading: prepared submissions graded by nbgrader in parallel worker processes.
 
 ``batch`` (the batch and the ledger's resume), ``pool`` (the crash-tolerant worker pool),
+``dask_batch`` (the batch on a Dask cluster instead: ``--dask``),
 ``task`` (what a worker runs), ``config`` (nbgrader's preprocessor lists with ours),
 ``preprocessors`` (those preprocessors), ``prewarm`` (kernels forked from a pre-warmed
 template), ``ledger`` (graded submissions on disk).
@@ -22,6 +23,9 @@ _HOMES = {
     "resolve_sandbox": "batch",
     "run_autograde_batch": "batch",
     "sandbox_status": "batch",
+    "check_dask_gradebook": "dask_batch",
+    "parse_dask_target": "dask_batch",
+    "run_dask_batch": "dask_batch",
     "autograde_config": "config",
     "feedback_config": "config",
     "formgrader_config": "config",

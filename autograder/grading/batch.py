@@ -23,7 +23,7 @@ from typing import Any
 from autograder.course import Course
 from autograder.grading.ledger import LEDGER_VERSION, Ledger
 from autograder.grading.pool import Task, WorkerPool, WorkerPoolBroken
-from autograder.grading.task import autograde_task, failure_cause, worker_init
+from autograder.grading.task import autograde_task, failed_outcome, failure_cause, worker_init
 from autograder.models import GradingError, PreparedSubmission, SandboxUnavailable, SubmissionResult
 from autograder.notebook import carried_ids
 
@@ -97,11 +97,9 @@ def run_autograde_batch(
             assignment, student = outcome.key
             if outcome.ok:
                 value = dict(outcome.value)
+                value["seconds"] = outcome.seconds
             else:
-                value = {"success": False, "error": outcome.error, "log": "", "flags": []}
-                value["cause"] = failure_cause(outcome.error)
-                value["feedback"] = False
-            value["seconds"] = outcome.seconds
+                value = failed_outcome(outcome.error, outcome.seconds)
             yield assignment, student, value
     except WorkerPoolBroken as exc:
         raise GradingError(str(exc)) from exc
@@ -117,8 +115,11 @@ def grade_prepared(
     ledger: Ledger | None = None,
     timeout: float = SUBMISSION_TIMEOUT,
     on_result: Callable[[SubmissionResult], None] | None = None,
+    dask: int | str | None = None,
 ) -> dict[tuple[str, str], SubmissionResult]:
-    """Grade prepared submissions (any assignments) in one parallel batch.
+    """Grade prepared submissions (any assignments) in one parallel batch: in the local
+    process pool, or with ``dask`` (a :func:`~.dask_batch.parse_dask_target` value) on a
+    Dask cluster (:mod:`autograder.grading.dask_batch`).
 
     With a ``ledger``, a submission whose files, assignment source and grading settings
     are unchanged since it was last graded is not graded again: its recorded result is
@@ -174,14 +175,15 @@ def grade_prepared(
             pending.append(result)
     for result in pending:
         finish(result)
-    for assignment, student, value in run_autograde_batch(
-        course,
-        jobs,
-        workers=workers,
-        sandbox=sandbox,
-        timeout=timeout,
-        feedback=feedback,
-    ):
+    if dask is None:
+        outcomes = run_autograde_batch(
+            course, jobs, workers=workers, sandbox=sandbox, timeout=timeout, feedback=feedback
+        )
+    else:
+        from autograder.grading.dask_batch import run_dask_batch
+
+        outcomes = run_dask_batch(course, jobs, dask=dask, sandbox=sandbox, feedback=feedback)
+    for assignment, student, value in outcomes:
         sub = by_key[(assignment, student)]
         result = SubmissionResult(student, assignment, flags=list(sub.flags))
         result.missing = list(sub.missing)

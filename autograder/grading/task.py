@@ -62,6 +62,20 @@ def autograde_task(
     return out
 
 
+def failed_outcome(error: str, seconds: float) -> dict[str, Any]:
+    """The outcome of a task that did not return (its worker died, it timed out, it raised),
+    in :func:`autograde_task`'s form."""
+    return {
+        "success": False,
+        "error": error,
+        "log": "",
+        "flags": [],
+        "cause": failure_cause(error),
+        "feedback": False,
+        "seconds": seconds,
+    }
+
+
 _TRACEBACK = "Traceback (most recent call last):"
 #: nbgrader's own summary of a failed notebook, which hides the exception that failed it.
 _WRAPPERS = ("NbGraderException", "nbgrader.converters.base.NbGraderException")

@@ -1,0 +1,267 @@
+"""A grading batch on a Dask cluster (``--dask local:N`` or ``--dask tcp://HOST:PORT``): the
+executor that :func:`autograder.grading.batch.grade_prepared` uses in place of the local
+process pool (:mod:`autograder.grading.pool`) when it is given a Dask target.
+
+Workers need no shared file system. The grader process sends each assignment's source
+folder to every worker once (a zip, ``client.scatter(..., broadcast=True)``); each task
+carries one submission's files and the gradebook's URL. The worker grades in a private
+temporary course directory of its own (:func:`grade_remote`: nbgrader's Autograde and
+GenerateFeedback, :func:`autograder.grading.task.autograde_task`, writing the grades through
+the gradebook's URL) and returns the outcome with the autograded notebooks and the feedback
+pages as bytes; the grader process writes those into the course directory, as the pool's
+workers would have, and records the result (ledger, progress) as it does for the pool.
+
+Nothing is lost when a worker dies: Dask runs its task again on another worker (a task
+that raised is retried twice); only the grader process writes the ledger, on completion,
+and nbgrader's gradebook writes are updates-or-creates, so a retried task records its
+submission once. A worker that keeps dying on one submission ends that submission as a
+flagged failure (Dask's ``KilledWorker``), as the pool does.
+
+Not yet: the per-submission wall-clock bound of the pool (the sandbox's own limits still
+apply), warm kernels on Dask workers (kernels start cold), a scheduler that dies (the run
+fails; run again: the ledger resumes it).
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import sys
+import tempfile
+import time
+import zipfile
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from autograder.course import Course, ensure_env_bin_on_path
+from autograder.grading.task import autograde_task, failed_outcome
+from autograder.models import GradingError, SubmissionsError
+
+#: Times a task that raised is run again (a worker that dies reschedules its task anyway).
+RETRIES = 2
+#: Seconds to wait for a running scheduler (``--dask tcp://...``).
+CONNECT_TIMEOUT = 20
+
+DASK_FORMS = "'local:N' (N local worker processes) or 'tcp://HOST:PORT' (a running scheduler)"
+
+
+def parse_dask_target(text: str) -> int | str:
+    """``local:N`` -> N (a local cluster of N worker processes); ``tcp://HOST:PORT`` -> that
+    address. Anything else is the instructor's mistake (:class:`SubmissionsError`)."""
+    text = text.strip()
+    if text.startswith("local:"):
+        count = text.removeprefix("local:")
+        if count.isdigit() and int(count) >= 1:
+            return int(count)
+    elif text.startswith("tcp://"):
+        host, _, port = text.removeprefix("tcp://").rpartition(":")
+        if host and port.isdigit() and 0 < int(port) < 65536:
+            return text
+    raise SubmissionsError(f"--dask {text!r} is not {DASK_FORMS}")
+
+
+def check_dask_gradebook(target: int | str, db_url: str) -> None:
+    """Workers on other machines cannot share one machine's SQLite file: refuse a scheduler
+    with an SQLite gradebook (:class:`SubmissionsError`)."""
+    if isinstance(target, str) and db_url.startswith("sqlite"):
+        raise SubmissionsError(
+            f"--dask {target} grades on other machines, which cannot share an SQLite "
+            "gradebook: pass --db postgresql+psycopg://... (see the README)"
+        )
+
+
+# --------------------------------------------------------------------------- files as bytes
+
+
+def read_tree(folder: Path) -> dict[str, bytes]:
+    """Every file under ``folder`` (relative POSIX path -> bytes); {} if it does not exist."""
+    if not folder.is_dir():
+        return {}
+    return {
+        path.relative_to(folder).as_posix(): path.read_bytes()
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
+    }
+
+
+def write_tree(folder: Path, files: dict[str, bytes]) -> None:
+    """Replace ``folder``'s files with ``files`` (relative POSIX path -> bytes)."""
+    import shutil
+
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    for name, content in files.items():
+        target = folder.joinpath(*PurePosixPath(name).parts)
+        if not target.resolve().is_relative_to(folder.resolve()):
+            raise GradingError(f"a grading worker returned a file outside its folder: {name!r}")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(content)
+
+
+def zip_tree(folder: Path) -> bytes:
+    """``folder``'s files as a zip (what a worker needs of an assignment's source)."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, content in read_tree(folder).items():
+            archive.writestr(name, content)
+    return buffer.getvalue()
+
+
+# --------------------------------------------------------------------------- the worker
+
+
+def grade_remote(
+    source_zip: bytes,
+    db_url: str,
+    assignment: str,
+    student: str,
+    files: dict[str, bytes],
+    sandbox: bool,
+    feedback: bool,
+    shown_root: str,
+) -> dict[str, Any]:
+    """On a Dask worker: grade one submission in a private temporary course directory.
+
+    Returns :func:`~autograder.grading.task.autograde_task`'s outcome plus ``seconds``,
+    ``autograded`` and ``feedback_files`` (relative path -> bytes). The temporary folder's
+    path is replaced by ``shown_root`` (the grader's course directory) in the texts.
+    """
+    ensure_env_bin_on_path()
+    start = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="autograde-") as tmp:
+        course = Course(tmp, db_url)
+        with zipfile.ZipFile(io.BytesIO(source_zip)) as archive:
+            source = {name: archive.read(name) for name in archive.namelist()}
+        write_tree(course.source_dir(assignment), source)
+        course.write_submission(assignment, student, files)
+        out = autograde_task(course, assignment, student, sandbox, feedback, prewarm=False)
+        root = str(course.root)
+        for key in ("error", "log", "cause"):
+            out[key] = out.get(key, "").replace(root, shown_root)
+        out["flags"] = [flag.replace(root, shown_root) for flag in out["flags"]]
+        out["autograded"] = read_tree(course.autograded_dir(student, assignment))
+        out["feedback_files"] = read_tree(course.feedback_dir(student, assignment))
+    out["seconds"] = time.monotonic() - start
+    return out
+
+
+# --------------------------------------------------------------------------- the grader side
+
+
+def _worker_log_plugin(log_dir: Path) -> Any:
+    from distributed import WorkerPlugin
+
+    class LogToFile(WorkerPlugin):
+        """A local worker's stdout and stderr (its kernels', nbgrader's) go to
+        ``<log_dir>/dask-worker-<pid>.log``, as the pool's workers' do: the grader's
+        terminal (and its progress bar) stays clean. Runs in every worker, restarted ones
+        too."""
+
+        name = "autograder-log-to-file"
+
+        def setup(self, worker: Any) -> None:
+            import os
+
+            path = Path(log_dir) / f"dask-worker-{os.getpid()}.log"
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+            os.dup2(fd, 1)
+            os.dup2(fd, 2)
+            os.close(fd)
+
+    return LogToFile()
+
+
+@contextmanager
+def dask_client(target: int | str, log_dir: Path | None = None) -> Iterator[Any]:
+    """A ``distributed.Client``: of a new local cluster of ``target`` single-threaded worker
+    processes (their output to ``log_dir``), or connected to the scheduler at address
+    ``target``. The dashboard's link, when there is one, goes to stderr."""
+    from distributed import Client, LocalCluster
+
+    if isinstance(target, int):
+        cluster = LocalCluster(
+            n_workers=target,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=":0",
+            silence_logs=logging.ERROR,
+        )
+        try:
+            with Client(cluster) as client:
+                if log_dir is not None:
+                    log_dir.mkdir(parents=True, exist_ok=True)
+                    client.register_plugin(_worker_log_plugin(log_dir))
+                _show_dashboard(client)
+                yield client
+        finally:
+            cluster.close()
+        return
+    try:
+        client = Client(target, timeout=CONNECT_TIMEOUT)
+    except OSError as exc:
+        raise GradingError(f"cannot reach the Dask scheduler at {target}: {exc}") from None
+    with client:
+        _show_dashboard(client)
+        yield client
+
+
+def _show_dashboard(client: Any) -> None:
+    if "dashboard" in client.scheduler_info().get("services", {}):
+        print(f"Dask dashboard: {client.dashboard_link}", file=sys.stderr)
+
+
+def run_dask_batch(
+    course: Course,
+    jobs: Iterable[tuple[str, str]],
+    *,
+    dask: int | str,
+    sandbox: bool = False,
+    feedback: bool = False,
+) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """Autograde ``(assignment, student)`` pairs already in ``submitted/`` on a Dask
+    cluster; yields ``(assignment, student, outcome)`` as each finishes, as
+    :func:`autograder.grading.batch.run_autograde_batch` does, after writing the autograded
+    notebooks and feedback pages the worker returned into the course directory."""
+    from distributed import as_completed
+
+    jobs = list(jobs)
+    if not jobs:
+        return
+    course.ensure_students(sorted({s for _, s in jobs}))
+    with dask_client(dask, course.root / "logs") as client:
+        sources = {
+            a: client.scatter(zip_tree(course.source_dir(a)), broadcast=True)
+            for a in sorted({a for a, _ in jobs})
+        }
+        futures = {}
+        for assignment, student in jobs:
+            future = client.submit(
+                grade_remote,
+                sources[assignment],
+                course.db_url,
+                assignment,
+                student,
+                read_tree(course.submitted_dir(student, assignment)),
+                sandbox,
+                feedback,
+                str(course.root),
+                retries=RETRIES,
+                pure=False,
+            )
+            futures[future] = (assignment, student, time.monotonic())
+        for future in as_completed(futures):
+            assignment, student, submitted_at = futures.pop(future)
+            try:
+                value = future.result()
+            except Exception as exc:  # the task's error, or KilledWorker: that submission's
+                error = f"{type(exc).__name__}: {exc}"
+                value = failed_outcome(error, time.monotonic() - submitted_at)
+            else:
+                write_tree(course.autograded_dir(student, assignment), value.pop("autograded"))
+                pages = value.pop("feedback_files")
+                if pages:
+                    write_tree(course.feedback_dir(student, assignment), pages)
+            yield assignment, student, value
