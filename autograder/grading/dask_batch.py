@@ -175,7 +175,9 @@ def _worker_log_plugin(log_dir: Path) -> Any:
 
 
 @contextmanager
-def dask_client(target: int | str, log_dir: Path | None = None) -> Iterator[Any]:
+def dask_client(
+    target: int | str, log_dir: Path | None = None, *, connect_timeout: float = CONNECT_TIMEOUT
+) -> Iterator[Any]:
     """A ``distributed.Client``: of a new local cluster of ``target`` single-threaded worker
     processes (their output to ``log_dir``), or connected to the scheduler at address
     ``target``. The dashboard's link, when there is one, goes to stderr."""
@@ -200,7 +202,7 @@ def dask_client(target: int | str, log_dir: Path | None = None) -> Iterator[Any]
             cluster.close()
         return
     try:
-        client = Client(target, timeout=CONNECT_TIMEOUT)
+        client = Client(target, timeout=connect_timeout)
     except OSError as exc:
         raise GradingError(f"cannot reach the Dask scheduler at {target}: {exc}") from None
     with client:

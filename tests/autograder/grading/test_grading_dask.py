@@ -1,0 +1,227 @@
+"""Grading on a Dask cluster (``--dask``, :mod:`autograder.grading.dask_batch`, issue 13).
+
+Fast: the ``--dask`` forms, the refusals (a bad value; a scheduler with an SQLite gradebook:
+one line, exit 2, nothing written), the files a worker sends back.
+
+Slow: the demo class of two assignments plus two more students graded with
+``--dask local:2 --db postgresql+psycopg://…`` (sandboxed when the sandbox can run) gives
+exactly the grades.csv and results.json of the default run (the process pool, SQLite);
+a worker killed (SIGKILL) while it grades loses nothing and records nothing twice.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import signal
+import threading
+from pathlib import Path
+
+import pytest
+
+from autograder.__main__ import main
+from autograder.course import list_assignments
+from autograder.grading import parse_dask_target, sandbox_status
+from autograder.grading.dask_batch import read_tree, write_tree
+from autograder.models import GradingError, SubmissionsError
+from tests.autograder.test_postgres import _submission_counts
+
+ASSIGNMENTS = list_assignments()[:2]
+SANDBOX_ARGS = [] if sandbox_status()[0] else ["--unsandboxed"]
+
+
+# ------------------------------------------------------------------------------- fast
+
+
+@pytest.mark.parametrize(
+    ("text", "target"),
+    [("local:1", 1), ("local:8", 8), ("tcp://10.0.0.5:8786", "tcp://10.0.0.5:8786")],
+)
+def test_dask_targets(text, target):
+    assert parse_dask_target(text) == target
+
+
+@pytest.mark.parametrize(
+    "text", ["local:0", "local:", "local:two", "8786", "tcp://host", "tcp://:8786", "http://h:1"]
+)
+def test_a_bad_dask_target_is_the_instructors_mistake(text):
+    with pytest.raises(SubmissionsError, match="is not 'local:N'"):
+        parse_dask_target(text)
+
+
+def _cli(tmp_path: Path, *extra: str) -> int:
+    folder = tmp_path / "submissions"
+    folder.mkdir(exist_ok=True)
+    course, out = tmp_path / "course", tmp_path / "out"
+    return main(["grade", str(folder), "--course", str(course), "--out", str(out), *extra])
+
+
+def test_a_bad_dask_value_is_one_line_and_exit_2(tmp_path, capsys):
+    assert _cli(tmp_path, "--dask", "local:zero") == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--dask 'local:zero' is not 'local:N'" in err
+    assert not (tmp_path / "out").exists() and not (tmp_path / "course").exists()
+
+
+def test_a_scheduler_with_an_sqlite_gradebook_is_refused(tmp_path, capsys):
+    assert _cli(tmp_path, "--dask", "tcp://127.0.0.1:8786") == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot share an SQLite gradebook" in err
+    assert "--db postgresql+psycopg://" in err
+    assert _cli(tmp_path, "--dask", "tcp://127.0.0.1:8786", "--db", "sqlite:///x.db") == 2
+    assert not (tmp_path / "out").exists() and not (tmp_path / "course").exists()
+
+
+def test_files_travel_as_bytes_and_stay_in_their_folder(tmp_path):
+    files = {"a.ipynb": b"{}", "data/x.csv": b"1,2\n"}
+    write_tree(tmp_path / "one", files)
+    assert read_tree(tmp_path / "one") == files
+    write_tree(tmp_path / "one", {"b.txt": b"b"})  # replaces what was there
+    assert read_tree(tmp_path / "one") == {"b.txt": b"b"}
+    assert read_tree(tmp_path / "absent") == {}
+    with pytest.raises(GradingError, match="outside its folder"):
+        write_tree(tmp_path / "two", {"../escape.txt": b"x"})
+    assert not (tmp_path / "escape.txt").exists()
+
+
+def test_an_unreachable_scheduler_is_the_graders_error():
+    from autograder.grading.dask_batch import dask_client
+
+    with pytest.raises(GradingError, match="cannot reach the Dask scheduler"):
+        with dask_client("tcp://127.0.0.1:9", connect_timeout=1):
+            pass
+
+
+# ------------------------------------------------------------------------------- slow
+
+
+def _release(root: Path, db: list[str]) -> None:
+    args = [arg for assignment in ASSIGNMENTS for arg in ("--assignment", assignment)]
+    assert main(["release", "--course", str(root / "course"), *args, *db]) == 0
+
+
+def _grade(folder: Path, root: Path, *extra: str) -> int:
+    course, out = str(root / "course"), str(root / "out")
+    return main(["grade", str(folder), "--course", course, "--out", out, "--no-progress", *extra])
+
+
+@pytest.fixture(scope="module")
+def batch(tmp_path_factory) -> Path:
+    """The demo class of two assignments and two more students (copies of full marks and
+    of typical bugs), so that both workers have work at once."""
+    from autograder.samples.demo import build_demo_submissions
+
+    root = tmp_path_factory.mktemp("dask-batch")
+    _release(root, [])
+    folder = root / "submissions"
+    build_demo_submissions(root / "course", folder, ASSIGNMENTS)
+    for student in ("full_marks", "typical_bugs"):
+        shutil.copytree(folder / student, folder / f"{student}_2")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def default_run(batch, tmp_path_factory) -> Path:
+    """The batch graded as today: the process pool, the SQLite gradebook."""
+    root = tmp_path_factory.mktemp("default")
+    _release(root, [])
+    assert _grade(batch, root, "--workers", "2", *SANDBOX_ARGS) == 0
+    return root / "out"
+
+
+def _expected(batch: Path) -> dict[tuple[str, str], int]:
+    return {(a, s.name): 1 for a in ASSIGNMENTS for s in batch.iterdir()}
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not ASSIGNMENTS, reason="no course notebooks yet")
+def test_dask_on_postgres_gives_the_default_runs_results(batch, default_run, postgres, tmp_path):
+    url = postgres.create_database("dask_equal")
+    _release(tmp_path, ["--db", url])
+    assert _grade(batch, tmp_path, "--dask", "local:2", "--db", url, *SANDBOX_ARGS) == 0
+    out = tmp_path / "out"
+    assert (out / "grades.csv").read_text() == (default_run / "grades.csv").read_text()
+    assert (out / "results.json").read_text() == (default_run / "results.json").read_text()
+    assert (out / "summary.md").read_text() == (default_run / "summary.md").read_text()
+    # graded for real, each submission once in the gradebook; the workers' autograded
+    # notebooks and feedback pages came back into the course and the out folder
+    results = json.loads((out / "results.json").read_text())
+    got = {(r["assignment"], r["student"]): r for r in results["submissions"]}
+    for assignment in ASSIGNMENTS:
+        full = got[(assignment, "full_marks")]
+        assert full["score"] == full["max_score"] > 0
+        autograded = tmp_path / "course" / "autograded" / "full_marks" / assignment
+        assert list(autograded.glob("*.ipynb"))
+        pages = sorted((out / "feedback" / "full_marks" / assignment).glob("*.html"))
+        assert pages and str(tmp_path) not in pages[0].read_text()
+    assert _submission_counts(url) == _expected(batch)
+
+
+def _dask_workers() -> list:
+    """The local cluster's worker processes: this process's spawned children."""
+    import psutil
+
+    workers = []
+    for child in psutil.Process().children():
+        try:
+            if "spawn_main" in " ".join(child.cmdline()):
+                workers.append(child)
+        except psutil.Error:
+            continue
+    return workers
+
+
+def _kill_a_busy_worker(stop: threading.Event, killed: list[int]) -> None:
+    """SIGKILL the first worker seen grading (it has a kernel running), once."""
+    import psutil
+
+    while not stop.wait(0.2):
+        for worker in _dask_workers():
+            try:
+                if worker.children():
+                    worker.send_signal(signal.SIGKILL)
+                    killed.append(worker.pid)
+                    return
+            except psutil.Error:
+                continue
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not ASSIGNMENTS, reason="no course notebooks yet")
+def test_a_worker_killed_while_grading_loses_nothing(batch, default_run, postgres, tmp_path):
+    from autograder.api import grade_path
+
+    url = postgres.create_database("dask_kill")
+    _release(tmp_path, ["--db", url])
+    stop, killed = threading.Event(), []
+    killer = threading.Thread(target=_kill_a_busy_worker, args=(stop, killed), daemon=True)
+    killer.start()
+    try:
+        grade_path(
+            batch,
+            layout="nbgrader",
+            course_dir=tmp_path / "course",
+            out_dir=tmp_path / "out",
+            sandbox=False,
+            db_url=url,
+            dask="local:2",
+        )
+    finally:
+        stop.set()
+        killer.join()
+    assert len(killed) == 1, "no worker was seen grading"
+    # every submission graded once: the killed worker's task ran again elsewhere, with
+    # the results of the default run
+    out = tmp_path / "out"
+    assert (out / "results.json").read_text() == (default_run / "results.json").read_text()
+    lines = (tmp_path / "course" / "ledger.jsonl").read_text().splitlines()
+    keys = [(json.loads(line)["assignment"], json.loads(line)["student"]) for line in lines]
+    assert sorted(keys) == sorted(_expected(batch))
+    assert _submission_counts(url) == _expected(batch)
+
+
+def test_grade_path_refuses_a_bad_target_before_reading(tmp_path):
+    from autograder.api import grade_path
+
+    with pytest.raises(SubmissionsError):
+        grade_path(tmp_path / "nowhere", course_dir=tmp_path / "c", dask="local:-1")
