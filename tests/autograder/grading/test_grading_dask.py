@@ -225,3 +225,26 @@ def test_grade_path_refuses_a_bad_target_before_reading(tmp_path):
 
     with pytest.raises(SubmissionsError):
         grade_path(tmp_path / "nowhere", course_dir=tmp_path / "c", dask="local:-1")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not ASSIGNMENTS, reason="no course notebooks yet")
+def test_a_running_scheduler_grades_with_a_postgres_gradebook(
+    batch, default_run, postgres, tmp_path
+):
+    """``--dask tcp://...``: a scheduler and two workers already running (as ``dask
+    scheduler`` and ``dask worker`` would be), the gradebook in PostgreSQL."""
+    from distributed import LocalCluster
+
+    url = postgres.create_database("dask_tcp")
+    _release(tmp_path, ["--db", url])
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        address = cluster.scheduler_address
+        assert address.startswith("tcp://")
+        assert _grade(batch, tmp_path, "--dask", address, "--db", url, "--unsandboxed") == 0
+    out = tmp_path / "out"
+    assert (out / "results.json").read_text() == (default_run / "results.json").read_text()
+    assert (out / "grades.csv").read_text() == (default_run / "grades.csv").read_text()
+    assert _submission_counts(url) == _expected(batch)
