@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import io
 import logging
+import shutil
 import sys
 import tempfile
 import time
@@ -88,8 +89,6 @@ def read_tree(folder: Path) -> dict[str, bytes]:
 
 def write_tree(folder: Path, files: dict[str, bytes]) -> None:
     """Replace ``folder``'s files with ``files`` (relative POSIX path -> bytes)."""
-    import shutil
-
     if folder.exists():
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
