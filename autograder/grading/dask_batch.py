@@ -17,9 +17,12 @@ and nbgrader's gradebook writes are updates-or-creates, so a retried task record
 submission once. A worker that keeps dying on one submission ends that submission as a
 flagged failure (Dask's ``KilledWorker``), as the pool does.
 
+A scheduler that dies stops the run (:class:`GradingError`) without recording the
+submissions still in flight: the ledger holds every one that came back, so the same command
+run again (with a scheduler) resumes.
+
 Not yet: the per-submission wall-clock bound of the pool (the sandbox's own limits still
-apply), warm kernels on Dask workers (kernels start cold), a scheduler that dies (the run
-fails; run again: the ledger resumes it).
+apply), warm kernels on Dask workers (kernels start cold).
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ import tempfile
 import time
 import zipfile
 from collections.abc import Iterable, Iterator
+from concurrent.futures import CancelledError
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -257,6 +261,11 @@ def run_dask_batch(
             assignment, student, submitted_at = futures.pop(future)
             try:
                 value = future.result()
+            except CancelledError as exc:  # the scheduler is gone: the grader's failure
+                raise GradingError(
+                    f"lost the Dask scheduler ({type(exc).__name__}); the grades recorded so "
+                    "far are kept: run again to resume"
+                ) from None
             except Exception as exc:  # the task's error, or KilledWorker: that submission's
                 error = f"{type(exc).__name__}: {exc}"
                 value = failed_outcome(error, time.monotonic() - submitted_at)

@@ -248,3 +248,100 @@ def test_a_running_scheduler_grades_with_a_postgres_gradebook(
     assert (out / "results.json").read_text() == (default_run / "results.json").read_text()
     assert (out / "grades.csv").read_text() == (default_run / "grades.csv").read_text()
     assert _submission_counts(url) == _expected(batch)
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _start_cluster(log: Path) -> tuple[str, list]:
+    """``dask scheduler`` and ``dask worker`` (two single-threaded processes), as an
+    instructor starts them: their address and processes."""
+    import subprocess
+    import sys
+    import time
+
+    dask_cli = str(Path(sys.executable).parent / "dask")
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    out = log.open("ab")
+    scheduler = subprocess.Popen(
+        [dask_cli, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
+        stdout=out,
+        stderr=out,
+    )
+    worker = subprocess.Popen(
+        [dask_cli, "worker", address, "--nworkers", "2", "--nthreads", "1", "--no-dashboard"],
+        stdout=out,
+        stderr=out,
+    )
+    from distributed import Client
+
+    with Client(address, timeout=60) as client:
+        client.wait_for_workers(2, timeout=120)
+    time.sleep(0.1)
+    return address, [scheduler, worker]
+
+
+def _stop(procs: list) -> None:
+    for proc in procs:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait(30)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not ASSIGNMENTS, reason="no course notebooks yet")
+def test_a_run_whose_scheduler_dies_resumes(batch, default_run, postgres, tmp_path):
+    """The scheduler killed (SIGKILL) once a first submission is back: the run stops with
+    the grader's error, the ledger keeps what came back, and the same command with a new
+    scheduler grades the rest: each submission once in the ledger and the gradebook."""
+    from autograder.api import grade_path
+
+    url = postgres.create_database("dask_resume")
+    _release(tmp_path, ["--db", url])
+    address, procs = _start_cluster(tmp_path / "dask.log")
+    back = []
+
+    def on_result(result) -> None:
+        if result.seconds > 0 and not back:  # graded by a worker (not a corrupt notebook)
+            back.append(result)
+            procs[0].send_signal(signal.SIGKILL)
+
+    def run(target: str, **kwargs):
+        return grade_path(
+            batch,
+            layout="nbgrader",
+            course_dir=tmp_path / "course",
+            out_dir=tmp_path / "out",
+            sandbox=False,
+            db_url=url,
+            dask=target,
+            **kwargs,
+        )
+
+    try:
+        with pytest.raises(GradingError, match="lost the Dask scheduler"):
+            run(address, on_result=on_result)
+    finally:
+        _stop(procs)
+    ledger = tmp_path / "course" / "ledger.jsonl"
+    first = ledger.read_text().splitlines()
+    assert back and 1 <= len(first) < len(_expected(batch))
+    address, procs = _start_cluster(tmp_path / "dask.log")
+    try:
+        run(address)
+    finally:
+        _stop(procs)
+    lines = ledger.read_text().splitlines()
+    assert lines[: len(first)] == first
+    keys = [(json.loads(line)["assignment"], json.loads(line)["student"]) for line in lines]
+    assert sorted(keys) == sorted(_expected(batch))
+    assert (tmp_path / "out" / "results.json").read_text() == (
+        default_run / "results.json"
+    ).read_text()
+    assert _submission_counts(url) == _expected(batch)
