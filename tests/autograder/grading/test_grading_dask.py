@@ -133,6 +133,33 @@ def _expected(batch: Path) -> dict[tuple[str, str], int]:
     return {(a, s.name): 1 for a in ASSIGNMENTS for s in batch.iterdir()}
 
 
+def _grade_unsandboxed(batch: Path, root: Path, url: str, target: str, **kwargs) -> None:
+    """The batch graded through the API (``kwargs``: e.g. ``on_result``) on ``target``."""
+    from autograder.api import grade_path
+
+    grade_path(
+        batch,
+        layout="nbgrader",
+        course_dir=root / "course",
+        out_dir=root / "out",
+        sandbox=False,
+        db_url=url,
+        dask=target,
+        **kwargs,
+    )
+
+
+def _assert_each_graded_once(batch: Path, root: Path, url: str, default_run: Path) -> None:
+    """The default run's results; one ledger line and one gradebook submission for every
+    (assignment, student) of the batch."""
+    results = (root / "out" / "results.json").read_text()
+    assert results == (default_run / "results.json").read_text()
+    lines = (root / "course" / "ledger.jsonl").read_text().splitlines()
+    keys = [(json.loads(line)["assignment"], json.loads(line)["student"]) for line in lines]
+    assert sorted(keys) == sorted(_expected(batch))
+    assert _submission_counts(url) == _expected(batch)
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(not ASSIGNMENTS, reason="no course notebooks yet")
 def test_dask_on_postgres_gives_the_default_runs_results(batch, default_run, postgres, tmp_path):
@@ -189,35 +216,20 @@ def _kill_a_busy_worker(stop: threading.Event, killed: list[int]) -> None:
 @pytest.mark.slow
 @pytest.mark.skipif(not ASSIGNMENTS, reason="no course notebooks yet")
 def test_a_worker_killed_while_grading_loses_nothing(batch, default_run, postgres, tmp_path):
-    from autograder.api import grade_path
-
     url = postgres.create_database("dask_kill")
     _release(tmp_path, ["--db", url])
     stop, killed = threading.Event(), []
     killer = threading.Thread(target=_kill_a_busy_worker, args=(stop, killed), daemon=True)
     killer.start()
     try:
-        grade_path(
-            batch,
-            layout="nbgrader",
-            course_dir=tmp_path / "course",
-            out_dir=tmp_path / "out",
-            sandbox=False,
-            db_url=url,
-            dask="local:2",
-        )
+        _grade_unsandboxed(batch, tmp_path, url, "local:2")
     finally:
         stop.set()
         killer.join()
     assert len(killed) == 1, "no worker was seen grading"
     # every submission graded once: the killed worker's task ran again elsewhere, with
     # the results of the default run
-    out = tmp_path / "out"
-    assert (out / "results.json").read_text() == (default_run / "results.json").read_text()
-    lines = (tmp_path / "course" / "ledger.jsonl").read_text().splitlines()
-    keys = [(json.loads(line)["assignment"], json.loads(line)["student"]) for line in lines]
-    assert sorted(keys) == sorted(_expected(batch))
-    assert _submission_counts(url) == _expected(batch)
+    _assert_each_graded_once(batch, tmp_path, url, default_run)
 
 
 def test_grade_path_refuses_a_bad_target_before_reading(tmp_path):
@@ -300,8 +312,6 @@ def test_a_run_whose_scheduler_dies_resumes(batch, default_run, postgres, tmp_pa
     """The scheduler killed (SIGKILL) once a first submission is back: the run stops with
     the grader's error, the ledger keeps what came back, and the same command with a new
     scheduler grades the rest: each submission once in the ledger and the gradebook."""
-    from autograder.api import grade_path
-
     url = postgres.create_database("dask_resume")
     _release(tmp_path, ["--db", url])
     address, procs = _start_cluster(tmp_path / "dask.log")
@@ -312,21 +322,9 @@ def test_a_run_whose_scheduler_dies_resumes(batch, default_run, postgres, tmp_pa
             back.append(result)
             procs[0].send_signal(signal.SIGKILL)
 
-    def run(target: str, **kwargs):
-        return grade_path(
-            batch,
-            layout="nbgrader",
-            course_dir=tmp_path / "course",
-            out_dir=tmp_path / "out",
-            sandbox=False,
-            db_url=url,
-            dask=target,
-            **kwargs,
-        )
-
     try:
         with pytest.raises(GradingError, match="lost the Dask scheduler"):
-            run(address, on_result=on_result)
+            _grade_unsandboxed(batch, tmp_path, url, address, on_result=on_result)
     finally:
         _stop(procs)
     ledger = tmp_path / "course" / "ledger.jsonl"
@@ -334,14 +332,8 @@ def test_a_run_whose_scheduler_dies_resumes(batch, default_run, postgres, tmp_pa
     assert back and 1 <= len(first) < len(_expected(batch))
     address, procs = _start_cluster(tmp_path / "dask.log")
     try:
-        run(address)
+        _grade_unsandboxed(batch, tmp_path, url, address)
     finally:
         _stop(procs)
-    lines = ledger.read_text().splitlines()
-    assert lines[: len(first)] == first
-    keys = [(json.loads(line)["assignment"], json.loads(line)["student"]) for line in lines]
-    assert sorted(keys) == sorted(_expected(batch))
-    assert (tmp_path / "out" / "results.json").read_text() == (
-        default_run / "results.json"
-    ).read_text()
-    assert _submission_counts(url) == _expected(batch)
+    assert ledger.read_text().splitlines()[: len(first)] == first
+    _assert_each_graded_once(batch, tmp_path, url, default_run)
