@@ -205,3 +205,21 @@ class PostgresCluster:
 
     def __exit__(self, *exc_info: object) -> None:
         self.stop()
+
+
+def submission_counts(url: str) -> dict[tuple[str, str], int]:
+    """How many submissions of each (assignment, student) the gradebook at ``url`` holds."""
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(url)
+    try:
+        with engine.connect() as conn:
+            rows = conn.execute(
+                text(
+                    "SELECT a.name, s.student_id, count(*) FROM submitted_assignment s "
+                    "JOIN assignment a ON a.id = s.assignment_id GROUP BY a.name, s.student_id"
+                )
+            ).all()
+    finally:
+        engine.dispose()
+    return {(assignment, student): count for assignment, student, count in rows}

@@ -19,6 +19,7 @@ from typing import Any
 _HOMES = {
     "SUBMISSION_TIMEOUT": "batch",
     "grade_prepared": "batch",
+    "grader_fingerprint": "batch",
     "grading_salt": "batch",
     "resolve_sandbox": "batch",
     "run_autograde_batch": "batch",

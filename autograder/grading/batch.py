@@ -14,10 +14,11 @@ Also whether the sandbox can run (:func:`sandbox_status`, :func:`resolve_sandbox
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import re
 from collections.abc import Callable, Iterable, Iterator
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from autograder.course import Course
@@ -202,15 +203,37 @@ def grade_prepared(
     return {(p.assignment, p.student): results[(p.assignment, p.student)] for p in prepared}
 
 
+def code_fingerprint(roots: Iterable[Path]) -> str:
+    """A hash of every file under ``roots`` (caches aside): their names and bytes."""
+    h = hashlib.sha256()
+    for root in roots:
+        for path in sorted(root.rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                h.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
+
+
+@functools.cache
+def grader_fingerprint() -> str:
+    """The grader's own code (autograder, linlib) and nbgrader's version: an upgraded grader
+    (a new sanitiser, a new repair) grades again instead of reusing the old results."""
+    import nbgrader
+
+    import autograder
+    import linlib
+
+    roots = [Path(package.__file__).parent for package in (autograder, linlib)]
+    return f"nbgrader={nbgrader.__version__}|{code_fingerprint(roots)}"
+
+
 def grading_salt(course: Course, assignment: str, sandbox: bool) -> str:
     """What else decides a grade besides the submission: the assignment's source files, the
-    grading settings and the gradebook the grades go to. A change makes the ledger grade
-    again."""
-    h = hashlib.sha256(f"{LEDGER_VERSION}|sandbox={bool(sandbox)}|{course.db_url}".encode())
-    source = course.source_dir(assignment)
-    for path in sorted(source.rglob("*")):
-        if path.is_file():
-            h.update(str(path.relative_to(source)).encode() + b"\0" + path.read_bytes())
+    grading settings, the grader's own code and the gradebook the grades go to. A change
+    makes the ledger grade again."""
+    h = hashlib.sha256(
+        f"{LEDGER_VERSION}|sandbox={bool(sandbox)}|{course.db_url}|{grader_fingerprint()}".encode()
+    )
+    h.update(code_fingerprint([course.source_dir(assignment)]).encode())
     return h.hexdigest()
 
 

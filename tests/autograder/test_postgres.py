@@ -26,7 +26,7 @@ from autograder.course import Course, check_db_url, list_assignments
 from autograder.grading import sandbox_status
 from autograder.grading.task import autograde_task
 from autograder.models import GradingError
-from tests.pg import PostgresCluster, postgres_bindir
+from tests.pg import PostgresCluster, postgres_bindir, submission_counts
 
 ASSIGNMENTS = list_assignments()[:2]
 SANDBOX_ARGS = [] if sandbox_status()[0] else ["--unsandboxed"]
@@ -160,23 +160,6 @@ def graded(tmp_path_factory, postgres):
     return runs, url, folder
 
 
-def _submission_counts(url: str) -> dict[tuple[str, str], int]:
-    from sqlalchemy import create_engine, text
-
-    engine = create_engine(url)
-    try:
-        with engine.connect() as conn:
-            rows = conn.execute(
-                text(
-                    "SELECT a.name, s.student_id, count(*) FROM submitted_assignment s "
-                    "JOIN assignment a ON a.id = s.assignment_id GROUP BY a.name, s.student_id"
-                )
-            ).all()
-    finally:
-        engine.dispose()
-    return {(assignment, student): count for assignment, student, count in rows}
-
-
 @pytest.mark.slow
 @pytest.mark.skipif(not ASSIGNMENTS, reason="no course notebooks yet")
 def test_postgres_gradebook_gives_the_sqlite_results(graded):
@@ -199,7 +182,7 @@ def test_postgres_gradebook_gives_the_sqlite_results(graded):
         assert (
             got[(assignment, "full_marks")]["score"] == got[(assignment, "full_marks")]["max_score"]
         )
-    assert _submission_counts(url) == dict.fromkeys(expected, 1)
+    assert submission_counts(url) == dict.fromkeys(expected, 1)
     scores = Course(runs["postgres"] / "course", url).read_scores(ASSIGNMENTS[0], students)
     assert all(score == top for score, top in scores["full_marks"].values())
     assert scores["full_marks"] == scores["full_marks_2"]
@@ -238,7 +221,7 @@ def test_grading_again_records_each_submission_once(graded):
         outcome = autograde_task(course, assignment, "typical_bugs", sandbox=False)
         assert outcome["success"], outcome["error"]
     students = sorted(p.name for p in submissions.iterdir() if p.name != LONG_ID)
-    assert _submission_counts(url) == {(a, s): 1 for a in ASSIGNMENTS for s in students}
+    assert submission_counts(url) == {(a, s): 1 for a in ASSIGNMENTS for s in students}
     # the ledger: one line per submission, the same as the first run's (but the timing),
     # and what it recorded is what the gradebook holds
     lines = ledger.read_text().splitlines()
@@ -250,4 +233,4 @@ def test_grading_again_records_each_submission_once(graded):
     # run again with the ledger: nothing is graded, nothing is added
     assert _grade(submissions, root, ["--db", url]) == 0
     assert ledger.read_text().splitlines() == lines
-    assert _submission_counts(url) == {(a, s): 1 for a in ASSIGNMENTS for s in students}
+    assert submission_counts(url) == {(a, s): 1 for a in ASSIGNMENTS for s in students}

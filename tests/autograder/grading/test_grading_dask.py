@@ -24,7 +24,7 @@ from autograder.course import list_assignments
 from autograder.grading import parse_dask_target, sandbox_status
 from autograder.grading.dask_batch import read_tree, write_tree
 from autograder.models import GradingError, SubmissionsError
-from tests.autograder.test_postgres import _submission_counts
+from tests.pg import submission_counts
 
 ASSIGNMENTS = list_assignments()[:2]
 SANDBOX_ARGS = [] if sandbox_status()[0] else ["--unsandboxed"]
@@ -157,7 +157,7 @@ def _assert_each_graded_once(batch: Path, root: Path, url: str, default_run: Pat
     lines = (root / "course" / "ledger.jsonl").read_text().splitlines()
     keys = [(json.loads(line)["assignment"], json.loads(line)["student"]) for line in lines]
     assert sorted(keys) == sorted(_expected(batch))
-    assert _submission_counts(url) == _expected(batch)
+    assert submission_counts(url) == _expected(batch)
 
 
 @pytest.mark.slow
@@ -181,7 +181,7 @@ def test_dask_on_postgres_gives_the_default_runs_results(batch, default_run, pos
         assert list(autograded.glob("*.ipynb"))
         pages = sorted((out / "feedback" / "full_marks" / assignment).glob("*.html"))
         assert pages and str(tmp_path) not in pages[0].read_text()
-    assert _submission_counts(url) == _expected(batch)
+    assert submission_counts(url) == _expected(batch)
 
 
 def _dask_workers() -> list:
@@ -259,7 +259,7 @@ def test_a_running_scheduler_grades_with_a_postgres_gradebook(
     out = tmp_path / "out"
     assert (out / "results.json").read_text() == (default_run / "results.json").read_text()
     assert (out / "grades.csv").read_text() == (default_run / "grades.csv").read_text()
-    assert _submission_counts(url) == _expected(batch)
+    assert submission_counts(url) == _expected(batch)
 
 
 def _free_port() -> int:
