@@ -231,6 +231,7 @@ def run_dask_batch(
     :func:`autograder.grading.batch.run_autograde_batch` does, after writing the autograded
     notebooks and feedback pages the worker returned into the course directory."""
     from distributed import as_completed
+    from distributed.comm import CommClosedError
 
     jobs = list(jobs)
     if not jobs:
@@ -261,7 +262,9 @@ def run_dask_batch(
             assignment, student, submitted_at = futures.pop(future)
             try:
                 value = future.result()
-            except CancelledError as exc:  # the scheduler is gone: the grader's failure
+            except (CancelledError, CommClosedError) as exc:  # the scheduler is gone (or its
+                # connection broke while fetching a result): the grader's failure, nothing
+                # recorded for this submission, so the next run grades it
                 raise GradingError(
                     f"lost the Dask scheduler ({type(exc).__name__}); the grades recorded so "
                     "far are kept: run again to resume"
