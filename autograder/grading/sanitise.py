@@ -17,6 +17,8 @@ Two layers, both put in by :func:`autograder.grading.config.feedback_config`:
   own folder tree (MathJax, ``feedback/_mathjax/``) and the template's own inline scripts
   (by hash: those of the same template rendered for an empty notebook); no plugins,
   frames, forms or ``<base>``; images only from the page's folder tree or ``data:``.
+  An image naming an attachment its cell does not carry shows its alt text
+  (:func:`markdown_html`; nbconvert would refuse the whole page).
 
 nbgrader's formgrader renders a submission with nbconvert's own ``HTMLExporter`` (its class
 is not configurable): there :func:`autograder.grading.config.formgrader_config` puts in
@@ -33,10 +35,12 @@ import html
 import re
 from html.parser import HTMLParser
 from typing import Any
+from urllib.parse import unquote
 
 import nh3
 from jinja2 import pass_context
 from nbconvert.exporters import HTMLExporter
+from nbconvert.filters.markdown_mistune import InvalidNotebook
 from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool
 from traitlets.config import LoggingConfigurable
@@ -229,7 +233,7 @@ class SafeHTMLExporter(HTMLExporter):
 
     @pass_context
     def markdown2html(self, context, source):
-        return clean_html(super().markdown2html(context, source))
+        return markdown_html(super().markdown2html, context, source)
 
     def _template_script_hashes(self, resources: dict[str, Any]) -> list[str]:
         """Hashes of the inline scripts the template itself writes (rendered for an empty
@@ -259,7 +263,37 @@ class CleanMarkdown(LoggingConfigurable):
     """
 
     def __call__(self, context: Any, source: str) -> str:
-        return clean_html(self.parent.markdown2html(context, source))
+        return markdown_html(self.parent.markdown2html, context, source)
+
+
+#: What an image reference to an attachment the cell does not carry becomes: a URL with a
+#: scheme the cleaning drops, so the image shows its alt text.
+_MISSING_ATTACHMENT = "missing-attachment:"
+#: Missing attachments made inert one by one in a cell before all its references are.
+_MAX_MISSING = 20
+
+
+def markdown_html(render: Any, context: Any, source: str) -> str:
+    """*render* (an exporter's ``markdown2html``) of a markdown cell's *source*, cleaned with
+    :func:`clean_html`.
+
+    nbconvert refuses a whole page (``InvalidNotebook``) for one image that names an
+    attachment the cell does not carry (a cell copied from another notebook loses its
+    attachments); each such reference is made inert (the image shows its alt text) and the
+    cell rendered again; the attachments the cell does carry still show.
+    """
+    for _ in range(_MAX_MISSING):
+        try:
+            return clean_html(render(context, source))
+        except InvalidNotebook as exc:
+            inert = source
+            name = str(exc).removeprefix("missing attachment: ")
+            for written in dict.fromkeys((name, unquote(name))):  # as read, or %-decoded
+                inert = inert.replace(f"attachment:{written}", f"{_MISSING_ATTACHMENT}{written}")
+            if inert == source:  # not written as nbconvert read it: make every one inert
+                inert = source.replace("attachment:", _MISSING_ATTACHMENT)
+            source = inert
+    return clean_html(render(context, source.replace("attachment:", _MISSING_ATTACHMENT)))
 
 
 class _HeadFinder(HTMLParser):

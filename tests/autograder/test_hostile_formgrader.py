@@ -28,7 +28,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from nbformat.v4 import new_notebook
+from bs4 import BeautifulSoup
+from nbformat.v4 import new_markdown_cell, new_notebook
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from autograder.course import Course
@@ -203,3 +204,35 @@ def test_without_the_course_settings_a_payload_runs(browser, graded, tmp_path):
     finally:
         config.write_text(text)
     assert probe["pwned"], "no payload ran on the unsanitised formgrader page"
+
+
+def _attachment_cell() -> nbformat.NotebookNode:
+    """A markdown cell copied from another notebook: it names two attachments it lost and
+    carries one."""
+    text = "Lost ![lost picture](attachment:gone.png), ![spaced](<attachment:a b.png>); kept "
+    cell = new_markdown_cell(text + "![kept picture](attachment:kept.png)")
+    cell.attachments = {"kept.png": {"image/png": hostile_html.PNG}}
+    return cell
+
+
+def _images(page: str) -> dict[str, str | None]:
+    soup = BeautifulSoup(page, features="html.parser")
+    return {img.get("alt"): img.get("src") for img in soup.find_all("img") if img.get("alt")}
+
+
+def test_an_image_naming_a_missing_attachment_does_not_break_the_pages(tmp_path):
+    """nbconvert refuses the whole page for one image naming an attachment the cell lost
+    (HTTP 500 in formgrader, no feedback page): both views render, the lost images show
+    their alt text, the attachment the cell carries still shows."""
+    Course(tmp_path / "course").make([])
+    nb = new_notebook(cells=[_attachment_cell()])
+    view = _images(render_formgrade(nb, tmp_path / "course", safe=True))
+    feedback = _images(
+        hostile_html.render_feedback(nb, tmp_path / "fb").read_text(encoding="utf-8")
+    )
+    for images in (view, feedback):
+        assert images == {
+            "lost picture": None,
+            "spaced": None,
+            "kept picture": f"data:image/png;base64,{hostile_html.PNG}",
+        }
