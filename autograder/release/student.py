@@ -14,7 +14,9 @@ in ``pyproject.toml`` (``[project] dependencies``), and its data files hold a Ju
 page configuration (``etc/jupyter/labconfig/page_config.d/``, what ``jupyter labextension
 disable`` writes at the environment's level) that hides the nbgrader panels a student
 cannot use: Formgrader, Create Assignment, the Assignment and Course lists and the
-nbgrader menu. Validate stays. ``requirements.txt`` pins, from the repository's own
+nbgrader menu, and a Jupyter server configuration (``etc/jupyter/jupyter_server_config.d/``)
+that turns the server extensions behind them off (formgrader, assignment and course
+lists). Validate stays. ``requirements.txt`` pins, from the repository's own
 ``requirements.txt``, the wheel's dependencies and the student's tools (``[project.
 optional-dependencies] student``) with everything they pull in.
 
@@ -52,6 +54,11 @@ STUDENT_EXTRA = "student"
 #: Where the wheel installs the JupyterLab page configuration, relative to the environment.
 PAGE_CONFIG_DIR = "etc/jupyter/labconfig/page_config.d"
 PAGE_CONFIG_NAME = "linear-classifiers-student.json"
+#: Where the wheel installs the Jupyter server configuration that turns nbgrader's instructor
+#: server extensions off; its name sorts after nbgrader's own ``nbgrader.json`` there (the
+#: files of that folder are read in name order, a later one winning).
+SERVER_CONFIG_DIR = "etc/jupyter/jupyter_server_config.d"
+SERVER_CONFIG_NAME = "student-linear-classifiers.json"
 #: Zip files cannot hold dates before 1980.
 _MIN_EPOCH = 315532800
 
@@ -110,6 +117,7 @@ def build_linlib_wheel(dest_dir: str | os.PathLike, *, epoch: int | None = None)
             ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "make_*.py"),
         )
         shutil.copyfile(TEMPLATES / "student_page_config.json", root / PAGE_CONFIG_NAME)
+        shutil.copyfile(TEMPLATES / "student_server_config.json", root / SERVER_CONFIG_NAME)
         (root / "pyproject.toml").write_text(
             "\n".join(
                 [
@@ -133,6 +141,7 @@ def build_linlib_wheel(dest_dir: str | os.PathLike, *, epoch: int | None = None)
                     "",
                     "[tool.setuptools.data-files]",
                     f'"{PAGE_CONFIG_DIR}" = ["{PAGE_CONFIG_NAME}"]',
+                    f'"{SERVER_CONFIG_DIR}" = ["{SERVER_CONFIG_NAME}"]',
                     "",
                 ]
             )

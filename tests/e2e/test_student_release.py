@@ -341,6 +341,8 @@ def _drive(page, expect, url, token, a, b, correct, stop, tests_passed) -> None:
     assert page.locator(".lm-MenuBar-itemLabel", has_text="Nbgrader").count() == 0
     for label in ("Formgrader", "Create Assignment", "Assignment List", "Course List"):
         assert page.get_by_text(label, exact=True).count() == 0
+    # ... nor the server extensions behind them
+    assert page.request.get(f"{url}/formgrader?token={token}").status == 404
     cells = page.locator(".jp-Notebook .jp-Cell")
     for index, source in ((a, correct), (b, WRONG_ANSWER)):
         editor = cells.nth(index).locator(".cm-content")

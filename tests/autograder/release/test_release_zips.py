@@ -118,6 +118,21 @@ def test_wheel_is_linlib_only_with_real_metadata(released, tmp_path):
         "@jupyter/nbgrader:course-list",
         "@jupyter/nbgrader:menu",
     }
+    # installed beside nbgrader's nbgrader.json in <env>/etc/jupyter/jupyter_server_config.d/
+    # and read after it: the instructor's server extensions off, validate on
+    server_config = [f for f in files if f.endswith(student.SERVER_CONFIG_NAME)]
+    assert len(server_config) == 1
+    assert server_config[0].endswith(
+        f"data/{student.SERVER_CONFIG_DIR}/{student.SERVER_CONFIG_NAME}"
+    )
+    assert student.SERVER_CONFIG_NAME > "nbgrader.json"
+    with zipfile.ZipFile(path) as archive:
+        extensions = json.loads(archive.read(server_config[0]))["ServerApp"]["jpserver_extensions"]
+    assert extensions == {
+        "nbgrader.server_extensions.formgrader": False,
+        "nbgrader.server_extensions.assignment_list": False,
+        "nbgrader.server_extensions.course_list": False,
+    }
 
 
 def test_requirements_pin_exactly_what_ci_uses(released):
