@@ -14,11 +14,12 @@ in ``pyproject.toml`` (``[project] dependencies``), and its data files hold a Ju
 page configuration (``etc/jupyter/labconfig/page_config.d/``, what ``jupyter labextension
 disable`` writes at the environment's level) that hides the nbgrader panels a student
 cannot use: Formgrader, Create Assignment, the Assignment and Course lists and the
-nbgrader menu, and a Jupyter server configuration (``etc/jupyter/jupyter_server_config.d/``)
-that turns the server extensions behind them off (formgrader, assignment and course
-lists). Validate stays. ``requirements.txt`` pins, from the repository's own
-``requirements.txt``, the wheel's dependencies and the student's tools (``[project.
-optional-dependencies] student``) with everything they pull in.
+nbgrader menu (and JupyterLab's "Jupyter news?" toast), and a Jupyter server
+configuration (``etc/jupyter/jupyter_server_config.d/``) that turns the server extensions
+behind them off (formgrader, assignment and course lists). Validate stays.
+``requirements.txt`` pins, from the repository's own ``requirements.txt``, the wheel's
+dependencies and the student's tools (``[project.optional-dependencies] student``) with
+everything they pull in.
 
 Dates: every file in the zip, and in the wheel, carries the release's date: the time of
 the release, or ``SOURCE_DATE_EPOCH`` when it is set (the same epoch gives the same bytes).

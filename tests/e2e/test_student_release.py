@@ -317,6 +317,8 @@ def test_student_in_jupyterlab(student_dir, jupyter_lab, tmp_path):
                 timeout=300_000
             )
             text = dialog.inner_text()
+            # JupyterLab's "get notified about official Jupyter news?" toast never came
+            assert page.get_by_text("official Jupyter news").count() == 0
             assert text.count("The following cell failed:") == len(failed)
             assert message in text
             for i in tests_passed:

@@ -117,6 +117,7 @@ def test_wheel_is_linlib_only_with_real_metadata(released, tmp_path):
         "@jupyter/nbgrader:assignment-list",
         "@jupyter/nbgrader:course-list",
         "@jupyter/nbgrader:menu",
+        "@jupyterlab/apputils-extension:announcements",  # the "Jupyter news?" toast
     }
     # installed beside nbgrader's nbgrader.json in <env>/etc/jupyter/jupyter_server_config.d/
     # and read after it: the instructor's server extensions off, validate on
