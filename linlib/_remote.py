@@ -11,11 +11,21 @@ arrays and numpy scalars, and lists/tuples/dicts/sets of these) into JSON-ready 
 the grader uses it for the arguments it sends and the kernel for what it sends back. The
 grader decodes replies strictly (``autograder.recheck.codec.decode``): nothing the kernel
 answers is trusted, so this side only has to work for honest students.
+
+Functions cross by reference only, never pickled or as source: a student's function as
+``{"__ag__": "fn", "name": ...}`` (the kernel's own), a public function of linlib, numpy or
+math as ``{"__ag__": "ref", "module": ..., "name": ...}`` (resolved here through
+:func:`allowed_function`, the one allow-list both sides use), and a ``functools.partial``
+of either with plain-data arguments as ``{"__ag__": "partial", ...}``. The arguments sent
+back after a call carry these as the very tags that were received.
 """
 
 from __future__ import annotations
 
 import base64
+import functools
+import importlib
+import inspect
 import json
 import math
 import types
@@ -24,7 +34,18 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["MAX_DEPTH", "PLAIN_KINDS", "REPLY_MIME", "NotPlainData", "answer", "encode", "main"]
+__all__ = [
+    "FUNCTION_TAGS",
+    "MAX_DEPTH",
+    "PLAIN_KINDS",
+    "REF_MODULES",
+    "REPLY_MIME",
+    "NotPlainData",
+    "allowed_function",
+    "answer",
+    "encode",
+    "main",
+]
 
 #: The MIME type of the display data that carries a reply to the grader.
 REPLY_MIME = "application/x-autograder-reply"
@@ -32,6 +53,36 @@ REPLY_MIME = "application/x-autograder-reply"
 PLAIN_KINDS = frozenset("biufcU")
 #: Deepest nesting of containers that crosses.
 MAX_DEPTH = 64
+#: The tags that stand for a function: a student's (``fn``), a library's (``ref``), a
+#: ``functools.partial`` of either (``partial``).
+FUNCTION_TAGS = frozenset({"fn", "ref", "partial"})
+#: Modules whose public functions cross by reference.
+REF_MODULES = ("linlib", "numpy", "math")
+# numpy functions that read or write files, or change or report numpy's global state:
+# never referenced.
+_NUMPY_EXCLUDED = frozenset(
+    {
+        "fromfile",
+        "fromregex",
+        "genfromtxt",
+        "get_include",
+        "info",
+        "load",
+        "loadtxt",
+        "printoptions",
+        "save",
+        "savetxt",
+        "savez",
+        "savez_compressed",
+        "set_printoptions",
+        "setbufsize",
+        "seterr",
+        "seterrcall",
+        "show_config",
+        "show_runtime",
+        "test",
+    }
+)
 
 # Builtin types whose subclasses the kernel side sends as the base type (an honest
 # student's IntEnum or namedtuple); the grader's strict side refuses them.
@@ -112,34 +163,82 @@ def encode(
     raise NotPlainData(f"a value of type {kind.__module__}.{kind.__qualname__} is not plain data")
 
 
-def _decode(value: Any, ns: MutableMapping[str, Any]) -> Any:
-    """The grader's arguments (well formed: :func:`encode` made them), with ``fn`` tags
-    standing for the namespace's functions."""
+def allowed_function(module: Any, name: Any) -> Callable[..., Any] | None:
+    """The function *module*.*name* if it may cross by reference, else None.
+
+    Allowed: linlib's public functions (names in ``linlib.__all__``), numpy's top-level
+    functions and ufuncs (but not its file input/output or global settings), math's
+    functions. Classes, modules and anything else are not.
+    """
+    if module not in REF_MODULES or not isinstance(name, str):
+        return None
+    if not name.isidentifier() or name.startswith("_") or len(name) > 64:
+        return None
+    if module == "numpy" and name in _NUMPY_EXCLUDED:
+        return None
+    namespace = importlib.import_module(module)
+    if module == "linlib" and name not in getattr(namespace, "__all__", ()):
+        return None
+    try:
+        value = getattr(namespace, name)
+    except AttributeError:
+        return None
+    if isinstance(value, np.ufunc) or (inspect.isroutine(value) and not isinstance(value, type)):
+        return value
+    return None
+
+
+#: What the kernel decoded from a function tag: id -> (the object, the tag it came as).
+_Tags = dict[int, tuple[Any, dict[str, Any]]]
+
+
+def _decode_function(value: dict[str, Any], ns: MutableMapping[str, Any], tags: _Tags) -> Any:
+    tag = value["__ag__"]
+    if tag == "fn":
+        fn = ns[value["name"]]
+    elif tag == "ref":
+        fn = allowed_function(value.get("module"), value.get("name"))
+        if fn is None:
+            raise NotPlainData(f"{value.get('module')}.{value.get('name')} may not be referenced")
+    else:
+        fn = functools.partial(
+            _decode(value["func"], ns, tags),
+            *_decode(value["args"], ns, tags),
+            **_decode(value["kwargs"], ns, tags),
+        )
+    tags[id(fn)] = (fn, value)
+    return fn
+
+
+def _decode(value: Any, ns: MutableMapping[str, Any], tags: _Tags) -> Any:
+    """The grader's arguments (well formed: the grader's encoder made them); function tags
+    stand for the namespace's functions and the allowed library functions, and *tags*
+    records each function decoded with its tag."""
     if isinstance(value, list):
-        return [_decode(x, ns) for x in value]
+        return [_decode(x, ns, tags) for x in value]
     if not isinstance(value, dict):
         return value
     tag = value["__ag__"]
     if tag == "float":
         return float(value["v"])
     if tag == "complex":
-        return complex(_decode(value["re"], ns), _decode(value["im"], ns))
+        return complex(_decode(value["re"], ns, tags), _decode(value["im"], ns, tags))
     if tag == "tuple":
-        return tuple(_decode(x, ns) for x in value["items"])
+        return tuple(_decode(x, ns, tags) for x in value["items"])
     if tag == "set":
-        return {_decode(x, ns) for x in value["items"]}
+        return {_decode(x, ns, tags) for x in value["items"]}
     if tag == "frozenset":
-        return frozenset(_decode(x, ns) for x in value["items"])
+        return frozenset(_decode(x, ns, tags) for x in value["items"])
     if tag == "dict":
-        return {_decode(k, ns): _decode(x, ns) for k, x in value["items"]}
+        return {_decode(k, ns, tags): _decode(x, ns, tags) for k, x in value["items"]}
     if tag == "nd":
         data = base64.b64decode(value["b64"])
         array = np.frombuffer(data, dtype=np.dtype(value["dtype"]))
         return array.reshape(value["shape"]).copy()
     if tag == "np":
         return np.frombuffer(base64.b64decode(value["b64"]), dtype=np.dtype(value["dtype"]))[0]
-    if tag == "fn":
-        return ns[value["name"]]
+    if tag in FUNCTION_TAGS:
+        return _decode_function(value, ns, tags)
     raise ValueError(tag)
 
 
@@ -155,9 +254,16 @@ def _error(exc: BaseException) -> dict[str, Any]:
 
 def _call(ns: MutableMapping[str, Any], req: dict[str, Any]) -> dict[str, Any]:
     """Call ``ns[req["name"]]`` through ``linlib.grading.call_student`` (the references
-    named in ``disable`` raise); encode its result and its arguments after the call."""
-    args = _decode(req["args"], ns)
-    kwargs = _decode(req["kwargs"], ns)
+    named in ``disable`` raise); encode its result and its arguments after the call (the
+    functions among them as the tags they came as; a function as the result is refused)."""
+    tags: _Tags = {}
+    try:
+        args = _decode(req["args"], ns, tags)
+        kwargs = _decode(req["kwargs"], ns, tags)
+    except KeyError as exc:
+        return _error(NameError(f"name {exc} is not defined"))
+    except Exception as exc:
+        return _error(exc)
     try:
         fn = ns[req["name"]]
     except KeyError:
@@ -182,12 +288,17 @@ def _call(ns: MutableMapping[str, Any], req: dict[str, Any]) -> dict[str, Any]:
             result = fn(*args, **kwargs)
     except BaseException as exc:
         return _error(exc)
+
+    def sent_tag(value: Any) -> dict[str, Any] | None:
+        known = tags.get(id(value))
+        return known[1] if known is not None and known[0] is value else None
+
     try:
         return {
             "status": "ok",
             "value": encode(result, lenient=True),
-            "args": encode(list(args), lenient=True),
-            "kwargs": encode(kwargs, lenient=True),
+            "args": encode(list(args), lenient=True, default=sent_tag),
+            "kwargs": encode(kwargs, lenient=True, default=sent_tag),
         }
     except BaseException as exc:
         return {"status": "unplain", "message": str(exc)[:2000]}

@@ -9,8 +9,9 @@
   static scan of the student's cells for tampering patterns;
 - :mod:`~autograder.recheck.runner`: each test cell run here, in a namespace built by
   :mod:`~autograder.recheck.names`, the student's functions reached through
-  :mod:`~autograder.recheck.channel` with plain data only (decoded by
-  :mod:`~autograder.recheck.codec`; the kernel side is ``linlib._remote``).
+  :mod:`~autograder.recheck.channel` with plain data and functions by reference only
+  (encoded and decoded by :mod:`~autograder.recheck.codec`, changes to arguments mirrored
+  by :mod:`~autograder.recheck.mirror`; the kernel side is ``linlib._remote``).
 """
 
 from autograder.recheck.channel import (

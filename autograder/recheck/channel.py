@@ -4,8 +4,11 @@
 these names hold") into the still-running, sandboxed kernel as one short call of
 ``linlib._remote.main``, and waits for the reply: a fresh nonce per request, a size cap,
 a per-call timeout (interrupt, then kill). :class:`RemoteFunction` is a student's function
-as the test cell sees it; the changes the call made to its arguments are mirrored here;
-the exception it raised comes back as an ordinary one. :class:`Unavailable` stands for a
+as the test cell sees it: its arguments are plain data, graded functions, and linlib, numpy
+and math functions and partials of them, by reference
+(:func:`~autograder.recheck.codec.encode_call`); the changes the call made to its
+arguments are mirrored here (:mod:`~autograder.recheck.mirror`); the exception it raised
+comes back as an ordinary one. :class:`Unavailable` stands for a
 name the re-check could not obtain: using it fails the test.
 """
 
@@ -23,8 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from autograder.recheck.codec import NotPlainData, decode
-from linlib._remote import REPLY_MIME, encode
+from autograder.recheck.codec import NotPlainData, decode, encode_call
+from autograder.recheck.mirror import apply_mutations
+from linlib._remote import REPLY_MIME
 
 __all__ = [
     "HungCall",
@@ -66,16 +70,11 @@ class StudentCodeError(Exception):
     """The student's function raised an exception of a type the grader does not map."""
 
 
-def _function_ref(value: Any) -> dict[str, str] | None:
+def _graded_function_tag(value: Any) -> dict[str, str] | None:
     """A graded function passed as an argument travels as its name (the kernel's own)."""
     if isinstance(value, RemoteFunction):
         return {"__ag__": "fn", "name": value.name}
     return None
-
-
-def _encode(value: Any) -> Any:
-    """The grader's (strict) encoding of the arguments of a call."""
-    return encode(value, default=_function_ref)
 
 
 def _request_code(request: Mapping[str, Any]) -> str:
@@ -252,11 +251,12 @@ class KernelChannel:
         *use_reference* maps names of the student's namespace to library references that
         stand in for them during the call (``linlib.grading.references_in_place_of``).
         """
+        encoded_args, encoded_kwargs, sent = encode_call(args, kwargs, _graded_function_tag)
         request = {
             "op": "call",
             "name": name,
-            "args": _encode(list(args)),
-            "kwargs": _encode(dict(kwargs)),
+            "args": encoded_args,
+            "kwargs": encoded_kwargs,
             "disable": [str(d) for d in disable],
         }
         if use_reference:
@@ -279,8 +279,7 @@ class KernelChannel:
         status = reply.get("status")
         if status == "ok":
             result = decode(reply.get("value"))
-            _apply_mutations(args, reply.get("args"))
-            _apply_mutations_kw(kwargs, reply.get("kwargs"))
+            apply_mutations(args, kwargs, reply.get("args"), reply.get("kwargs"), sent)
             return result
         if status == "unplain":
             raise NotPlainData(
@@ -312,67 +311,6 @@ class KernelChannel:
         if not isinstance(found, dict):
             raise KernelUnavailable("malformed reply")
         return {n: found.get(n, {"kind": "missing"}) for n in names}
-
-
-def _apply_mutations(args: Sequence[Any], after: Any) -> None:
-    """Mirror in-place changes the student's function made to its arguments."""
-    try:
-        new = decode(after)
-    except NotPlainData:
-        return
-    if not isinstance(new, list) or len(new) != len(args):
-        return
-    for old, value in zip(args, new, strict=True):
-        _mirror(old, value)
-
-
-def _apply_mutations_kw(kwargs: Mapping[str, Any], after: Any) -> None:
-    try:
-        new = decode(after)
-    except NotPlainData:
-        return
-    if isinstance(new, dict):
-        for key, old in kwargs.items():
-            if key in new:
-                _mirror(old, new[key])
-
-
-def _mirror(old: Any, new: Any) -> None:
-    if isinstance(old, np.ndarray) and isinstance(new, np.ndarray):
-        if (
-            old.shape == new.shape
-            and old.flags.writeable
-            and not np.array_equal(old, new, equal_nan=old.dtype.kind in "fc")
-        ):
-            with contextlib.suppress(TypeError, ValueError):
-                old[...] = new
-    elif type(old) is list and isinstance(new, list):
-        if not _plain_equal(old, new):
-            old[:] = new
-    elif type(old) is dict and isinstance(new, dict):
-        if not _plain_equal(old, new):
-            old.clear()
-            old.update(new)
-
-
-def _plain_equal(a: Any, b: Any) -> bool:
-    """Equality of decoded plain data; arrays inside lists compare element-wise, never by ``==``."""
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        return (
-            isinstance(a, np.ndarray)
-            and isinstance(b, np.ndarray)
-            and a.shape == b.shape
-            and np.array_equal(a, b, equal_nan=a.dtype.kind in "fc" and b.dtype.kind in "fc")
-        )
-    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
-        return (
-            type(a) is type(b)
-            and len(a) == len(b)
-            and all(_plain_equal(x, y) for x, y in zip(a, b, strict=True))
-        )
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_plain_equal(a[k], b[k]) for k in a)
-    return type(a) is type(b) and bool(a == b)
 
 
 _MAPPED_EXCEPTIONS: dict[str, type[BaseException]] = {

@@ -1,24 +1,116 @@
-"""The grader's strict decoder of plain data (what ``linlib._remote.encode`` produced).
+"""The grader's side of the plain-data codec: its encoding of a call's arguments, and the
+strict decoder of replies (what ``linlib._remote.encode`` produced).
 
 A reply from the student's kernel is untrusted: only the tagged forms the encoder makes
 are accepted, with a budget on the number of values and the nesting depth, and only
 plain dtypes (booleans, integers, floats, complex, str); anything else raises
 :class:`NotPlainData`. The encoder itself is one function both sides share,
 ``linlib._remote.encode``.
+
+Functions cross by reference (:func:`encode_call`): a graded function as its ``fn`` tag,
+a public function of linlib, numpy or math as a ``ref`` tag (the allow-list is
+``linlib._remote.allowed_function``), a ``functools.partial`` of these with plain-data
+arguments as a ``partial`` tag. A function tag in a reply is accepted only where the grader
+sent it, equal to what it sent (the arguments after a call): it decodes to the very object
+sent; anywhere else it is not plain data.
 """
 
 from __future__ import annotations
 
 import base64
+import functools
+import inspect
+import json
 import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from linlib._remote import MAX_DEPTH, PLAIN_KINDS, NotPlainData
+from linlib._remote import (
+    FUNCTION_TAGS,
+    MAX_DEPTH,
+    PLAIN_KINDS,
+    REF_MODULES,
+    NotPlainData,
+    allowed_function,
+    encode,
+)
 
-__all__ = ["NotPlainData", "decode"]
+__all__ = ["NotPlainData", "decode", "encode_call", "function_ref"]
+
+
+def function_ref(value: Any) -> dict[str, str] | None:
+    """The ``ref`` tag of a function that may cross by reference (linlib, numpy, math)."""
+    if not (isinstance(value, np.ufunc) or inspect.isroutine(value)):
+        return None
+    name = getattr(value, "__name__", None)
+    for module in REF_MODULES:
+        if allowed_function(module, name) is value:
+            return {"__ag__": "ref", "module": module, "name": name}
+    return None
+
+
+def _tag_key(tag: Any) -> str:
+    try:
+        return json.dumps(tag, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        raise NotPlainData("a malformed function tag") from None
+
+
+def encode_call(
+    args: Sequence[Any],
+    kwargs: Mapping[str, Any],
+    graded: Callable[[Any], dict[str, str] | None],
+) -> tuple[Any, Any, dict[str, Any]]:
+    """The grader's (strict) encoding of a call's arguments: ``(args, kwargs, sent)``.
+
+    *graded* gives the ``fn`` tag of a graded function (None for anything else). *sent*
+    maps each function tag sent to the object it stands for: the only function tags
+    :func:`decode` accepts back.
+    """
+    sent: dict[str, Any] = {}
+
+    def function_tag(value: Any) -> dict[str, Any] | None:
+        tag: dict[str, Any] | None = graded(value) or function_ref(value)
+        if tag is None and type(value) is functools.partial:
+            tag = {
+                "__ag__": "partial",
+                "func": encode(value.func, default=function_tag),
+                "args": encode(list(value.args), default=function_tag),
+                "kwargs": encode(dict(value.keywords), default=function_tag),
+            }
+        if tag is not None:
+            sent[_tag_key(tag)] = value
+        return tag
+
+    encoded_args = encode(list(args), default=function_tag)
+    encoded_kwargs = encode(dict(kwargs), default=function_tag)
+    return encoded_args, encoded_kwargs, sent
+
+
+def _check_allowed(tag: Any) -> None:
+    """A function tag names only allowed functions (the grader's own tags always do)."""
+    kind = tag.get("__ag__") if isinstance(tag, dict) else None
+    if kind == "ref" and allowed_function(tag.get("module"), tag.get("name")) is not None:
+        return
+    if kind == "fn" and isinstance(tag.get("name"), str):
+        return
+    if kind == "partial":
+        _check_allowed(tag.get("func"))
+        return
+    raise NotPlainData("a function that may not cross")
+
+
+def _sent_function(tag: dict[str, Any], sent: Mapping[str, Any] | None) -> Any:
+    if not sent:
+        raise NotPlainData("a function is not plain data")
+    key = _tag_key(tag)
+    if key not in sent:
+        raise NotPlainData("a function the grader did not send")
+    _check_allowed(tag)
+    return sent[key]
 
 
 @dataclass
@@ -46,10 +138,17 @@ def _dtype(text: Any) -> np.dtype:
     return dtype
 
 
-def decode(obj: Any, budget: _Budget | None = None, _depth: int = 0) -> Any:
+def decode(
+    obj: Any,
+    budget: _Budget | None = None,
+    _depth: int = 0,
+    *,
+    sent: Mapping[str, Any] | None = None,
+) -> Any:
     """Strictly decode what :func:`linlib._remote.encode` produced (on either side).
 
     Only the tagged forms above are accepted; anything else raises :class:`NotPlainData`.
+    A function tag is accepted only if it is one of *sent* (see :func:`encode_call`).
     """
     budget = budget or _Budget()
     budget.take()
@@ -62,7 +161,7 @@ def decode(obj: Any, budget: _Budget | None = None, _depth: int = 0) -> Any:
     if isinstance(obj, float):
         return float(obj)
     if isinstance(obj, list):
-        return [decode(v, budget, _depth + 1) for v in obj]
+        return [decode(v, budget, _depth + 1, sent=sent) for v in obj]
     if not isinstance(obj, dict) or not isinstance(obj.get("__ag__"), str):
         raise NotPlainData(f"unexpected {type(obj).__name__} in a reply")
     tag = obj["__ag__"]
@@ -80,7 +179,7 @@ def decode(obj: Any, budget: _Budget | None = None, _depth: int = 0) -> Any:
         items = obj.get("items")
         if not isinstance(items, list):
             raise NotPlainData("bad sequence")
-        values = [decode(v, budget, _depth + 1) for v in items]
+        values = [decode(v, budget, _depth + 1, sent=sent) for v in items]
         if tag == "tuple":
             return tuple(values)
         try:
@@ -95,9 +194,9 @@ def decode(obj: Any, budget: _Budget | None = None, _depth: int = 0) -> Any:
         for pair in items:
             if not isinstance(pair, list) or len(pair) != 2:
                 raise NotPlainData("bad dict item")
-            key = decode(pair[0], budget, _depth + 1)
+            key = decode(pair[0], budget, _depth + 1, sent=sent)
             try:
-                out[key] = decode(pair[1], budget, _depth + 1)
+                out[key] = decode(pair[1], budget, _depth + 1, sent=sent)
             except TypeError as exc:
                 raise NotPlainData(str(exc)) from None
         return out
@@ -121,4 +220,6 @@ def decode(obj: Any, budget: _Budget | None = None, _depth: int = 0) -> Any:
             raise NotPlainData("array data does not match its shape")
         budget.nodes -= count // 64
         return np.frombuffer(data, dtype=dtype).reshape(shape).copy()
+    if tag in FUNCTION_TAGS:
+        return _sent_function(obj, sent)
     raise NotPlainData(f"unknown tag {tag!r}")

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 
-from autograder.recheck.codec import decode
+from autograder.recheck.codec import decode, encode_call
 from linlib import _remote
 from linlib._remote import REPLY_MIME, NotPlainData, answer, encode
 from tests.linlib.plain_values import NUMPY_ARRAYS, NUMPY_SCALARS, plain, same, same_numpy
@@ -180,29 +180,162 @@ def test_a_call_brings_back_its_result_and_its_arguments_after_the_call():
     assert decode(reply["kwargs"]) == {"extra": 2}
 
 
+class _Graded:
+    """Stands for the grader's proxy of a graded function (its ``fn`` tag is its name)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __call__(self, *args, **kwargs):
+        raise AssertionError("a graded function runs in the kernel")
+
+
+def _graded_tag(value):
+    return {"__ag__": "fn", "name": value.name} if isinstance(value, _Graded) else None
+
+
+def _call_with_functions(namespace: dict, name: str, *args, **kwargs):
+    """Call *name* with arguments that hold functions, encoded as the grader encodes them;
+    returns the reply and the grader's view of the arguments after the call."""
+    encoded_args, encoded_kwargs, sent = encode_call(args, kwargs, _graded_tag)
+    request = {
+        "op": "call",
+        "name": name,
+        "args": encoded_args,
+        "kwargs": encoded_kwargs,
+        "disable": [],
+    }
+    reply = _ask(namespace, request)
+    if reply["status"] != "ok":
+        return reply, None
+    return reply, (decode(reply["args"], sent=sent), decode(reply["kwargs"], sent=sent))
+
+
 def test_a_graded_function_passed_as_an_argument_is_the_kernels_own():
-    """The ``fn`` tag stands for the kernel's function of that name. (The arguments sent
-    back after the call then hold a function, which is not plain data: such a call is
-    reported ``unplain``, as it always was.)"""
-    results = []
+    """The ``fn`` tag stands for the kernel's function of that name, and the arguments
+    sent back after the call carry it as the same tag: the grader reads its own proxy."""
 
     def twice(f, x):
-        results.append(f(f(x)))
-        return results[-1]
+        return f(f(x))
 
     def inc(x):
         return x + 1
 
+    proxy = _Graded("inc")
+    reply, (args, kwargs) = _call_with_functions({"twice": twice, "inc": inc}, "twice", proxy, 1)
+    assert reply["status"] == "ok" and decode(reply["value"]) == 3
+    assert reply["args"][0] == {"__ag__": "fn", "name": "inc"}
+    assert args[0] is proxy and args[1] == 1 and kwargs == {}
+
+
+def gram(X, kernel):
+    """A student's Gram matrix: calls the kernel it is given, pair by pair."""
+    return np.array([[kernel(a, b) for b in X] for a in X])
+
+
+def test_library_functions_and_partials_cross_by_reference_and_are_called_in_the_kernel():
+    """np.dot, a linlib function and a partial of it reach the kernel as the library's own
+    functions (not pickled, not as source); the student's code calls them there."""
+    import functools
+
+    import linlib
+
+    X = np.array([[1.0, 2.0], [3.0, -1.0], [0.5, 0.0]])
+    reply, (args, _) = _call_with_functions({"gram": gram}, "gram", X, np.dot)
+    assert reply["args"][1] == {"__ag__": "ref", "module": "numpy", "name": "dot"}
+    np.testing.assert_allclose(decode(reply["value"]), X @ X.T)
+    assert args[1] is np.dot
+
+    def margins(kernel, X):
+        return kernel(X)
+
+    w, b = [3.0, 4.0], -5.0
+    by_partial = functools.partial(linlib.signed_distance, w=w, b=b)
+    reply, (args, kwargs) = _call_with_functions({"margins": margins}, "margins", by_partial, X=X)
+    assert reply["status"] == "ok", reply
+    # the closed form of the signed distance: (X w + b) / |w|
+    np.testing.assert_allclose(decode(reply["value"]), (X @ w + b) / 5.0)
+    assert args[0] is by_partial and kwargs["X"].tolist() == X.tolist()
+    assert reply["args"][0]["__ag__"] == "partial"
+    assert reply["args"][0]["func"] == {
+        "__ag__": "ref",
+        "module": "linlib",
+        "name": "signed_distance",
+    }
+
+
+def test_math_functions_and_a_partial_of_a_students_function_cross():
+    import functools
+
+    def apply(f, x):
+        return f(x)
+
+    def power(x, k):
+        return x**k
+
+    reply, _ = _call_with_functions({"apply": apply}, "apply", math.sqrt, 2.25)
+    assert decode(reply["value"]) == 1.5
+    squared = functools.partial(_Graded("power"), k=2)
+    reply, (args, _) = _call_with_functions({"apply": apply, "power": power}, "apply", squared, 3)
+    assert decode(reply["value"]) == 9 and args[0] is squared
+
+
+def test_a_function_passed_in_and_returned_is_not_plain_data():
+    """A student's function may not return a function, not even the one it was given."""
+
+    def give_back(f):
+        return f
+
+    reply, _ = _call_with_functions({"give_back": give_back}, "give_back", np.dot)
+    assert reply["status"] == "unplain" and "not plain data" in reply["message"]
+
+
+def test_a_function_the_grader_did_not_send_cannot_come_back_in_the_arguments():
+    def sneak(items):
+        items.append(np.sum)
+
+    reply, _ = _call_with_functions({"sneak": sneak}, "sneak", [1])
+    assert reply["status"] == "unplain"
+
+
+@pytest.mark.parametrize(
+    ("module", "name"),
+    [
+        ("os", "system"),
+        ("builtins", "eval"),
+        ("numpy", "save"),
+        ("numpy", "load"),
+        ("numpy", "_core"),
+        ("numpy", "ndarray"),
+        ("linlib", "Perceptron"),
+        ("linlib", "grading"),
+        ("linlib", "np"),
+        ("math", "pi"),
+        ("math", "__import__"),
+        ("linlib", "signed_distance.__globals__"),
+    ],
+)
+def test_only_public_library_functions_may_be_referenced(module, name):
+    assert _remote.allowed_function(module, name) is None
     request = {
         "op": "call",
-        "name": "twice",
-        "args": [{"__ag__": "fn", "name": "inc"}, 1],
+        "name": "apply",
+        "args": [{"__ag__": "ref", "module": module, "name": name}],
         "kwargs": encode({}),
         "disable": [],
     }
-    reply = _ask({"twice": twice, "inc": inc}, request)
-    assert results == [3]
-    assert reply["status"] == "unplain" and "function" in reply["message"]
+    called = []
+    reply = _ask({"apply": called.append}, request)
+    assert reply["status"] == "error" and reply["ename"] == "NotPlainData" and not called
+
+
+def test_the_allowed_functions_are_the_librarys_own():
+    import linlib
+
+    assert _remote.allowed_function("linlib", "signed_distance") is linlib.signed_distance
+    assert _remote.allowed_function("numpy", "dot") is np.dot
+    assert _remote.allowed_function("numpy", "exp") is np.exp
+    assert _remote.allowed_function("math", "sqrt") is math.sqrt
 
 
 def test_the_students_exception_comes_back_with_its_classes():

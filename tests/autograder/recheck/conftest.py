@@ -82,6 +82,16 @@ def signed_distance(X, w, b):
 def distances_via_own_helper(X, w, b):
     return signed_distance(X, w, b)
 
+def gram(X, kernel):
+    return np.array([[kernel(a, b) for b in X] for a in X])
+
+def apply_all(functions, x):
+    functions.reverse()
+    return [f(x) for f in functions]
+
+def give_back(f):
+    return f
+
 answer = [1, 2.5, "three"]
 """
 

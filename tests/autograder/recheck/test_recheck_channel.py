@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from autograder import recheck
-from autograder.recheck.channel import _mirror, _request_code
+from autograder.recheck.channel import _request_code
+from autograder.recheck.mirror import mirror as _mirror
 from linlib._remote import REPLY_MIME
 from tests.linlib.plain_values import NUMPY_ARRAYS, NUMPY_SCALARS, same_numpy
 
@@ -153,6 +154,37 @@ def test_use_reference_runs_the_librarys_reference_in_the_kernel(channel):
     assert found["signed_distance"]["kind"] == "callable"
 
 
+def test_functions_passed_as_arguments_cross_by_reference(channel):
+    """A graded function, numpy's and linlib's functions and partials of them are called
+    in the kernel by the student's code; they come back (a list of them reversed in place)
+    as the very objects the grader sent."""
+    import functools
+
+    import linlib
+
+    X = np.array([[1.0, 2.0], [3.0, -1.0]])
+    gram = recheck.RemoteFunction(channel, "gram")
+    np.testing.assert_allclose(gram(X, np.dot), X @ X.T)
+    w, b = np.array([3.0, 4.0]), -5.0
+    by_partial = functools.partial(linlib.signed_distance, w=w, b=b)
+    scale = recheck.RemoteFunction(channel, "scale")
+    functions = [by_partial, scale, functools.partial(scale, k=3), np.exp]
+    before = list(functions)
+    got = recheck.RemoteFunction(channel, "apply_all")(functions, X)
+    assert functions == before[::-1] and all(
+        a is b for a, b in zip(functions, before[::-1], strict=True)
+    )
+    np.testing.assert_allclose(got[0], np.exp(X))
+    np.testing.assert_allclose(got[1], 3 * X)
+    np.testing.assert_allclose(got[2], 2 * X)
+    np.testing.assert_allclose(got[3], (X @ w + b) / 5.0)  # the closed form
+
+
+def test_a_function_returned_by_the_student_is_not_plain_data(channel):
+    with pytest.raises(recheck.NotPlainData, match="not plain data"):
+        recheck.RemoteFunction(channel, "give_back")(np.dot)
+
+
 def test_a_function_that_timed_out_is_not_called_again(kernel):
     """One hung answer costs one call limit: its later calls fail at once, the kernel still
     answers for the other functions."""
@@ -234,3 +266,48 @@ def test_a_killed_kernel_without_a_restart_stays_dead_with_the_reason():
     assert channel.dead_reason.endswith("(not restarted: no restart left)")
     with pytest.raises(recheck.KernelCallTimeout, match="not called again"):
         channel.call("stuck", [], {})
+
+
+class _Forged(recheck.KernelChannel):
+    """A kernel (no real one) whose reply is forged: a hostile student's kernel."""
+
+    def __init__(self, reply):
+        super().__init__(object(), object())
+        self.reply = reply
+
+    def request(self, request):
+        return dict(self.reply, nonce=request.get("nonce"))
+
+
+OS_SYSTEM = {"__ag__": "ref", "module": "os", "name": "system"}
+
+
+@pytest.mark.parametrize("where", ["value", "args", "kwargs"])
+def test_a_forged_reply_naming_os_system_is_refused(where):
+    reply = {
+        "status": "ok",
+        "value": None,
+        "args": [[1]],
+        "kwargs": {"__ag__": "dict", "items": []},
+    }
+    if where == "value":
+        reply["value"] = OS_SYSTEM
+    elif where == "args":
+        reply["args"] = [OS_SYSTEM]
+    else:
+        reply["kwargs"] = {"__ag__": "dict", "items": [["f", OS_SYSTEM]]}
+    items = [1]
+    with pytest.raises(recheck.NotPlainData):
+        _Forged(reply).call("f", [items], {"f": np.dot})
+    assert items == [1]
+
+
+def test_a_forged_reply_cannot_swap_the_function_sent():
+    reply = {
+        "status": "ok",
+        "value": None,
+        "args": [{"__ag__": "ref", "module": "numpy", "name": "sum"}],
+        "kwargs": {"__ag__": "dict", "items": []},
+    }
+    with pytest.raises(recheck.NotPlainData, match="did not send"):
+        _Forged(reply).call("f", [np.dot], {})

@@ -1,11 +1,19 @@
 """autograder.recheck.codec: the grader's strict decoder refuses whatever the encoder
-does not make (round trips are tested with the encoder, in tests/linlib/test_remote.py)."""
+does not make (round trips are tested with the encoder, in tests/linlib/test_remote.py);
+functions cross by reference, only the allowed ones, and come back only as sent."""
 
 from __future__ import annotations
 
+import json
+import math
+import os
+from functools import partial
+
+import numpy as np
 import pytest
 
 from autograder.recheck import NotPlainData, decode
+from autograder.recheck.codec import encode_call
 
 
 @pytest.mark.parametrize(
@@ -52,3 +60,112 @@ def test_decoding_refuses_deep_nesting():
         deep = [deep]
     with pytest.raises(NotPlainData):
         decode(deep)
+
+
+# --------------------------------------------------------------------------- functions
+
+
+def _partial_of(func_tag):
+    return {
+        "__ag__": "partial",
+        "func": func_tag,
+        "args": [],
+        "kwargs": {"__ag__": "dict", "items": []},
+    }
+
+
+OS_SYSTEM = {"__ag__": "ref", "module": "os", "name": "system"}
+
+
+def _no_graded(value):
+    return None
+
+
+@pytest.mark.parametrize(
+    "tag",
+    [
+        OS_SYSTEM,
+        {"__ag__": "ref", "module": "linlib", "name": "signed_distance"},
+        {"__ag__": "ref", "module": "numpy", "name": "dot"},
+        {"__ag__": "fn", "name": "inc"},
+        _partial_of({"__ag__": "ref", "module": "numpy", "name": "dot"}),
+    ],
+    ids=["os-system", "linlib", "numpy", "graded", "partial"],
+)
+def test_a_function_the_grader_did_not_send_is_refused(tag):
+    """No function crosses by itself: not in a result, not in arguments that carried none,
+    not where the grader sent another one."""
+    with pytest.raises(NotPlainData):
+        decode(tag)
+    with pytest.raises(NotPlainData):
+        decode([1, tag])
+    _, _, sent = encode_call([np.sum], {}, _no_graded)
+    with pytest.raises(NotPlainData, match="did not send"):
+        decode([tag], sent=sent)
+
+
+def test_a_hostile_kernel_cannot_slip_os_system_into_a_partial_or_a_container():
+    _, _, sent = encode_call([partial(np.dot, b=1.0), math.sqrt], {}, _no_graded)
+    for reply in (
+        [_partial_of(OS_SYSTEM)],
+        {"__ag__": "tuple", "items": [OS_SYSTEM]},
+        {"__ag__": "dict", "items": [["f", OS_SYSTEM]]},
+        {"__ag__": "complex", "re": {"__ag__": "ref", "module": "math", "name": "sqrt"}, "im": 0},
+    ):
+        with pytest.raises(NotPlainData):
+            decode(reply, sent=sent)
+
+
+def test_library_functions_and_partials_are_sent_by_reference_and_come_back_as_sent():
+    import linlib
+
+    kernel = partial(linlib.signed_distance, w=[3.0, 4.0], b=-1.0)
+    args, kwargs, sent = encode_call([np.dot, kernel, [1, 2]], {"f": math.exp}, _no_graded)
+    assert args[0] == {"__ag__": "ref", "module": "numpy", "name": "dot"}
+    assert args[1]["__ag__"] == "partial" and args[1]["args"] == []
+    assert args[1]["func"] == {"__ag__": "ref", "module": "linlib", "name": "signed_distance"}
+    assert decode(args[1]["kwargs"]) == {"w": [3.0, 4.0], "b": -1.0}
+    assert kwargs["items"][0][1] == {"__ag__": "ref", "module": "math", "name": "exp"}
+    # what the kernel sends back after the call: the same tags, read back as JSON
+    back = decode(json.loads(json.dumps(args)), sent=sent)
+    assert back[0] is np.dot and back[1] is kernel and back[2] == [1, 2]
+    assert decode(json.loads(json.dumps(kwargs)), sent=sent) == {"f": math.exp}
+
+
+def test_a_changed_partial_is_not_the_one_sent():
+    _, _, sent = encode_call([partial(np.dot, b=1.0)], {}, _no_graded)
+    changed = _partial_of({"__ag__": "ref", "module": "numpy", "name": "dot"})
+    with pytest.raises(NotPlainData, match="did not send"):
+        decode([changed], sent=sent)
+
+
+class _Private:
+    @staticmethod
+    def method(x):
+        return x
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        lambda x: x,
+        os.system,
+        np.save,
+        _Private.method,
+        partial(np.dot, b=object()),
+        partial(lambda x: x, 1),
+        partial(os.system, "true"),
+    ],
+    ids=[
+        "lambda",
+        "os-system",
+        "numpy-io",
+        "own-function",
+        "partial-object-arg",
+        "partial-of-lambda",
+        "partial-of-os-system",
+    ],
+)
+def test_the_grader_sends_only_allowed_functions(value):
+    with pytest.raises(NotPlainData):
+        encode_call([value], {}, _no_graded)
