@@ -8,6 +8,7 @@ that introduces it.
 from linlib import grading, plotting, widgets
 from linlib._validation import check_binary_X_y, check_X
 from linlib.data import boolean_table, make_separable, make_xor, toy_corpus, toy_counts
+from linlib.dual import dual_objective, weights_from_dual
 from linlib.geometry import (
     activation,
     anchor_basis_to_hyperplane,
@@ -19,6 +20,25 @@ from linlib.geometry import (
     novikoff_bound,
     signed_distance,
 )
+from linlib.kernels import (
+    KernelPerceptron,
+    kernel_perceptron,
+    linear_kernel,
+    polynomial_kernel,
+    quadratic_feature_map,
+    rbf_kernel,
+)
+from linlib.losses import (
+    PegasosSVM,
+    hinge_loss,
+    logistic_loss,
+    pegasos_step,
+    perceptron_loss,
+    perceptron_loss_grad,
+    soft_margin_objective,
+    zero_one_loss,
+)
+from linlib.multiclass import MulticlassPerceptron, one_vs_rest_predict
 from linlib.naive_bayes import MultinomialNB
 from linlib.perceptron import (
     BatchPerceptron,
@@ -57,7 +77,10 @@ __all__ = [
     "CLASS_MARKERS",
     "BatchPerceptron",
     "HardMarginSVM",
+    "KernelPerceptron",
+    "MulticlassPerceptron",
     "MultinomialNB",
+    "PegasosSVM",
     "Perceptron",
     "PerceptronCycle",
     "SoftMarginSVM",
@@ -71,20 +94,29 @@ __all__ = [
     "canonical_form",
     "check_X",
     "check_binary_X_y",
+    "dual_objective",
     "functional_margin",
     "geometric_margin",
     "grading",
+    "hinge_loss",
     "hinge_slacks",
     "hyperplane_to_anchor_basis",
     "is_linearly_separable",
+    "kernel_perceptron",
+    "linear_kernel",
     "load_messages",
+    "logistic_loss",
     "make_separable",
     "make_xor",
     "new_axes",
     "novikoff_bound",
     "on_margin",
+    "one_vs_rest_predict",
+    "pegasos_step",
     "perceptron_cycle",
     "perceptron_epoch",
+    "perceptron_loss",
+    "perceptron_loss_grad",
     "perceptron_trace",
     "perceptron_update",
     "plot_decision_regions",
@@ -94,10 +126,16 @@ __all__ = [
     "plot_points",
     "plot_updates",
     "plotting",
+    "polynomial_kernel",
+    "quadratic_feature_map",
+    "rbf_kernel",
     "signed_distance",
+    "soft_margin_objective",
     "toy_corpus",
     "toy_counts",
     "train_test_split_messages",
     "two_point_svm",
+    "weights_from_dual",
     "widgets",
+    "zero_one_loss",
 ]

@@ -59,6 +59,7 @@ ASSIGNMENTS: tuple[str, ...] = (
     "04_naive_bayes_linear",
     "05_xor_separability",
     "06_svm_margins",
+    "07_losses_dual_kernels",
 )
 
 # nbgrader's ClearSolutions delimiters (it matches a substring of the line, so do we).

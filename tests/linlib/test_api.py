@@ -17,6 +17,7 @@ NOTEBOOK_TITLES = {
     "04": "Naive Bayes is a linear classifier",
     "05": "XOR and linear separability",
     "06": "SVM margins",
+    "07": "losses, the dual and kernels",
 }
 
 
@@ -37,7 +38,18 @@ PUBLIC = public_objects()
 
 def test_all_lists_exactly_the_public_names():
     exported = {name for name in dir(linlib) if not name.startswith("_")}
-    submodules = {"data", "geometry", "naive_bayes", "perceptron", "svm", "text"}
+    submodules = {
+        "data",
+        "dual",
+        "geometry",
+        "kernels",
+        "losses",
+        "multiclass",
+        "naive_bayes",
+        "perceptron",
+        "svm",
+        "text",
+    }
     assert set(linlib.__all__) == exported - submodules
     assert len(PUBLIC) > 40
 
