@@ -21,9 +21,7 @@ from autograder.grading.prewarm import PRELOAD
 from autograder.sandbox import SandboxedKernelManager, sandbox_unavailable_reason
 from autograder.sandbox.warm import start_warm_box, stop_warm_box
 
-IMPORTS = (
-    "import numpy, scipy.optimize, sklearn.linear_model, matplotlib.pyplot as plt, linlib"
-)
+IMPORTS = "import numpy, scipy.optimize, sklearn.linear_model, matplotlib.pyplot as plt, linlib"
 
 
 def one(warm: bool, cwd: str) -> tuple[float, float, float]:
