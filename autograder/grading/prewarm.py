@@ -70,7 +70,15 @@ PRELOAD = (
     "linlib",
     "ipykernel.kernelapp",
     "ipykernel.ipkernel",
+    # what a kernel's start imports besides (ipykernel's debugger loads debugpy: over half
+    # of a warm kernel's start)
+    "ipykernel.debugger",
     "IPython",
+    "IPython.core.completerlib",
+    "IPython.core.debugger",
+    "IPython.extensions.storemagic",
+    "sqlite3",
+    "tornado.platform.asyncio",
 )
 
 _INLINE = "module://matplotlib_inline.backend_inline"
