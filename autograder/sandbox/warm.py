@@ -47,6 +47,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Sequence
 from multiprocessing.connection import Connection
@@ -163,6 +164,7 @@ class WarmBox:
             }
         )
         self._template: int | None = None  # the template's host pid, once ready
+        self._lock = threading.Lock()  # one request at a time (a worker may have threads)
 
     # -- state ------------------------------------------------------------------------
 
@@ -198,7 +200,11 @@ class WarmBox:
         watchdog and kill go by). WarmBoxError when the box cannot."""
         if sandbox.root.parent != self.root:
             raise WarmBoxError("the sandbox is not in this warm box")
-        self.wait_ready()
+        with self._lock:
+            self.wait_ready()
+            return self._request(sandbox, argv)
+
+    def _request(self, sandbox: Sandbox, argv: Sequence[str]) -> int:
         limits = sandbox.limits
         request = {
             "root": str(sandbox.root),

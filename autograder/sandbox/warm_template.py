@@ -172,6 +172,9 @@ def _kernel(request: dict, wrapper, seccomp: bytes | None, log_fd: int, status: 
         os.environ.update(request["env"])
         sys.argv = [sys.executable, "-m", "ipykernel_launcher", *request["argv"]]
         sys.path.insert(0, request["work"])  # as `python -m` started in the working folder
+        numpy = sys.modules.get("numpy")
+        if numpy is not None:  # unseeded draws as unpredictable as a cold kernel's
+            numpy.random.seed()
         os.write(status, b"ok")
         os.close(status)
         from ipykernel.kernelapp import launch_new_instance
