@@ -52,6 +52,7 @@ from nbgrader.preprocessors import Execute
 
 from autograder.grading.lifetime import die_with_parent
 from autograder.sandbox.warm import ForkedKernelProcess, launcher_args
+from autograder.sandbox.warm_template import preload, reaper, serve
 
 #: Imported once in the template; a notebook importing them again finds them loaded.
 PRELOAD = (
@@ -130,37 +131,21 @@ def template_main(fd: int, parent_pid: int) -> None:
     conn = Connection(fd)
     # what a kernel would get: ipykernel picks the inline backend unless MPLBACKEND is set
     os.environ.setdefault("MPLBACKEND", _INLINE)
-    for name in PRELOAD:
-        with contextlib.suppress(Exception):
-            __import__(name)
+    preload(PRELOAD)
     children: set[int] = set()
+    signal.signal(signal.SIGCHLD, reaper(children))
 
-    def reap(_signum, _frame) -> None:
-        # reap at once (no zombies, so the worker sees a dead kernel as dead), and by
-        # waiting, count the kernels' CPU time in this process's children's usage
-        with contextlib.suppress(ChildProcessError):
-            while True:
-                pid, _ = os.waitpid(-1, os.WNOHANG)
-                if pid == 0:
-                    break
-                children.discard(pid)
-
-    signal.signal(signal.SIGCHLD, reap)
-    conn.send("ready")
-    while True:
-        try:
-            request = conn.recv()
-        except (EOFError, OSError, KeyboardInterrupt):
-            break
-        if request is None:
-            break
+    def kernel(request: tuple) -> int:
         argv, env, cwd, log = request
         template = os.getpid()
         pid = os.fork()
         if pid == 0:
             _child(template, conn, argv, env, cwd, log)
         children.add(pid)
-        conn.send(pid)
+        return pid
+
+    conn.send("ready")
+    serve(conn, kernel)
     for pid in children:  # the worker is gone: so are its kernels
         with contextlib.suppress(OSError):
             os.killpg(pid, signal.SIGKILL)

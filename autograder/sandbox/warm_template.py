@@ -294,6 +294,42 @@ def make_kernel(request: dict, wrapper, seccomp: bytes | None) -> tuple[int, str
 # --------------------------------------------------------------------------- the template
 
 
+def serve(conn: Connection, answer) -> None:
+    """Send ``answer(request)`` for each request that comes on *conn*, until None comes or
+    the connection ends."""
+    while True:
+        try:
+            request = conn.recv()
+        except (EOFError, OSError, KeyboardInterrupt):
+            return
+        if request is None:
+            return
+        conn.send(answer(request))
+
+
+def preload(names) -> None:
+    """Import each module of *names* (one that fails to import is left out)."""
+    for name in names:
+        with contextlib.suppress(Exception):
+            __import__(name)
+
+
+def reaper(children: set):
+    """A SIGCHLD handler that reaps every child that has ended, at once, and forgets it in
+    *children*: no zombies (a worker sees a dead kernel as dead), and the children's CPU
+    time counts in this process's children's usage."""
+
+    def reap(_signum, _frame) -> None:
+        with contextlib.suppress(ChildProcessError):
+            while True:
+                pid, _ = os.waitpid(-1, os.WNOHANG)
+                if pid == 0:
+                    break
+                children.discard(pid)
+
+    return reap
+
+
 def main(argv: list[str]) -> None:
     """Import what the start message names, then make a kernel per request."""
     conn = Connection(int(argv[1]))
@@ -302,35 +338,21 @@ def main(argv: list[str]) -> None:
     wrapper = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(wrapper)
     wrapper.copy_extras(start["copies"], None)
-    for name in start["preload"]:
-        with contextlib.suppress(Exception):
-            __import__(name)
+    preload(start["preload"])
     outers: set[int] = set()
+    signal.signal(signal.SIGCHLD, reaper(outers))
 
-    def reap(_signum, _frame) -> None:
-        with contextlib.suppress(ChildProcessError):
-            while True:
-                pid, _ = os.waitpid(-1, os.WNOHANG)
-                if pid == 0:
-                    break
-                outers.discard(pid)
-
-    signal.signal(signal.SIGCHLD, reap)
-    conn.send(("ready", os.getpid()))
-    while True:
-        try:
-            request = conn.recv()
-        except (EOFError, OSError, KeyboardInterrupt):
-            break
-        if request is None:
-            break
+    def kernel(request: dict) -> tuple[int, str | None]:
         try:
             pid, error = make_kernel(request, wrapper, start["seccomp"])
         except Exception as exc:  # the fork itself failed
             pid, error = 0, f"{type(exc).__name__}: {exc}"
         if pid:
             outers.add(pid)
-        conn.send((pid, error))
+        return pid, error
+
+    conn.send(("ready", os.getpid()))
+    serve(conn, kernel)
     for pid in list(outers):  # the worker is gone: so are its kernels
         with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGKILL)
