@@ -51,8 +51,7 @@ from jupyter_client.provisioning import LocalProvisioner
 from nbgrader.preprocessors import Execute
 
 from autograder.grading.lifetime import die_with_parent
-from autograder.sandbox.warm import ForkedKernelProcess, launcher_args
-from autograder.sandbox.warm_template import preload, reaper, serve
+from autograder.sandbox import ForkedKernelProcess, launcher_args, preload, reaper, serve
 
 #: Imported once in the template; a notebook importing them again finds them loaded.
 PRELOAD = (
@@ -217,7 +216,7 @@ def start_warm(log_path: str | None, *, sandbox: bool) -> None:
     """Start this worker's warm kernels: the warm box (:func:`autograder.sandbox.warm.
     start_warm_box`, sandboxed grading; none where it cannot run) or the template."""
     if sandbox:
-        from autograder.sandbox.warm import start_warm_box
+        from autograder.sandbox import start_warm_box
 
         start_warm_box(PRELOAD, log_path=log_path)
     else:
@@ -238,7 +237,7 @@ def warm_box_plugin() -> Any:
             start_warm(None, sandbox=True)
 
         def teardown(self, worker: Any) -> None:
-            from autograder.sandbox.warm import stop_warm_box
+            from autograder.sandbox import stop_warm_box
 
             stop_warm_box()
 

@@ -47,14 +47,32 @@ from autograder.sandbox.limits import Limits
 from autograder.sandbox.mounts import WORK_DIR, bwrap_path
 from autograder.sandbox.probe import sandbox_pids, sandbox_unavailable_reason
 from autograder.sandbox.seccomp import seccomp_filter
+from autograder.sandbox.warm import (
+    ForkedKernelProcess,
+    WarmBox,
+    current_warm_box,
+    launcher_args,
+    start_warm_box,
+    stop_warm_box,
+)
+from autograder.sandbox.warm_template import preload, reaper, serve
 
 __all__ = [
     "WORK_DIR",
+    "ForkedKernelProcess",
     "Limits",
     "Sandbox",
     "SandboxedKernelManager",
+    "WarmBox",
     "bwrap_path",
+    "current_warm_box",
+    "launcher_args",
+    "preload",
+    "reaper",
     "sandbox_pids",
     "sandbox_unavailable_reason",
     "seccomp_filter",
+    "serve",
+    "start_warm_box",
+    "stop_warm_box",
 ]
