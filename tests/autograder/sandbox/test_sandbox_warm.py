@@ -288,3 +288,18 @@ def test_the_manager_may_refuse_the_box(box, tmp_path):
     km, kind = _kernel(tmp_path, warm=False)
     _stop(km)
     assert kind is subprocess.Popen
+
+
+@needs_box
+def test_the_dask_plugin_starts_and_stops_a_workers_box(monkeypatch):
+    from autograder.grading.prewarm import warm_box_plugin
+
+    monkeypatch.setattr(warm, "_BOX", None)
+    plugin = warm_box_plugin()
+    plugin.setup(worker=None)
+    try:
+        box = warm.current_warm_box()
+        assert box is not None and box.alive()
+    finally:
+        plugin.teardown(worker=None)
+    assert warm.current_warm_box() is None and not box.alive() and not box.root.exists()
