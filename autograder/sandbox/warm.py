@@ -67,7 +67,7 @@ TEMPLATE_PATH = "/run/sandbox-warm.py"
 #: Seconds a kernel request may take once the box is ready (the template itself gives a
 #: kernel's setup 20 s), and the box to become ready.
 REQUEST_SECONDS = 30.0
-READY_SECONDS = 120.0
+READY_SECONDS = 60.0
 
 
 class WarmBoxError(RuntimeError):
