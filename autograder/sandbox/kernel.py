@@ -125,6 +125,8 @@ class SandboxProvisioner(LocalProvisioner):  # type: ignore[misc]
         await super().cleanup(restart=restart)
         if self.sandbox is not None and not restart:
             self.sandbox.cleanup()
+            if self.warm_box is not None:
+                self.warm_box.remove_folder()  # when the box failed meanwhile
 
 
 class SandboxKernelSpecManager(KernelSpecManager):

@@ -239,7 +239,8 @@ class WarmBox:
         return host
 
     def close(self) -> None:
-        """End the template (and every kernel still running), remove the box's folder."""
+        """End the template (and every kernel still running), remove the box's folder (once
+        no sandbox is left in it: see :meth:`remove_folder`)."""
         with contextlib.suppress(OSError, ValueError):
             self.conn.send(None)
         try:
@@ -248,7 +249,16 @@ class WarmBox:
             kill_all([self.process.pid, *descendants(self.process.pid)])
             self.process.wait()
         self.conn.close()
-        shutil.rmtree(self.root, ignore_errors=True)
+        shutil.rmtree(self.root / "empty", ignore_errors=True)
+        self.remove_folder()
+
+    def remove_folder(self) -> None:
+        """Remove the box's folder if the box is closed and no sandbox is left in it (a
+        kernel that fell back to a cold start when the box failed keeps its sandbox there
+        until it ends)."""
+        if not self.alive():
+            with contextlib.suppress(OSError):
+                self.root.rmdir()
 
 
 # --------------------------------------------------------------------------- this process's box
@@ -323,7 +333,9 @@ def warm_kernel(box: WarmBox, sandbox: Sandbox, cmd: Sequence[str]) -> int | Non
     while (left := sandbox.pids()) and time.monotonic() < deadline:
         kill_all(left)
         time.sleep(0.02)
-    if not box.alive() or not box.ready:
+    if not box.ready:  # not ready in time: of no use, as a box that died
+        box.close()
+    if not box.alive():
         current_warm_box()  # start it again for the next kernel
     return None
 

@@ -284,6 +284,32 @@ def test_a_dead_box_means_a_cold_kernel_and_a_new_box(box, tmp_path):
 
 @needs_box
 @pytest.mark.slow  # a cold kernel too
+def test_a_box_that_dies_while_asked_gives_a_cold_kernel_in_the_same_sandbox(
+    box, tmp_path, monkeypatch
+):
+    asked = WarmBox._request
+
+    def die_first(self, sandbox, argv):
+        os.kill(self.process.pid, signal.SIGKILL)
+        self.process.wait()
+        return asked(self, sandbox, argv)
+
+    monkeypatch.setattr(WarmBox, "_request", die_first)
+    (tmp_path / "data.csv").write_text("1,2\n")
+    km, kind = _kernel(tmp_path)
+    try:
+        seen = json.loads(_run(km, LOOK))
+    finally:
+        _stop(km)
+    assert kind is subprocess.Popen and not seen["warm"] and seen["files"] == ["data.csv"]
+    assert km.sandbox is not None and km.sandbox.root.parent == box.root
+    assert not box.root.exists()  # removed with the last sandbox in it
+    again = warm.current_warm_box()
+    assert again is not None and again is not box and again.alive()
+
+
+@needs_box
+@pytest.mark.slow  # a cold kernel too
 def test_the_manager_may_refuse_the_box(box, tmp_path):
     km, kind = _kernel(tmp_path, warm=False)
     _stop(km)
