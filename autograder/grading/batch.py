@@ -69,20 +69,20 @@ def run_autograde_batch(
     Yields ``(assignment, student, outcome)`` as each finishes; ``outcome`` has ``success``,
     ``error``, ``log``, ``flags``, ``feedback``, ``seconds``. A submission that crashes its
     worker or exceeds ``timeout`` is reported as failed; the rest of the batch goes on.
-    Without the sandbox, ``prewarm`` forks kernels from a pre-warmed template process
-    (:mod:`autograder.grading.prewarm`).
+    ``prewarm`` forks kernels from a pre-warmed template process in each worker: without the
+    sandbox :mod:`autograder.grading.prewarm`'s, with it a warm box's
+    (:mod:`autograder.sandbox.warm`).
     """
     jobs = list(jobs)
     if not jobs:
         return
     course.ensure_students(sorted({s for _, s in jobs}))
-    prewarm = prewarm and not sandbox
     prewarm_log = str(course.root / "logs" / "kernels.log") if prewarm else None
     pool = WorkerPool(
         min(workers, len(jobs)),
         log_dir=course.root / "logs",
         initializer=worker_init,
-        initargs=(prewarm_log,),
+        initargs=(prewarm_log, sandbox),
     )
     tasks = [
         Task(

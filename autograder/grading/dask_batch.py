@@ -21,8 +21,9 @@ A scheduler that dies stops the run (:class:`GradingError`) without recording th
 submissions still in flight: the ledger holds every one that came back, so the same command
 run again (with a scheduler) resumes.
 
-Not yet: the per-submission wall-clock bound of the pool (the sandbox's own limits still
-apply), warm kernels on Dask workers (kernels start cold).
+Sandboxed, each worker forks its kernels from a warm box of its own
+(:func:`~autograder.grading.prewarm.warm_box_plugin`). Not yet: the per-submission
+wall-clock bound of the pool (the sandbox's own limits still apply).
 """
 
 from __future__ import annotations
@@ -140,7 +141,7 @@ def grade_remote(
             source = {name: archive.read(name) for name in archive.namelist()}
         write_tree(course.source_dir(assignment), source)
         course.write_submission(assignment, student, files)
-        out = autograde_task(course, assignment, student, sandbox, feedback, prewarm=False)
+        out = autograde_task(course, assignment, student, sandbox, feedback, prewarm=sandbox)
         root = str(course.root)
         for key in ("error", "log", "cause"):
             out[key] = out.get(key, "").replace(root, shown_root)
@@ -238,6 +239,10 @@ def run_dask_batch(
         return
     course.ensure_students(sorted({s for _, s in jobs}))
     with dask_client(dask, course.root / "logs") as client:
+        if sandbox:  # each worker's kernels forked from a warm box of its own
+            from autograder.grading.prewarm import warm_box_plugin
+
+            client.register_plugin(warm_box_plugin())
         sources = {
             a: client.scatter(zip_tree(course.source_dir(a)), broadcast=True)
             for a in sorted({a for a, _ in jobs})

@@ -9,8 +9,10 @@ jupyter_client wrote: it starts with those modules already imported (copy-on-wri
 a few milliseconds instead of seconds. Every kernel is a fresh fork of the same untouched
 template, so no state passes from one student's notebook to the next.
 
-Only for grading without the sandbox: a sandboxed kernel must be a new process tree inside
-its own namespaces, which the sandbox's ``SandboxedKernelManager`` builds.
+This template is for grading without the sandbox. Sandboxed grading has its own, inside a
+sandbox (:mod:`autograder.sandbox.warm`: a *warm box* per worker, whose template imports the
+same :data:`PRELOAD` and forks each kernel into namespaces, a scratch and a uid of its own);
+:func:`start_warm` starts whichever of the two a worker needs.
 
 :class:`PrewarmedProvisioner` is a jupyter_client kernel provisioner (the documented hook
 for launching kernels differently; registered in pyproject.toml under
@@ -38,7 +40,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
@@ -50,6 +51,7 @@ from jupyter_client.provisioning import LocalProvisioner
 from nbgrader.preprocessors import Execute
 
 from autograder.grading.lifetime import die_with_parent
+from autograder.sandbox import ForkedKernelProcess, launcher_args, preload, reaper, serve
 
 #: Imported once in the template; a notebook importing them again finds them loaded.
 PRELOAD = (
@@ -68,7 +70,15 @@ PRELOAD = (
     "linlib",
     "ipykernel.kernelapp",
     "ipykernel.ipkernel",
+    # what a kernel's start imports besides (ipykernel's debugger loads debugpy: over half
+    # of a warm kernel's start)
+    "ipykernel.debugger",
     "IPython",
+    "IPython.core.completerlib",
+    "IPython.core.debugger",
+    "IPython.extensions.storemagic",
+    "sqlite3",
+    "tornado.platform.asyncio",
 )
 
 _INLINE = "module://matplotlib_inline.backend_inline"
@@ -120,37 +130,21 @@ def template_main(fd: int, parent_pid: int) -> None:
     conn = Connection(fd)
     # what a kernel would get: ipykernel picks the inline backend unless MPLBACKEND is set
     os.environ.setdefault("MPLBACKEND", _INLINE)
-    for name in PRELOAD:
-        with contextlib.suppress(Exception):
-            __import__(name)
+    preload(PRELOAD)
     children: set[int] = set()
+    signal.signal(signal.SIGCHLD, reaper(children))
 
-    def reap(_signum, _frame) -> None:
-        # reap at once (no zombies, so the worker sees a dead kernel as dead), and by
-        # waiting, count the kernels' CPU time in this process's children's usage
-        with contextlib.suppress(ChildProcessError):
-            while True:
-                pid, _ = os.waitpid(-1, os.WNOHANG)
-                if pid == 0:
-                    break
-                children.discard(pid)
-
-    signal.signal(signal.SIGCHLD, reap)
-    conn.send("ready")
-    while True:
-        try:
-            request = conn.recv()
-        except (EOFError, OSError, KeyboardInterrupt):
-            break
-        if request is None:
-            break
+    def kernel(request: tuple) -> int:
         argv, env, cwd, log = request
         template = os.getpid()
         pid = os.fork()
         if pid == 0:
             _child(template, conn, argv, env, cwd, log)
         children.add(pid)
-        conn.send(pid)
+        return pid
+
+    conn.send("ready")
+    serve(conn, kernel)
     for pid in children:  # the worker is gone: so are its kernels
         with contextlib.suppress(OSError):
             os.killpg(pid, signal.SIGKILL)
@@ -218,6 +212,38 @@ def start_template(log_path: str | None = None) -> Template:
     return _TEMPLATE
 
 
+def start_warm(log_path: str | None, *, sandbox: bool) -> None:
+    """Start this worker's warm kernels: the warm box (:func:`autograder.sandbox.warm.
+    start_warm_box`, sandboxed grading; none where it cannot run) or the template."""
+    if sandbox:
+        from autograder.sandbox import start_warm_box
+
+        start_warm_box(PRELOAD, log_path=log_path)
+    else:
+        start_template(log_path)
+
+
+def warm_box_plugin() -> Any:
+    """A Dask ``WorkerPlugin`` that starts each worker's warm box (sandboxed grading;
+    :func:`autograder.sandbox.warm.start_warm_box`) from the worker's event-loop thread,
+    which lives as long as the worker, and stops it with the worker. The box serves one
+    kernel request at a time, so a worker may run several grading threads."""
+    from distributed import WorkerPlugin
+
+    class StartWarmBox(WorkerPlugin):
+        name = "autograder-warm-box"
+
+        def setup(self, worker: Any) -> None:
+            start_warm(None, sandbox=True)
+
+        def teardown(self, worker: Any) -> None:
+            from autograder.sandbox import stop_warm_box
+
+            stop_warm_box()
+
+    return StartWarmBox()
+
+
 def stop_template() -> None:
     global _TEMPLATE
     if _TEMPLATE is not None:
@@ -226,59 +252,6 @@ def stop_template() -> None:
 
 
 # --------------------------------------------------------------------------- kernel side
-
-
-class ForkedKernelProcess:
-    """The parts of ``subprocess.Popen`` jupyter_client uses, for a kernel that is not our
-    child (the template forked it and reaps it)."""
-
-    stdin = stdout = stderr = None
-
-    def __init__(self, pid: int) -> None:
-        self.pid = pid
-        self.returncode: int | None = None
-
-    def poll(self) -> int | None:
-        if self.returncode is None:
-            try:
-                os.kill(self.pid, 0)
-            except ProcessLookupError:
-                self.returncode = -signal.SIGKILL
-            except PermissionError:  # pragma: no cover - the pid was reused by another user
-                self.returncode = -signal.SIGKILL
-        return self.returncode
-
-    def wait(self, timeout: float | None = None) -> int:
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while self.poll() is None:
-            if deadline is not None and time.monotonic() > deadline:
-                raise subprocess.TimeoutExpired(f"kernel {self.pid}", timeout or 0)
-            time.sleep(0.02)
-        assert self.returncode is not None
-        return self.returncode
-
-    def send_signal(self, signum: int) -> None:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(self.pid, signum)
-
-    def kill(self) -> None:
-        self.send_signal(signal.SIGKILL)
-
-    def terminate(self) -> None:
-        self.send_signal(signal.SIGTERM)
-
-
-def _launcher_args(cmd: list[str]) -> list[str] | None:
-    """The arguments after ``-m ipykernel_launcher`` if ``cmd`` runs this Python's
-    ipykernel; None for any other kernel command."""
-    if len(cmd) < 3 or cmd[1:3] != ["-m", "ipykernel_launcher"]:
-        return None
-    if os.path.realpath(cmd[0]) != os.path.realpath(sys.executable) and cmd[0] not in (
-        "python",
-        "python3",
-    ):
-        return None
-    return list(cmd[3:])
 
 
 #: The provisioner's name in the ``jupyter_client.kernel_provisioners`` entry points.
@@ -290,7 +263,7 @@ class PrewarmedProvisioner(LocalProvisioner):
     template (when there is one and the kernel is this Python's ipykernel)."""
 
     async def launch_kernel(self, cmd: list[str], **kwargs: Any) -> KernelConnectionInfo:
-        args = _launcher_args(cmd)
+        args = launcher_args(cmd)
         template = _TEMPLATE
         if args is None or template is None or not template.alive():
             return await super().launch_kernel(cmd, **kwargs)

@@ -124,14 +124,15 @@ def _exception_lines(text: str) -> list[str]:
     return out
 
 
-def worker_init(prewarm_log: str | None = None) -> None:
-    """Once per worker: start the kernel template first (it warms up while this worker
-    imports nbgrader), then import nbgrader (and nbconvert, jupyter_client) once per
-    worker, not per notebook."""
+def worker_init(prewarm_log: str | None = None, sandbox: bool = False) -> None:
+    """Once per worker: start its warm kernels first (they warm up while this worker imports
+    nbgrader): the warm box with ``sandbox``, else the kernel template
+    (:func:`~.prewarm.start_warm`); then import nbgrader (and nbconvert, jupyter_client) once
+    per worker, not per notebook. ``prewarm_log`` None: no warm kernels."""
     if prewarm_log is not None:
-        from autograder.grading.prewarm import start_template
+        from autograder.grading.prewarm import start_warm
 
-        start_template(prewarm_log)
+        start_warm(prewarm_log, sandbox=sandbox)
     import nbgrader.converters
     import nbgrader.preprocessors  # noqa: F401
 

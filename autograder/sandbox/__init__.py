@@ -34,7 +34,11 @@ The modules, in the order a kernel meets them:
 - :mod:`~.box` — :class:`Sandbox`: one sandbox, from its folder to its cleanup;
 - :mod:`~.kernel` — the kernel provisioner (jupyter_client's hook) and
   :class:`SandboxedKernelManager`, the kernel manager that
-  :class:`autograder.recheck.execute.SafeExecute` uses.
+  :class:`autograder.recheck.execute.SafeExecute` uses;
+- :mod:`~.warm` and :mod:`~.warm_template` — warm kernels: a sandbox per grading worker
+  (the *warm box*) whose template has imported the course's modules and forks each
+  kernel into namespaces, a scratch and a uid of its own (same limits, same filter); the
+  kernel provisioner uses it when the worker has one, and the cold sandbox otherwise.
 """
 
 from autograder.sandbox.box import Sandbox
@@ -43,14 +47,32 @@ from autograder.sandbox.limits import Limits
 from autograder.sandbox.mounts import WORK_DIR, bwrap_path
 from autograder.sandbox.probe import sandbox_pids, sandbox_unavailable_reason
 from autograder.sandbox.seccomp import seccomp_filter
+from autograder.sandbox.warm import (
+    ForkedKernelProcess,
+    WarmBox,
+    current_warm_box,
+    launcher_args,
+    start_warm_box,
+    stop_warm_box,
+)
+from autograder.sandbox.warm_template import preload, reaper, serve
 
 __all__ = [
     "WORK_DIR",
+    "ForkedKernelProcess",
     "Limits",
     "Sandbox",
     "SandboxedKernelManager",
+    "WarmBox",
     "bwrap_path",
+    "current_warm_box",
+    "launcher_args",
+    "preload",
+    "reaper",
     "sandbox_pids",
     "sandbox_unavailable_reason",
     "seccomp_filter",
+    "serve",
+    "start_warm_box",
+    "stop_warm_box",
 ]

@@ -139,7 +139,8 @@ class Sandbox:
 
     # -- command ----------------------------------------------------------------------
 
-    def kernel_env(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    @staticmethod
+    def kernel_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
         """The kernel's whole environment (nothing of the grader's leaks in)."""
         bin_dir = os.path.dirname(sys.executable)
         env = {
@@ -169,7 +170,8 @@ class Sandbox:
             env.update(extra)
         return env
 
-    def _rlimits(self) -> dict[str, int]:
+    def rlimits(self) -> dict[str, int]:
+        """The rlimits the sandbox's processes get (``{"RLIMIT_X": value}``)."""
         lim = self.limits
         limits = {
             "RLIMIT_AS": lim.address_space,
@@ -208,7 +210,7 @@ class Sandbox:
             "uid": self.uid,
             "stage": STAGE_DIR,
             "work": WORK_DIR,
-            "rlimits": self._rlimits(),
+            "rlimits": self.rlimits(),
             "copies": copies,
             "argv": list(argv),
             "env": dict(env if env is not None else self.kernel_env()),

@@ -4,10 +4,12 @@
 how a kernel is started, signalled and cleaned up; entry point ``autograder-sandbox`` of
 ``jupyter_client.kernel_provisioners``): it launches the kernel through bubblewrap in a
 :class:`~.box.Sandbox`, with its watchdog, and kills and removes the whole sandbox at the
-end. :class:`SandboxedKernelManager` is an ``AsyncKernelManager`` whose kernel spec names
-that provisioner and interrupts by message (SIGINT to bubblewrap would not reach the
-kernel), and which talks to the kernel over IPC sockets in the sandbox's run folder;
-:class:`autograder.recheck.execute.SafeExecute` uses it.
+end. When the grading worker has a warm box (:mod:`~.warm`) and the manager's ``warm`` is
+on, the kernel is forked from the box's template instead of started cold (the cold start is
+the fallback whenever the box fails). :class:`SandboxedKernelManager` is an
+``AsyncKernelManager`` whose kernel spec names that provisioner and interrupts by message
+(SIGINT to bubblewrap would not reach the kernel), and which talks to the kernel over IPC
+sockets in the sandbox's run folder; :class:`autograder.recheck.execute.SafeExecute` uses it.
 """
 
 from __future__ import annotations
@@ -23,10 +25,11 @@ from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
 from jupyter_client.manager import AsyncKernelManager
 from jupyter_client.provisioning import LocalProvisioner
 from traitlets import Any as AnyTrait
-from traitlets import Unicode, default
+from traitlets import Bool, Unicode, default
 
 from autograder.sandbox.box import Sandbox
 from autograder.sandbox.limits import Limits, MiB
+from autograder.sandbox.warm import ForkedKernelProcess, WarmBox, current_warm_box, warm_kernel
 
 #: The provisioner's name (its entry point in pyproject.toml).
 PROVISIONER_NAME = "autograder-sandbox"
@@ -41,12 +44,17 @@ class SandboxProvisioner(LocalProvisioner):  # type: ignore[misc]
     """
 
     sandbox: Sandbox | None = None
+    #: The warm box the kernel is to come from (None: a cold sandbox).
+    warm_box: WarmBox | None = None
 
     async def pre_launch(self, **kwargs: Any) -> dict[str, Any]:
         """Make the sandbox; the kernel command becomes the bubblewrap command running it."""
         km = self.parent
         limits = km.limits if isinstance(km.limits, Limits) else Limits.from_mapping(km.limits)
-        box = Sandbox(limits, base_dir=km.sandbox_base_dir or None)
+        warm = current_warm_box() if km.warm else None
+        self.warm_box = warm
+        base_dir = str(warm.root) if warm is not None else km.sandbox_base_dir or None
+        box = Sandbox(limits, base_dir=base_dir)
         self.sandbox = km.sandbox = box
         box.stage_files(kwargs.pop("cwd", None))
         km.connection_file = str(box.run_dir / "kernel.json")
@@ -60,19 +68,41 @@ class SandboxProvisioner(LocalProvisioner):  # type: ignore[misc]
         kwargs["stdin"] = subprocess.DEVNULL
         self._log_file = log
         kwargs = await super().pre_launch(**kwargs)
-        command = box.command(kwargs.pop("cmd"))
         # The kernel runs as the sandbox's uid and must read its connection file.
         if box.uid is not None and os.path.exists(km.connection_file):
             os.chown(km.connection_file, box.uid, box.uid)
-        command, extra = box.popen_kwargs(command)
-        kwargs.update(extra)
-        kwargs["cmd"] = command
+        if warm is None:
+            kwargs["cmd"] = self._cold(kwargs)
         return kwargs
 
+    def _cold(self, kwargs: dict[str, Any]) -> list[str]:
+        """The bubblewrap command for the kernel command in *kwargs* (its Popen keyword
+        arguments added to *kwargs*)."""
+        assert self.sandbox is not None
+        command, extra = self.sandbox.popen_kwargs(self.sandbox.command(kwargs.pop("cmd")))
+        kwargs.update(extra)
+        return command
+
     async def launch_kernel(self, cmd: list[str], **kwargs: Any) -> Any:
-        """Launch bubblewrap, close what only it needed, start the sandbox's watchdog."""
+        """Fork the kernel from the warm box, or launch bubblewrap (and close what only it
+        needed); start the sandbox's watchdog."""
+        box = self.sandbox
+        pid = None
+        if self.warm_box is not None and box is not None:
+            pid = warm_kernel(self.warm_box, box, cmd)
+            if pid is None:  # cold after all
+                kwargs["cmd"] = cmd
+                cmd = self._cold(kwargs)
+                kwargs.pop("cmd", None)
         try:
-            info = await super().launch_kernel(cmd, **kwargs)
+            if pid is not None:
+                # what LocalProvisioner.launch_kernel records for a Popen'd kernel
+                self.process = ForkedKernelProcess(pid)
+                self.pid = self.pgid = pid
+                self.cwd = kwargs.get("cwd")
+                info = self.connection_info
+            else:
+                info = await super().launch_kernel(cmd, **kwargs)
         finally:
             if self.sandbox is not None:
                 self.sandbox.close_launch_fds()
@@ -95,6 +125,8 @@ class SandboxProvisioner(LocalProvisioner):  # type: ignore[misc]
         await super().cleanup(restart=restart)
         if self.sandbox is not None and not restart:
             self.sandbox.cleanup()
+            if self.warm_box is not None:
+                self.warm_box.remove_folder()  # when the box failed meanwhile
 
 
 class SandboxKernelSpecManager(KernelSpecManager):
@@ -127,6 +159,10 @@ class SandboxedKernelManager(AsyncKernelManager):
     max_message_bytes = AnyTrait(
         64 * MiB, help="Largest message accepted from the kernel (zmq MAXMSGSIZE)"
     ).tag(config=True)
+
+    warm = Bool(True, help="Fork the kernel from this process's warm box when it has one").tag(
+        config=True
+    )
 
     #: The sandbox of the last kernel started (set by the provisioner; kept after shutdown).
     sandbox: Sandbox | None = None

@@ -9,7 +9,8 @@ pairs copied as well, best effort), ``rlimits`` (``{"RLIMIT_X": value}``), ``arg
 write end only the grading process holds (see :func:`grader_gone`).
 
 Self-contained on purpose: only the standard library; nothing of the project is importable
-inside the sandbox.
+inside the sandbox. The warm box's template (:mod:`autograder.sandbox.warm_template`) loads
+this file too, for :func:`copy_submission`, :func:`copy_extras` and :func:`confine`.
 """
 
 import json
@@ -53,6 +54,21 @@ def copy_extras(copies: list[list[str]], uid: int | None) -> None:
             pass
 
 
+def confine(uid: int | None, work: str, rlimits: dict[str, int]) -> None:
+    """Give *work* to *uid*, set the rlimits, drop to *uid* (every capability with root's
+    identity), and make new files private."""
+    if uid is not None:
+        os.chown(work, uid, uid)
+        os.chmod(work, 0o700)
+    for name, value in rlimits.items():
+        resource.setrlimit(getattr(resource, name), (value, value))
+    if uid is not None:
+        os.setgroups([])
+        os.setgid(uid)
+        os.setuid(uid)
+    os.umask(0o077)
+
+
 def grader_gone(fd: int | None) -> bool:
     """True when the grader's end of the lifeline pipe *fd* is closed: it has died.
 
@@ -79,16 +95,7 @@ def main(argv: list[str]) -> None:
     work = spec["work"]
     copy_submission(spec["stage"], work, uid)
     copy_extras(spec.get("copies", []), uid)
-    if uid is not None:
-        os.chown(work, uid, uid)
-        os.chmod(work, 0o700)
-    for name, value in spec["rlimits"].items():
-        resource.setrlimit(getattr(resource, name), (value, value))
-    if uid is not None:
-        os.setgroups([])
-        os.setgid(uid)
-        os.setuid(uid)
-    os.umask(0o077)
+    confine(uid, work, spec["rlimits"])
     lifeline = spec.get("lifeline")
     if grader_gone(lifeline):
         os._exit(1)

@@ -223,7 +223,16 @@ def _cmdline(p: psutil.Process) -> str:
 
 
 def _sandboxed_kernels(tree: list[psutil.Process]) -> list[psutil.Process]:
-    return [p for p in tree if "ipykernel_launcher" in _cmdline(p)]
+    """Started cold (bubblewrap runs ipykernel_launcher), or forked from a warm box's
+    template (its command line, under a sandbox's uid)."""
+    return [p for p in tree if "ipykernel_launcher" in _cmdline(p) or _warm_kernel(p)]
+
+
+def _warm_kernel(p: psutil.Process) -> bool:
+    try:
+        return "sandbox-warm" in _cmdline(p) and p.uids().real != 0
+    except psutil.Error:
+        return False
 
 
 def _forked_kernels(tree: list[psutil.Process]) -> list[psutil.Process]:
