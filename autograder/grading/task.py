@@ -127,7 +127,8 @@ def _exception_lines(text: str) -> list[str]:
 def worker_init(prewarm_log: str | None = None) -> None:
     """Once per worker: start the kernel template first (it warms up while this worker
     imports nbgrader), then import nbgrader (and nbconvert, jupyter_client) once per
-    worker, not per notebook."""
+    worker, not per notebook, and open every gradebook of this worker on one engine per
+    URL (:mod:`autograder.grading.gradebook`)."""
     if prewarm_log is not None:
         from autograder.grading.prewarm import start_template
 
@@ -135,6 +136,9 @@ def worker_init(prewarm_log: str | None = None) -> None:
     import nbgrader.converters
     import nbgrader.preprocessors  # noqa: F401
 
+    from autograder.grading.gradebook import share_engines
+
     ensure_env_bin_on_path()
+    share_engines()
 
     import autograder.grading.preprocessors  # noqa: F401
