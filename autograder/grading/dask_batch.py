@@ -7,7 +7,9 @@ folder to every worker once (a zip, ``client.scatter(..., broadcast=True)``); ea
 carries one submission's files and the gradebook's URL. The worker grades in a private
 temporary course directory of its own (:func:`grade_remote`: nbgrader's Autograde and
 GenerateFeedback, :func:`autograder.grading.task.autograde_task`, writing the grades through
-the gradebook's URL) and returns the outcome with the autograded notebooks and the feedback
+the gradebook's URL), in a grading process of its own started ahead of need
+(:class:`GradingProcess`, a worker plugin: as a worker of the local pool, with warm kernels
+without the sandbox), and returns the outcome with the autograded notebooks and the feedback
 pages as bytes; the grader process writes those into the course directory, as the pool's
 workers would have, and records the result (ledger, progress) as it does for the pool.
 
@@ -21,8 +23,11 @@ A scheduler that dies stops the run (:class:`GradingError`) without recording th
 submissions still in flight: the ledger holds every one that came back, so the same command
 run again (with a scheduler) resumes.
 
-Not yet: the per-submission wall-clock bound of the pool (the sandbox's own limits still
-apply), warm kernels on Dask workers (kernels start cold).
+Each submission has the pool's wall-clock bound (``timeout``, default
+``batch.SUBMISSION_TIMEOUT``), enforced on the worker: past it, the worker's grading process
+is killed (its kernel, kernel template and sandbox die with it), a new one is started, and
+the submission is flagged with the pool's text ("grading took longer than N s and was
+stopped").
 """
 
 from __future__ import annotations
