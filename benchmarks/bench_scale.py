@@ -13,13 +13,17 @@ the gradebook in PostgreSQL (a throw-away cluster, :mod:`benchmarks.pg`, a new d
 run) and the ledger. Without the sandbox (``--unsandboxed``): kernels fork from the
 pre-warmed template, so that what is measured is the engine, not a kernel's start.
 
-Printed: submissions per minute for each worker count; the same stand-ins graded by the
-local process pool with SQLite at the cores' worker count; the per-submission overhead of
-Dask + PostgreSQL (the difference of the two, in seconds of one worker per submission) and
-that overhead as a share of a real notebook's grading time (``--real`` submissions of the
-course's 04 notebook graded by the pool in the same run: the mean seconds a worker spends
-on one); and the cost of one gradebook open, nbgrader's own against the shared engine
-(:mod:`autograder.grading.gradebook`), on SQLite and on PostgreSQL.
+Printed: for each worker count, wall seconds, submissions per minute and CPU seconds per
+submission (:func:`cpu_seconds`: the grader, its workers, kernels and the PostgreSQL
+server); the same for the stand-ins graded by the local process pool with SQLite at the
+cores' worker count; the per-submission overhead of Dask + PostgreSQL (the difference of
+CPU per submission at that worker count: the scheduler, the nannies, the transfers, the
+server) and that overhead as a share of a real notebook's CPU per submission (the course's
+04 notebook graded by the pool in the same run, ``2 x --real`` less ``--real``
+submissions, so that start-up cancels out); and the cost of one gradebook open, nbgrader's
+own against the shared engine (:mod:`autograder.grading.gradebook`), on SQLite and on
+PostgreSQL, and the number of opens per submission. CPU rather than wall clock for the
+overhead: on a shared machine the wall clock mostly measures the other load.
 
 Equality (``--equality``): the demo class of every assignment plus ``--per-notebook``
 submissions of every notebook (:func:`benchmarks.bench_grading.build_batch`) graded by
@@ -35,6 +39,7 @@ import contextlib
 import csv
 import json
 import os
+import resource
 import shutil
 import sys
 import tempfile
@@ -137,12 +142,39 @@ def submissions(course: Course, assignment: str, n: int, answers: list[dict]) ->
     return out
 
 
-def grade_timed(course: Course, prepared: list, **kwargs: object) -> tuple[float, dict]:
-    """Grade through :func:`grade_prepared` with a fresh ledger; (wall seconds, results)."""
+def grade_timed(
+    course: Course, prepared: list, pg: PostgresCluster | None = None, **kwargs: object
+) -> tuple[float, float, dict]:
+    """Grade through :func:`grade_prepared` with a fresh ledger; (wall seconds, CPU seconds
+    (:func:`cpu_seconds`), results)."""
     ledger = Ledger(course.root / "ledger.jsonl")
+    cpu = cpu_seconds(pg)
     start = time.perf_counter()
     results = grade_prepared(course, prepared, ledger=ledger, sandbox=False, **kwargs)
-    return time.perf_counter() - start, results
+    return time.perf_counter() - start, cpu_seconds(pg) - cpu, results
+
+
+def cpu_seconds(pg: PostgresCluster | None = None) -> float:
+    """CPU seconds so far of this process (the grader, a local Dask scheduler), its ended
+    children (the pool's workers or Dask's nannies and workers, with their grading
+    processes, kernel templates and kernels) and, with ``pg``, the PostgreSQL server (its
+    postmaster and backends, ended ones included). On a shared machine CPU time is what
+    the engine costs; wall clock mostly measures the other load."""
+    import psutil
+
+    total = 0.0
+    for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN):
+        usage = resource.getrusage(who)
+        total += usage.ru_utime + usage.ru_stime
+    if pg is not None:
+        pid = int((pg.data_dir / "postmaster.pid").read_text().split()[0])
+        server = psutil.Process(pid)
+        times = server.cpu_times()
+        total += times.user + times.system + times.children_user + times.children_system
+        for backend in server.children():
+            with contextlib.suppress(psutil.Error):
+                total += sum(backend.cpu_times()[:2])
+    return total
 
 
 def check_all_graded(results: dict, label: str) -> None:
@@ -221,42 +253,44 @@ def run_throughput(args: argparse.Namespace, root: Path, pg: PostgresCluster) ->
     print(f"  gradebook opens per submission: {opens_per_submission(probe, one)}")
 
     base_workers = args.baseline_workers or cores
+    line = "  {:18} {} workers: {:7.1f} s  {:7.1f} per min  {:5.2f} CPU s per submission"
     course = standin_course(root / "pool")
-    wall, results = grade_timed(
-        course, submissions(course, STANDIN, args.n, list(STANDIN_ANSWERS)), workers=base_workers
-    )
+    prepared = submissions(course, STANDIN, args.n, list(STANDIN_ANSWERS))
+    wall, pool_cpu, results = grade_timed(course, prepared, workers=base_workers)
     check_all_graded(results, "pool")
-    pool_rate = 60 * args.n / wall
-    print(f"  pool + SQLite,     {base_workers} workers: {wall:7.1f} s  {pool_rate:7.1f} per min")
-    rates = {}
+    print(line.format("pool + SQLite,", base_workers, wall, 60 * args.n / wall, pool_cpu / args.n))
+    cpus = {}
     for workers in args.workers:
         course = standin_course(root / f"dask{workers}", pg.create_database(f"scale_{workers}"))
         prepared = submissions(course, STANDIN, args.n, list(STANDIN_ANSWERS))
-        wall, results = grade_timed(course, prepared, workers=workers, dask=workers)
+        wall, cpus[workers], results = grade_timed(course, prepared, pg, dask=workers)
         check_all_graded(results, f"dask local:{workers}")
-        rates[workers] = 60 * args.n / wall
-        print(
-            f"  Dask + PostgreSQL, {workers} workers: {wall:7.1f} s  {rates[workers]:7.1f} per min"
-        )
-    real = real_notebook_seconds(root / "real", args.real, base_workers)
-    print(f"  a real notebook ({REAL}, pool): {real:.2f} s of a worker per submission")
-    if base_workers in rates:
-        overhead = base_workers * (60 / rates[base_workers] - 60 / pool_rate)
+        rate = 60 * args.n / wall
+        print(line.format("Dask + PostgreSQL,", workers, wall, rate, cpus[workers] / args.n))
+    real = real_notebook_cpu(root / "real", args.real, base_workers)
+    print(f"  a real notebook ({REAL}, pool): {real:.2f} CPU s per submission")
+    if base_workers in cpus:
+        overhead = (cpus[base_workers] - pool_cpu) / args.n
         print(
             f"  Dask + PostgreSQL overhead at {base_workers} workers: {overhead * 1000:+.0f} ms "
-            f"of a worker per submission = {100 * overhead / real:+.1f} % of a real notebook"
+            f"CPU per submission = {100 * overhead / real:+.1f} % of a real notebook's"
         )
 
 
-def real_notebook_seconds(root: Path, n: int, workers: int) -> float:
-    """Mean seconds a pool worker spends grading one submission of the real notebook."""
+def real_notebook_cpu(root: Path, n: int, workers: int) -> float:
+    """CPU seconds the pool spends on one more submission of the real notebook: the
+    difference of grading ``2 n`` and ``n`` (the workers' start-up, nbgrader's import and
+    the kernel template's, cancels out)."""
     from autograder.samples import VARIANTS
 
-    course = Course(root / "course").make([REAL])
-    course.release(REAL)
     answers = [{}] + [dict(v.replace) for v in VARIANTS.get(REAL, [])]
-    _, results = grade_timed(course, submissions(course, REAL, n, answers), workers=workers)
-    return sum(r.seconds for r in results.values()) / len(results)
+    cpu = []
+    for count in (n, 2 * n):
+        course = Course(root / f"course{count}").make([REAL])
+        course.release(REAL)
+        _, used, _ = grade_timed(course, submissions(course, REAL, count, answers), workers=workers)
+        cpu.append(used)
+    return (cpu[1] - cpu[0]) / n
 
 
 # --------------------------------------------------------------------------- equality
@@ -339,7 +373,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--baseline-workers", type=int, help="workers of the pool baseline (default: cores)"
     )
-    parser.add_argument("--real", type=int, default=6, help=f"submissions of {REAL} timed")
+    parser.add_argument(
+        "--real", type=int, default=6, help=f"{REAL}: the CPU of grading 2x this less 1x"
+    )
     parser.add_argument("--equality", action="store_true", help="compare a real batch instead")
     parser.add_argument("--per-notebook", type=int, default=12)
     parser.add_argument("--assignment", action="append")

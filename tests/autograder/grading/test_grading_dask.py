@@ -434,3 +434,23 @@ def test_a_submission_past_the_bound_is_stopped_and_flagged(tmp_path, capsys):
     assert kept.scores == {name: (float(p), float(p)) for name, p in points.items()}
     if importlib.util.find_spec("bokeh") is None:  # Dask's dashboard cannot be drawn
         assert "Dask dashboard" not in capsys.readouterr().err
+
+
+def test_the_equality_benchmark_names_every_difference(tmp_path):
+    """``python -m benchmarks scale --equality`` compares two output folders: identical
+    ones give no difference; a changed score, flag or CSV cell is named."""
+    from benchmarks.bench_scale import compare_outputs
+
+    def write(folder: Path, score: float, flags: list[str]) -> Path:
+        folder.mkdir()
+        entry = {"student": "ada", "assignment": "01", "score": score, "max_score": 2.0}
+        entry.update(tests={"t": {"score": score, "max_score": 2.0}}, flags=flags)
+        (folder / "results.json").write_text(json.dumps({"format": 1, "submissions": [entry]}))
+        (folder / "grades.csv").write_text(f"assignment,student_id,score\n01,ada,{score}\n")
+        return folder
+
+    same = write(tmp_path / "a", 2.0, []), write(tmp_path / "b", 2.0, [])
+    assert compare_outputs(*same) == []
+    differences = compare_outputs(same[0], write(tmp_path / "c", 1.0, ["late"]))
+    assert any(d.startswith("grades.csv:") for d in differences)
+    assert any(d.startswith("results.json ('01', 'ada')") for d in differences)
