@@ -18,11 +18,13 @@ submission (:func:`cpu_seconds`: the grader, its workers, kernels and the Postgr
 server); the same for the stand-ins graded by the local process pool with SQLite at the
 cores' worker count; the per-submission overhead of Dask + PostgreSQL (the difference of
 CPU per submission at that worker count: the scheduler, the nannies, the transfers, the
-server) and that overhead as a share of a real notebook's CPU per submission (the course's
-04 notebook graded by the pool in the same run, ``2 x --real`` less ``--real``
-submissions, so that start-up cancels out); and the cost of one gradebook open, nbgrader's
-own against the shared engine (:mod:`autograder.grading.gradebook`), on SQLite and on
-PostgreSQL, and the number of opens per submission. CPU rather than wall clock for the
+server: each grader graded ``--n`` and ``--n / 2`` stand-ins, the difference divided by
+``--n / 2``, so that start-up cancels out; the cluster's start-up printed apart) and that
+overhead as a share of a real notebook's CPU per submission (the course's 04 notebook
+graded by the pool in the same run, ``2 x --real`` less ``--real`` submissions); and the
+cost of one gradebook open, nbgrader's own against the shared engine
+(:mod:`autograder.grading.gradebook`), on SQLite and on PostgreSQL, and the number of opens
+per submission. CPU rather than wall clock for the
 overhead: on a shared machine the wall clock mostly measures the other load.
 
 Equality (``--equality``): the demo class of every assignment plus ``--per-notebook``
@@ -254,27 +256,39 @@ def run_throughput(args: argparse.Namespace, root: Path, pg: PostgresCluster) ->
 
     base_workers = args.baseline_workers or cores
     line = "  {:18} {} workers: {:7.1f} s  {:7.1f} per min  {:5.2f} CPU s per submission"
-    course = standin_course(root / "pool")
-    prepared = submissions(course, STANDIN, args.n, list(STANDIN_ANSWERS))
-    wall, pool_cpu, results = grade_timed(course, prepared, workers=base_workers)
-    check_all_graded(results, "pool")
-    print(line.format("pool + SQLite,", base_workers, wall, 60 * args.n / wall, pool_cpu / args.n))
-    cpus = {}
+
+    def run(label: str, count: int, workers: int, dask: bool) -> float:
+        """Grade ``count`` stand-ins; print the figures; returns the CPU seconds."""
+        name = f"{label}{count}-{workers}"
+        url = pg.create_database(f"scale_{count}_{workers}") if dask else None
+        course = standin_course(root / name, url)
+        prepared = submissions(course, STANDIN, count, list(STANDIN_ANSWERS))
+        extra = {"dask": workers} if dask else {"workers": workers}
+        wall, cpu, results = grade_timed(course, prepared, pg if dask else None, **extra)
+        check_all_graded(results, name)
+        text = "Dask + PostgreSQL," if dask else "pool + SQLite,"
+        print(line.format(text, workers, wall, 60 * count / wall, cpu / count))
+        return cpu
+
+    half = max(1, args.n // 2)
+    pool = {count: run("pool", count, base_workers, False) for count in (half, args.n)}
+    dask = {}
     for workers in args.workers:
-        course = standin_course(root / f"dask{workers}", pg.create_database(f"scale_{workers}"))
-        prepared = submissions(course, STANDIN, args.n, list(STANDIN_ANSWERS))
-        wall, cpus[workers], results = grade_timed(course, prepared, pg, dask=workers)
-        check_all_graded(results, f"dask local:{workers}")
-        rate = 60 * args.n / wall
-        print(line.format("Dask + PostgreSQL,", workers, wall, rate, cpus[workers] / args.n))
+        dask[workers] = run("dask", args.n, workers, True)
+    if base_workers not in args.workers:
+        dask[base_workers] = run("dask", args.n, base_workers, True)
+    dask_half = run("dask", half, base_workers, True)
     real = real_notebook_cpu(root / "real", args.real, base_workers)
     print(f"  a real notebook ({REAL}, pool): {real:.2f} CPU s per submission")
-    if base_workers in cpus:
-        overhead = (cpus[base_workers] - pool_cpu) / args.n
-        print(
-            f"  Dask + PostgreSQL overhead at {base_workers} workers: {overhead * 1000:+.0f} ms "
-            f"CPU per submission = {100 * overhead / real:+.1f} % of a real notebook's"
-        )
+    # one more submission's CPU, start-up cancelled out (n less n/2), Dask's less the pool's
+    step = args.n - half
+    overhead = (dask[base_workers] - dask_half) / step - (pool[args.n] - pool[half]) / step
+    print(
+        f"  Dask + PostgreSQL overhead at {base_workers} workers: {overhead * 1000:+.0f} ms "
+        f"CPU per submission = {100 * overhead / real:+.1f} % of a real notebook's"
+    )
+    fixed = dask[base_workers] / args.n - pool[args.n] / args.n - overhead
+    print(f"  (and its start-up: {fixed * args.n:.1f} CPU s per run, the cluster's processes)")
 
 
 def real_notebook_cpu(root: Path, n: int, workers: int) -> float:
