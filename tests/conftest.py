@@ -40,10 +40,10 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture(scope="session")
 def postgres():
-    """A throw-away PostgreSQL server for the test session (tests/pg.py): started on first
+    """A throw-away PostgreSQL server for the test session (benchmarks/pg.py): started on first
     use, stopped and removed at the end of the session, also when tests fail. Skips the
     test when PostgreSQL is not installed (``./run test`` installs it)."""
-    from tests.pg import PostgresCluster, postgres_bindir
+    from benchmarks.pg import PostgresCluster, postgres_bindir
 
     if postgres_bindir() is None:
         pytest.skip("PostgreSQL is not installed (Debian: apt-get install postgresql)")

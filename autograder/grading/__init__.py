@@ -2,7 +2,8 @@
 
 ``batch`` (the batch and the ledger's resume), ``pool`` (the crash-tolerant worker pool),
 ``dask_batch`` (the batch on a Dask cluster instead: ``--dask``),
-``task`` (what a worker runs), ``config`` (nbgrader's preprocessor lists with ours),
+``task`` (what a worker runs), ``gradebook`` (one gradebook engine per process and URL),
+``config`` (nbgrader's preprocessor lists with ours),
 ``preprocessors`` (those preprocessors), ``prewarm`` (kernels forked from a pre-warmed
 template), ``ledger`` (graded submissions on disk).
 
@@ -30,6 +31,8 @@ _HOMES = {
     "autograde_config": "config",
     "feedback_config": "config",
     "formgrader_config": "config",
+    "open_stats": "gradebook",
+    "share_engines": "gradebook",
     "LEDGER_VERSION": "ledger",
     "Ledger": "ledger",
     "Outcome": "pool",

@@ -22,6 +22,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from autograder.course import Course
+from autograder.grading.gradebook import share_engines
 from autograder.grading.ledger import LEDGER_VERSION, Ledger
 from autograder.grading.pool import Task, WorkerPool, WorkerPoolBroken
 from autograder.grading.task import autograde_task, failed_outcome, failure_cause, worker_init
@@ -131,6 +132,7 @@ def grade_prepared(
     dict
         (assignment, student) -> :class:`SubmissionResult`, in the order given.
     """
+    share_engines()
     prepared = list(prepared)
     results: dict[tuple[str, str], SubmissionResult] = {}
     digests: dict[tuple[str, str], str] = {}
@@ -183,7 +185,9 @@ def grade_prepared(
     else:
         from autograder.grading.dask_batch import run_dask_batch
 
-        outcomes = run_dask_batch(course, jobs, dask=dask, sandbox=sandbox, feedback=feedback)
+        outcomes = run_dask_batch(
+            course, jobs, dask=dask, sandbox=sandbox, feedback=feedback, timeout=timeout
+        )
     for assignment, student, value in outcomes:
         sub = by_key[(assignment, student)]
         result = SubmissionResult(student, assignment, flags=list(sub.flags))

@@ -7,7 +7,9 @@ folder to every worker once (a zip, ``client.scatter(..., broadcast=True)``); ea
 carries one submission's files and the gradebook's URL. The worker grades in a private
 temporary course directory of its own (:func:`grade_remote`: nbgrader's Autograde and
 GenerateFeedback, :func:`autograder.grading.task.autograde_task`, writing the grades through
-the gradebook's URL) and returns the outcome with the autograded notebooks and the feedback
+the gradebook's URL), in a grading process of its own started ahead of need
+(:class:`GradingProcess`, a worker plugin: as a worker of the local pool, with warm kernels
+without the sandbox), and returns the outcome with the autograded notebooks and the feedback
 pages as bytes; the grader process writes those into the course directory, as the pool's
 workers would have, and records the result (ledger, progress) as it does for the pool.
 
@@ -21,13 +23,17 @@ A scheduler that dies stops the run (:class:`GradingError`) without recording th
 submissions still in flight: the ledger holds every one that came back, so the same command
 run again (with a scheduler) resumes.
 
-Sandboxed, each worker forks its kernels from a warm box of its own
-(:func:`~autograder.grading.prewarm.warm_box_plugin`). Not yet: the per-submission
-wall-clock bound of the pool (the sandbox's own limits still apply).
+Each submission has the pool's wall-clock bound (``timeout``, default
+``batch.SUBMISSION_TIMEOUT``), enforced on the worker: past it, the worker's grading process
+is killed (its kernel, warm kernels and sandbox die with it), a new one is started, and
+the submission is flagged with the pool's text ("grading took longer than N s and was
+stopped"). That grading process starts warm kernels as a pool worker does: sandboxed, a
+warm box of its own; without the sandbox, the kernel template.
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
 import logging
 import shutil
@@ -42,7 +48,9 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from autograder.course import Course, ensure_env_bin_on_path
-from autograder.grading.task import autograde_task, failed_outcome
+from autograder.grading.gradebook import share_engines
+from autograder.grading.pool import failure_message
+from autograder.grading.task import autograde_task, failed_outcome, worker_init
 from autograder.models import GradingError, SubmissionsError
 
 #: Times a task that raised is run again (a worker that dies reschedules its task anyway).
@@ -117,6 +125,95 @@ def zip_tree(folder: Path) -> bytes:
 # --------------------------------------------------------------------------- the worker
 
 
+class GradingProcess:
+    """A Dask worker's grading process (made a ``distributed.WorkerPlugin`` by
+    :func:`_grading_plugin`, registered by :func:`run_dask_batch`): each Dask worker grades
+    in a process of its own, started ahead of need, as each worker of the local pool is (a
+    ``pebble`` pool of one worker from :class:`~autograder.grading.pool.WorkerPool`,
+    :func:`~.task.worker_init` first: nbgrader imported, its warm kernels starting when
+    ``prewarm`` — a warm box when ``sandbox``, else the kernel template).
+
+    That process is what the wall-clock bound stops: a submission that runs past its
+    ``timeout`` has its grading process killed (its kernel, warm kernels and sandbox die
+    with it) and a fresh one started, and returns a failed outcome with the pool's text.
+    """
+
+    name = "autograder-grading-process"
+
+    def __init__(self, log_dir: str | None, prewarm: bool, sandbox: bool = False) -> None:
+        self.log_dir = log_dir
+        self.prewarm = prewarm
+        self.sandbox = sandbox
+        self.pool: Any = None
+
+    def setup(self, worker: Any = None) -> None:
+        import multiprocessing
+
+        from autograder.grading.pool import WorkerPool
+
+        # Dask runs its workers as daemonic processes unless configured otherwise
+        # (``distributed.worker.daemon``), and multiprocessing refuses children to a daemon.
+        # The daemon flag only makes a parent kill its children at exit; the grading
+        # process dies with this worker anyway (the parent-death signal).
+        multiprocessing.current_process().daemon = False
+
+        prewarm_log = None
+        if self.prewarm:
+            folder = self.log_dir or tempfile.gettempdir()
+            prewarm_log = str(Path(folder) / "kernels.log")
+        self.pool = WorkerPool(
+            1, log_dir=self.log_dir, initializer=worker_init, initargs=(prewarm_log, self.sandbox)
+        ).pebble_pool()
+        # start it now, from this long-lived thread (the parent-death signal is a thread's)
+        self.pool.schedule(share_engines)
+
+    def teardown(self, worker: Any = None) -> None:
+        if self.pool is not None:
+            self.pool.stop()
+            self.pool.join()
+            self.pool = None
+
+    def grade(self, args: tuple, timeout: float) -> dict[str, Any]:
+        """:func:`~.task.autograde_task` ``(*args)`` in the grading process, bounded by
+        ``timeout`` seconds."""
+        if self.pool is None:
+            self.setup()
+        start = time.monotonic()
+        future = self.pool.schedule(autograde_task, args, timeout=timeout)
+        try:
+            return future.result()
+        except Exception as exc:  # stopped at the bound, died, or raised
+            return failed_outcome(failure_message(exc, timeout), time.monotonic() - start)
+
+
+def _grading_plugin(log_dir: Path | None, prewarm: bool, sandbox: bool) -> Any:
+    from distributed import WorkerPlugin
+
+    class GradingPlugin(GradingProcess, WorkerPlugin):
+        """:class:`GradingProcess` as a Dask worker plugin: set up in every worker,
+        restarted ones too, torn down when unregistered or when the worker stops."""
+
+    return GradingPlugin(str(log_dir) if log_dir is not None else None, prewarm, sandbox)
+
+
+def _grading_process() -> GradingProcess:
+    """This Dask worker's :class:`GradingProcess` (one made here if none was registered)."""
+    from distributed import get_worker
+
+    try:
+        plugins = get_worker().plugins
+    except ValueError:  # not in a Dask worker (called directly)
+        plugins = {}
+    plugin = plugins.get(GradingProcess.name)
+    if plugin is None:
+        plugin = _LOCAL.setdefault("plugin", GradingProcess(None, prewarm=False))
+    return plugin
+
+
+#: The fallback grading process of a process that is not a Dask worker.
+_LOCAL: dict[str, GradingProcess] = {}
+
+
 def grade_remote(
     source_zip: bytes,
     db_url: str,
@@ -126,8 +223,12 @@ def grade_remote(
     sandbox: bool,
     feedback: bool,
     shown_root: str,
+    timeout: float,
+    prewarm: bool,
 ) -> dict[str, Any]:
-    """On a Dask worker: grade one submission in a private temporary course directory.
+    """On a Dask worker: grade one submission in a private temporary course directory, in
+    the worker's grading process (:class:`GradingProcess`), stopped after ``timeout``
+    seconds.
 
     Returns :func:`~autograder.grading.task.autograde_task`'s outcome plus ``seconds``,
     ``autograded`` and ``feedback_files`` (relative path -> bytes). The temporary folder's
@@ -141,7 +242,8 @@ def grade_remote(
             source = {name: archive.read(name) for name in archive.namelist()}
         write_tree(course.source_dir(assignment), source)
         course.write_submission(assignment, student, files)
-        out = autograde_task(course, assignment, student, sandbox, feedback, prewarm=sandbox)
+        args = (course, assignment, student, sandbox, feedback, prewarm)
+        out = _grading_process().grade(args, timeout)
         root = str(course.root)
         for key in ("error", "log", "cause"):
             out[key] = out.get(key, "").replace(root, shown_root)
@@ -184,7 +286,8 @@ def dask_client(
 ) -> Iterator[Any]:
     """A ``distributed.Client``: of a new local cluster of ``target`` single-threaded worker
     processes (their output to ``log_dir``), or connected to the scheduler at address
-    ``target``. The dashboard's link, when there is one, goes to stderr."""
+    ``target``. The dashboard's link, when there is one (:func:`dashboard_link`), goes to
+    stderr."""
     from distributed import Client, LocalCluster
 
     if isinstance(target, int):
@@ -215,8 +318,28 @@ def dask_client(
 
 
 def _show_dashboard(client: Any) -> None:
-    if "dashboard" in client.scheduler_info().get("services", {}):
-        print(f"Dask dashboard: {client.dashboard_link}", file=sys.stderr)
+    link = dashboard_link(client)
+    if link is not None:
+        print(f"Dask dashboard: {link}", file=sys.stderr)
+
+
+def _has_bokeh() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("bokeh") is not None
+
+
+def dashboard_link(client: Any) -> str | None:
+    """The link to the scheduler's dashboard, or None when it has none to show: the
+    scheduler runs no dashboard service, or it does (its HTTP server also answers health
+    and metrics requests) without ``bokeh``, which draws the dashboard's pages."""
+    if "dashboard" not in client.scheduler_info().get("services", {}):
+        return None
+    try:
+        drawn = client.run_on_scheduler(_has_bokeh)
+    except Exception:  # a scheduler that cannot run it: show the link, as Dask does
+        drawn = True
+    return client.dashboard_link if drawn else None
 
 
 def run_dask_batch(
@@ -226,60 +349,83 @@ def run_dask_batch(
     dask: int | str,
     sandbox: bool = False,
     feedback: bool = False,
+    timeout: float,
+    prewarm: bool = True,
 ) -> Iterator[tuple[str, str, dict[str, Any]]]:
     """Autograde ``(assignment, student)`` pairs already in ``submitted/`` on a Dask
     cluster; yields ``(assignment, student, outcome)`` as each finishes, as
     :func:`autograder.grading.batch.run_autograde_batch` does, after writing the autograded
-    notebooks and feedback pages the worker returned into the course directory."""
-    from distributed import as_completed
-    from distributed.comm import CommClosedError
+    notebooks and feedback pages the worker returned into the course directory.
 
+    Each worker grades in its own grading process (:class:`GradingProcess`), each
+    submission stopped after ``timeout`` seconds; ``prewarm`` forks kernels there from a
+    warm box (sandboxed) or a pre-warmed template, as in the local pool."""
     jobs = list(jobs)
     if not jobs:
         return
     course.ensure_students(sorted({s for _, s in jobs}))
+    log_dir = course.root / "logs" if isinstance(dask, int) else None
     with dask_client(dask, course.root / "logs") as client:
-        if sandbox:  # each worker's kernels forked from a warm box of its own
-            from autograder.grading.prewarm import warm_box_plugin
+        client.register_plugin(_grading_plugin(log_dir, prewarm, sandbox))
+        try:
+            yield from _collect(client, course, jobs, sandbox, feedback, timeout, prewarm)
+        finally:
+            if isinstance(dask, str):  # a running cluster's workers stop their process
+                with contextlib.suppress(Exception):
+                    client.unregister_worker_plugin(GradingProcess.name)
 
-            client.register_plugin(warm_box_plugin())
-        sources = {
-            a: client.scatter(zip_tree(course.source_dir(a)), broadcast=True)
-            for a in sorted({a for a, _ in jobs})
-        }
-        futures = {}
-        for assignment, student in jobs:
-            future = client.submit(
-                grade_remote,
-                sources[assignment],
-                course.db_url,
-                assignment,
-                student,
-                read_tree(course.submitted_dir(student, assignment)),
-                sandbox,
-                feedback,
-                str(course.root),
-                retries=RETRIES,
-                pure=False,
-            )
-            futures[future] = (assignment, student, time.monotonic())
-        for future in as_completed(futures):
-            assignment, student, submitted_at = futures.pop(future)
-            try:
-                value = future.result()
-            except (CancelledError, CommClosedError) as exc:  # the scheduler is gone (or its
-                # connection broke while fetching a result): the grader's failure, nothing
-                # recorded for this submission, so the next run grades it
-                raise GradingError(
-                    f"lost the Dask scheduler ({type(exc).__name__}); the grades recorded so "
-                    "far are kept: run again to resume"
-                ) from None
-            except Exception as exc:  # the task's error, or KilledWorker: that submission's
-                error = f"{type(exc).__name__}: {exc}"
-                value = failed_outcome(error, time.monotonic() - submitted_at)
-            else:
-                write_tree(course.autograded_dir(student, assignment), value.pop("autograded"))
-                pages = value.pop("feedback_files")
-                if pages:
-                    write_tree(course.feedback_dir(student, assignment), pages)
-            yield assignment, student, value
+
+def _collect(
+    client: Any,
+    course: Course,
+    jobs: list[tuple[str, str]],
+    sandbox: bool,
+    feedback: bool,
+    timeout: float,
+    prewarm: bool,
+) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    from distributed import as_completed
+    from distributed.comm import CommClosedError
+
+    sources = {
+        a: client.scatter(zip_tree(course.source_dir(a)), broadcast=True)
+        for a in sorted({a for a, _ in jobs})
+    }
+    futures = {}
+    for assignment, student in jobs:
+        future = client.submit(
+            grade_remote,
+            sources[assignment],
+            course.db_url,
+            assignment,
+            student,
+            read_tree(course.submitted_dir(student, assignment)),
+            sandbox,
+            feedback,
+            str(course.root),
+            timeout,
+            prewarm,
+            retries=RETRIES,
+            pure=False,
+        )
+        futures[future] = (assignment, student, time.monotonic())
+    for future in as_completed(futures):
+        assignment, student, submitted_at = futures.pop(future)
+        try:
+            value = future.result()
+        except (CancelledError, CommClosedError) as exc:  # the scheduler is gone (or its
+            # connection broke while fetching a result): the grader's failure, nothing
+            # recorded for this submission, so the next run grades it
+            raise GradingError(
+                f"lost the Dask scheduler ({type(exc).__name__}); the grades recorded so "
+                "far are kept: run again to resume"
+            ) from None
+        except Exception as exc:  # the task's error, or KilledWorker: that submission's
+            error = f"{type(exc).__name__}: {exc}"
+            value = failed_outcome(error, time.monotonic() - submitted_at)
+        else:
+            write_tree(course.autograded_dir(student, assignment), value.pop("autograded"))
+            pages = value.pop("feedback_files")
+            if pages:
+                write_tree(course.feedback_dir(student, assignment), pages)
+        yield assignment, student, value

@@ -139,19 +139,7 @@ class WorkerPool:
         tasks = list(tasks)
         if not tasks:
             return
-        if self.log_dir is not None:
-            self.log_dir.mkdir(parents=True, exist_ok=True)
-        pool = ProcessPool(
-            max_workers=min(self.n_workers, len(tasks)),
-            initializer=_start_worker,
-            initargs=(
-                os.getpid(),
-                str(self.log_dir) if self.log_dir is not None else None,
-                self.initializer,
-                self.initargs,
-            ),
-            context=multiprocessing.get_context("spawn"),
-        )
+        pool = self.pebble_pool(min(self.n_workers, len(tasks)))
         try:
             scheduled: dict[Future, tuple[Task, float]] = {}
             for task in tasks:
@@ -161,6 +149,24 @@ class WorkerPool:
         finally:
             pool.stop()
             pool.join()
+
+    def pebble_pool(self, max_workers: int | None = None) -> ProcessPool:
+        """The ``pebble.ProcessPool`` of this pool's workers (``max_workers``, default
+        ``n_workers``), each started as :meth:`run`'s are; for a caller that schedules tasks
+        itself (a Dask worker's grading process). The caller stops and joins it."""
+        if self.log_dir is not None:
+            self.log_dir.mkdir(parents=True, exist_ok=True)
+        return ProcessPool(
+            max_workers=max_workers or self.n_workers,
+            initializer=_start_worker,
+            initargs=(
+                os.getpid(),
+                str(self.log_dir) if self.log_dir is not None else None,
+                self.initializer,
+                self.initargs,
+            ),
+            context=multiprocessing.get_context("spawn"),
+        )
 
     def _collect(
         self, pool: ProcessPool, scheduled: dict[Future, tuple[Task, float]]
@@ -194,13 +200,17 @@ class WorkerPool:
         if isinstance(error, BrokenProcessPool):
             # every worker died before taking a task (e.g. the initializer fails)
             raise self._broken() from error
-        if isinstance(error, ProcessExpired):
-            message = f"the grading worker died (exit code {error.exitcode})"
-        elif isinstance(error, TimeoutError):
-            message = f"grading took longer than {task.timeout:.0f} s and was stopped"
-        else:
-            message = f"{type(error).__name__}: {error}\n{getattr(error, 'traceback', '')}"
-        return Outcome(task.key, False, None, message, elapsed)
+        return Outcome(task.key, False, None, failure_message(error, task.timeout), elapsed)
+
+
+def failure_message(error: BaseException, timeout: float | None) -> str:
+    """Readable text for a task that failed in a pebble worker: it died, it ran past its
+    ``timeout`` (pebble stopped it), or it raised (with the worker's traceback)."""
+    if isinstance(error, ProcessExpired):
+        return f"the grading worker died (exit code {error.exitcode})"
+    if isinstance(error, TimeoutError):
+        return f"grading took longer than {timeout:.0f} s and was stopped"
+    return f"{type(error).__name__}: {error}\n{getattr(error, 'traceback', '')}"
 
 
 def default_workers() -> int:

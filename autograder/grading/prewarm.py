@@ -223,27 +223,6 @@ def start_warm(log_path: str | None, *, sandbox: bool) -> None:
         start_template(log_path)
 
 
-def warm_box_plugin() -> Any:
-    """A Dask ``WorkerPlugin`` that starts each worker's warm box (sandboxed grading;
-    :func:`autograder.sandbox.warm.start_warm_box`) from the worker's event-loop thread,
-    which lives as long as the worker, and stops it with the worker. The box serves one
-    kernel request at a time, so a worker may run several grading threads."""
-    from distributed import WorkerPlugin
-
-    class StartWarmBox(WorkerPlugin):
-        name = "autograder-warm-box"
-
-        def setup(self, worker: Any) -> None:
-            start_warm(None, sandbox=True)
-
-        def teardown(self, worker: Any) -> None:
-            from autograder.sandbox import stop_warm_box
-
-            stop_warm_box()
-
-    return StartWarmBox()
-
-
 def stop_template() -> None:
     global _TEMPLATE
     if _TEMPLATE is not None:

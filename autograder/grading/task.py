@@ -128,7 +128,8 @@ def worker_init(prewarm_log: str | None = None, sandbox: bool = False) -> None:
     """Once per worker: start its warm kernels first (they warm up while this worker imports
     nbgrader): the warm box with ``sandbox``, else the kernel template
     (:func:`~.prewarm.start_warm`); then import nbgrader (and nbconvert, jupyter_client) once
-    per worker, not per notebook. ``prewarm_log`` None: no warm kernels."""
+    per worker, not per notebook, and open every gradebook of this worker on one engine per
+    URL (:mod:`autograder.grading.gradebook`). ``prewarm_log`` None: no warm kernels."""
     if prewarm_log is not None:
         from autograder.grading.prewarm import start_warm
 
@@ -136,6 +137,9 @@ def worker_init(prewarm_log: str | None = None, sandbox: bool = False) -> None:
     import nbgrader.converters
     import nbgrader.preprocessors  # noqa: F401
 
+    from autograder.grading.gradebook import share_engines
+
     ensure_env_bin_on_path()
+    share_engines()
 
     import autograder.grading.preprocessors  # noqa: F401

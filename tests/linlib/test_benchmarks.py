@@ -30,3 +30,15 @@ def test_benchmarks_run_and_check_results_on_small_sizes(capsys):
     out = capsys.readouterr().out
     assert "Perceptron.fit 2000x10" in out and "HardMarginSVM.fit 200x3" in out
     assert all(ours > 0 and theirs > 0 for _, ours, theirs, _ in rows)
+
+
+def test_runner_passes_options_to_one_benchmark(capsys, monkeypatch):
+    from benchmarks import bench_scale
+
+    seen = []
+    monkeypatch.setattr(bench_scale, "main", lambda argv=None: seen.append(argv))
+    assert runner.main(["scale", "--n", "5", "--workers", "1"]) == 0
+    assert seen == [["--n", "5", "--workers", "1"]]
+    assert runner.main(["--n", "5"]) == 2
+    assert runner.main(["scale", "linlib", "--n", "5"]) == 2
+    assert "exactly one benchmark" in capsys.readouterr().out

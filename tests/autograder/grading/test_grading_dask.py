@@ -6,7 +6,11 @@ one line, exit 2, nothing written), the files a worker sends back.
 Slow: the demo class of two assignments plus two more students graded with
 ``--dask local:2 --db postgresql+psycopg://…`` (sandboxed when the sandbox can run) gives
 exactly the grades.csv and results.json of the default run (the process pool, SQLite);
-a worker killed (SIGKILL) while it grades loses nothing and records nothing twice.
+a worker killed (SIGKILL) while it grades loses nothing and records nothing twice; a
+submission that runs past the per-submission wall-clock bound is stopped and flagged, and
+the honest one graded after it by the same worker keeps full marks.
+
+Fast: the dashboard's link is printed only when the scheduler can draw a dashboard.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from autograder.course import list_assignments
 from autograder.grading import parse_dask_target, sandbox_status
 from autograder.grading.dask_batch import read_tree, write_tree
 from autograder.models import GradingError, SubmissionsError
-from tests.pg import submission_counts
+from benchmarks.pg import submission_counts
 
 ASSIGNMENTS = list_assignments()[:2]
 SANDBOX_ARGS = [] if sandbox_status()[0] else ["--unsandboxed"]
@@ -198,6 +202,19 @@ def _dask_workers() -> list:
     return workers
 
 
+def _has_a_kernel(worker) -> bool:
+    """Whether a Dask worker is grading: below it (its grading process, that process's
+    kernel template) runs a kernel, forked from the template or started cold."""
+    for process in worker.children(recursive=True):
+        command = " ".join(process.cmdline())
+        parent = process.parent()
+        if "ipykernel" in command or (
+            parent is not None and "autograder.grading.prewarm" in " ".join(parent.cmdline())
+        ):
+            return True
+    return False
+
+
 def _kill_a_busy_worker(stop: threading.Event, killed: list[int]) -> None:
     """SIGKILL the first worker seen grading (it has a kernel running), once."""
     import psutil
@@ -205,7 +222,7 @@ def _kill_a_busy_worker(stop: threading.Event, killed: list[int]) -> None:
     while not stop.wait(0.2):
         for worker in _dask_workers():
             try:
-                if worker.children():
+                if _has_a_kernel(worker):
                     worker.send_signal(signal.SIGKILL)
                     killed.append(worker.pid)
                     return
@@ -337,3 +354,103 @@ def test_a_run_whose_scheduler_dies_resumes(batch, default_run, postgres, tmp_pa
         _stop(procs)
     assert ledger.read_text().splitlines()[: len(first)] == first
     _assert_each_graded_once(batch, tmp_path, url, default_run)
+
+
+# ------------------------------------------------------------------ the dashboard's link
+
+
+class _FakeClient:
+    """What :func:`dashboard_link` asks of a ``distributed.Client``."""
+
+    dashboard_link = "http://127.0.0.1:8787/status"
+
+    def __init__(self, services: dict, bokeh: bool | Exception) -> None:
+        self.services, self.bokeh = services, bokeh
+
+    def scheduler_info(self) -> dict:
+        return {"services": self.services}
+
+    def run_on_scheduler(self, function):
+        if isinstance(self.bokeh, Exception):
+            raise self.bokeh
+        return self.bokeh
+
+
+def test_the_dashboard_link_is_printed_when_the_scheduler_draws_one(capsys):
+    from autograder.grading.dask_batch import dashboard_link
+
+    assert dashboard_link(_FakeClient({"dashboard": 8787}, True)) == _FakeClient.dashboard_link
+    # a scheduler that cannot say: Dask's own behaviour, the link
+    assert dashboard_link(_FakeClient({"dashboard": 8787}, OSError("no"))) is not None
+    # no dashboard service, or one without bokeh (its pages are not drawn): no link
+    assert dashboard_link(_FakeClient({}, True)) is None
+    assert dashboard_link(_FakeClient({"dashboard": 8787}, False)) is None
+
+
+# ------------------------------------------------------------- the wall-clock bound on Dask
+
+#: The bound in the test: an honest stand-in grades well within it, even in a grading
+#: process that has just been started again (nbgrader imported, the kernel template warmed).
+BOUND = 45
+#: Each of the hanging submission's three test cells sleeps this long: under the per-cell
+#: timeout (30 s), so only the submission's bound can stop it.
+NAP = 28
+
+
+@pytest.mark.slow
+def test_a_submission_past_the_bound_is_stopped_and_flagged(tmp_path, capsys):
+    """One Dask worker grades a submission whose every test sleeps (three cells of 28 s:
+    past a 45 s bound, though no cell reaches nbgrader's per-cell timeout), then an honest
+    one: the first is stopped at the bound and flagged with the pool's text, the second is
+    graded by the worker's new grading process with full marks."""
+    import dataclasses
+    import importlib.util
+
+    from autograder.grading import grade_prepared
+    from benchmarks.bench_scale import STANDIN, standin_course, standin_notebook, submissions
+
+    course = standin_course(tmp_path)
+    slow = f"import time\ndef add(a, b):\n    time.sleep({NAP})\n    return a + b\n"
+    slow_sign = f"import time\ndef sign(x):\n    time.sleep({NAP})\n    return 1 if x > 0 else -1\n"
+    hanging, honest = submissions(course, STANDIN, 2, [{"add": slow, "sign": slow_sign}, {}])
+    hanging = dataclasses.replace(hanging, student="hangs")
+    honest = dataclasses.replace(honest, student="honest")
+    results = grade_prepared(course, [hanging, honest], sandbox=False, dask=1, timeout=BOUND)
+
+    stopped = results[(STANDIN, "hangs")]
+    assert not stopped.ok
+    assert any(
+        flag.startswith(f"could not be graded: grading took longer than {BOUND} s and was stopped")
+        for flag in stopped.flags
+    ), stopped.flags
+
+    kept = results[(STANDIN, "honest")]
+    assert kept.ok and not kept.flags
+    points = {
+        cell.metadata["nbgrader"]["grade_id"]: cell.metadata["nbgrader"]["points"]
+        for cell in standin_notebook().cells
+        if cell.metadata["nbgrader"]["grade"]
+    }
+    assert kept.scores == {name: (float(p), float(p)) for name, p in points.items()}
+    if importlib.util.find_spec("bokeh") is None:  # Dask's dashboard cannot be drawn
+        assert "Dask dashboard" not in capsys.readouterr().err
+
+
+def test_the_equality_benchmark_names_every_difference(tmp_path):
+    """``python -m benchmarks scale --equality`` compares two output folders: identical
+    ones give no difference; a changed score, flag or CSV cell is named."""
+    from benchmarks.bench_scale import compare_outputs
+
+    def write(folder: Path, score: float, flags: list[str]) -> Path:
+        folder.mkdir()
+        entry = {"student": "ada", "assignment": "01", "score": score, "max_score": 2.0}
+        entry.update(tests={"t": {"score": score, "max_score": 2.0}}, flags=flags)
+        (folder / "results.json").write_text(json.dumps({"format": 1, "submissions": [entry]}))
+        (folder / "grades.csv").write_text(f"assignment,student_id,score\n01,ada,{score}\n")
+        return folder
+
+    same = write(tmp_path / "a", 2.0, []), write(tmp_path / "b", 2.0, [])
+    assert compare_outputs(*same) == []
+    differences = compare_outputs(same[0], write(tmp_path / "c", 1.0, ["late"]))
+    assert any(d.startswith("grades.csv:") for d in differences)
+    assert any(d.startswith("results.json ('01', 'ada')") for d in differences)

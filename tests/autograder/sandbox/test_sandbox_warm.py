@@ -316,16 +316,23 @@ def test_the_manager_may_refuse_the_box(box, tmp_path):
     assert kind is subprocess.Popen
 
 
-@needs_box
-def test_the_dask_plugin_starts_and_stops_a_workers_box(monkeypatch):
-    from autograder.grading.prewarm import warm_box_plugin
+def _warm_box_alive() -> bool:
+    """In a grading process: whether it has a live warm box."""
+    box = warm.current_warm_box()
+    return box is not None and box.alive()
 
-    monkeypatch.setattr(warm, "_BOX", None)
-    plugin = warm_box_plugin()
-    plugin.setup(worker=None)
+
+@needs_box
+@pytest.mark.slow
+@pytest.mark.parametrize("sandbox", [True, False])
+def test_a_dask_workers_grading_process_starts_a_warm_box_when_sandboxed(sandbox):
+    """A Dask worker grades in a process of its own (``GradingProcess``); sandboxed, that
+    process starts its warm box, as a worker of the local pool does."""
+    from autograder.grading.dask_batch import GradingProcess
+
+    process = GradingProcess(None, prewarm=True, sandbox=sandbox)
+    process.setup()
     try:
-        box = warm.current_warm_box()
-        assert box is not None and box.alive()
+        assert process.pool.schedule(_warm_box_alive).result(timeout=120) is sandbox
     finally:
-        plugin.teardown(worker=None)
-    assert warm.current_warm_box() is None and not box.alive() and not box.root.exists()
+        process.teardown()

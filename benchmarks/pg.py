@@ -1,5 +1,5 @@
-"""A throw-away PostgreSQL cluster for the tests (Debian's ``postgresql`` package, which
-``./run test`` installs).
+"""A throw-away PostgreSQL cluster for the tests and the scale benchmark (Debian's
+``postgresql`` package, which ``./run test`` installs).
 
 :class:`PostgresCluster` runs ``initdb`` into a fresh temporary folder and ``pg_ctl start``
 on a Unix socket in that same folder: no TCP port, so clusters of parallel test sessions
@@ -9,7 +9,8 @@ user. It is tuned for speed, not durability (``--no-sync``, ``fsync=off``, trust
 authentication on the socket only). :meth:`PostgresCluster.stop` kills it
 (``pg_ctl stop -m immediate``) and removes the folder.
 
-The session fixture ``postgres`` in ``tests/conftest.py`` starts one per test session.
+The session fixture ``postgres`` in ``tests/conftest.py`` starts one per test session;
+``python -m benchmarks scale`` starts one per run.
 """
 
 from __future__ import annotations
@@ -161,7 +162,7 @@ class PostgresCluster:
             )
             settings = dict(_SETTINGS, unix_socket_directories=_quote(str(self.socket_dir)))
             with (self.data_dir / "postgresql.conf").open("a") as conf:
-                conf.write("\n# the tests' throw-away cluster (tests/pg.py)\n")
+                conf.write("\n# a throw-away cluster (benchmarks/pg.py)\n")
                 conf.writelines(f"{key} = {value}\n" for key, value in settings.items())
             self._run(
                 "pg_ctl", "start", "--wait", "--pgdata", self.data_dir, "--log", self.log_file
