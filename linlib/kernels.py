@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from scipy.spatial.distance import cdist
 
 from linlib._base import _BinaryClassifier
 from linlib._validation import (
@@ -106,10 +107,7 @@ def rbf_kernel(X: ArrayLike, Z: ArrayLike | None = None, gamma: float = 1.0) -> 
     Introduced in 07 — losses, the dual and kernels.
     """
     X_arr, Z_arr = _pair(X, Z)
-    squared = (
-        np.sum(X_arr**2, axis=1)[:, None] + np.sum(Z_arr**2, axis=1)[None, :] - 2 * X_arr @ Z_arr.T
-    )
-    return np.exp(-float(gamma) * np.maximum(squared, 0.0))
+    return np.exp(-float(gamma) * cdist(X_arr, Z_arr, "sqeuclidean"))
 
 
 def quadratic_feature_map(

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from autograder.recheck.codec import NotPlainData, decode, encode_call
+from autograder.recheck.codec import NotPlainData, call_request, decode
 from autograder.recheck.mirror import apply_mutations
 from linlib._remote import REPLY_MIME
 
@@ -251,16 +251,9 @@ class KernelChannel:
         *use_reference* maps names of the student's namespace to library references that
         stand in for them during the call (``linlib.grading.references_in_place_of``).
         """
-        encoded_args, encoded_kwargs, sent = encode_call(args, kwargs, _graded_function_tag)
-        request = {
-            "op": "call",
-            "name": name,
-            "args": encoded_args,
-            "kwargs": encoded_kwargs,
-            "disable": [str(d) for d in disable],
-        }
-        if use_reference:
-            request["use_reference"] = {str(k): str(v) for k, v in use_reference.items()}
+        request, sent = call_request(
+            name, args, kwargs, _graded_function_tag, disable, use_reference
+        )
         earlier = self.hung.get(name)
         if earlier is not None:
             raise KernelCallTimeout(

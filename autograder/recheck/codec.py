@@ -38,7 +38,7 @@ from linlib._remote import (
     encode,
 )
 
-__all__ = ["NotPlainData", "decode", "encode_call", "function_ref"]
+__all__ = ["NotPlainData", "call_request", "decode", "encode_call", "function_ref"]
 
 
 def function_ref(value: Any) -> dict[str, str] | None:
@@ -88,6 +88,29 @@ def encode_call(
     encoded_args = encode(list(args), default=function_tag)
     encoded_kwargs = encode(dict(kwargs), default=function_tag)
     return encoded_args, encoded_kwargs, sent
+
+
+def call_request(
+    name: str,
+    args: Sequence[Any],
+    kwargs: Mapping[str, Any],
+    graded: Callable[[Any], dict[str, str] | None],
+    disable: Sequence[str] = (),
+    use_reference: Mapping[str, str] | None = None,
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The request that calls the kernel's function *name* (``linlib._remote``'s ``call``),
+    its arguments encoded by :func:`encode_call`; returns ``(request, sent)``."""
+    encoded_args, encoded_kwargs, sent = encode_call(args, kwargs, graded)
+    request: dict[str, Any] = {
+        "op": "call",
+        "name": name,
+        "args": encoded_args,
+        "kwargs": encoded_kwargs,
+        "disable": [str(d) for d in disable],
+    }
+    if use_reference:
+        request["use_reference"] = {str(k): str(v) for k, v in use_reference.items()}
+    return request, sent
 
 
 def _check_allowed(tag: Any) -> None:

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 
-from autograder.recheck.codec import decode, encode_call
+from autograder.recheck.codec import call_request, decode
 from linlib import _remote
 from linlib._remote import REPLY_MIME, NotPlainData, answer, encode
 from tests.linlib.plain_values import NUMPY_ARRAYS, NUMPY_SCALARS, plain, same, same_numpy
@@ -197,14 +197,7 @@ def _graded_tag(value):
 def _call_with_functions(namespace: dict, name: str, *args, **kwargs):
     """Call *name* with arguments that hold functions, encoded as the grader encodes them;
     returns the reply and the grader's view of the arguments after the call."""
-    encoded_args, encoded_kwargs, sent = encode_call(args, kwargs, _graded_tag)
-    request = {
-        "op": "call",
-        "name": name,
-        "args": encoded_args,
-        "kwargs": encoded_kwargs,
-        "disable": [],
-    }
+    request, sent = call_request(name, args, kwargs, _graded_tag)
     reply = _ask(namespace, request)
     if reply["status"] != "ok":
         return reply, None
