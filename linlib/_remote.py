@@ -12,6 +12,11 @@ the grader uses it for the arguments it sends and the kernel for what it sends b
 grader decodes replies strictly (``autograder.recheck.codec.decode``): nothing the kernel
 answers is trusted, so this side only has to work for honest students.
 
+An array, list or dict that a call returns and that is one of the call's own arguments (the
+very object, as when a student returns the ``w`` given) is sent as ``{"__ag__": "arg",
+"index": i}`` (or ``"key": name``): the grader decodes it as its own argument object, so a
+test can tell a new array from the one it passed in.
+
 Functions cross by reference only, never pickled or as source: a student's function as
 ``{"__ag__": "fn", "name": ...}`` (the kernel's own), a public function of linlib, numpy or
 math as ``{"__ag__": "ref", "module": ..., "name": ...}`` (resolved here through
@@ -102,6 +107,7 @@ def encode(
     *,
     lenient: bool = False,
     default: Callable[[Any], Any] | None = None,
+    alias: Callable[[Any], Any] | None = None,
     _depth: int = 0,
 ) -> Any:
     """Encode plain data as JSON-ready objects (tagged dicts for non-JSON types).
@@ -110,11 +116,17 @@ def encode(
     own scalar types. ``lenient=True`` (the kernel's side) also sends array subclasses as
     arrays, any numpy scalar, and subclasses of the builtin types as their base type.
     *default*, if given, is asked for the encoding of a value no rule accepts; a ``None``
-    answer refuses it. Raises :class:`NotPlainData` for anything else.
+    answer refuses it. *alias*, if given, is asked first about every array, list and dict:
+    a tag it returns is sent in the value's place. Raises :class:`NotPlainData` for
+    anything else.
     """
     if _depth > MAX_DEPTH:
         raise NotPlainData("nesting too deep")
     kind = type(value)
+    if alias is not None and (kind is list or kind is dict or isinstance(value, np.ndarray)):
+        tag = alias(value)
+        if tag is not None:
+            return tag
     if value is None or kind is bool or kind is str or kind is int:
         return value
     if kind is float:
@@ -125,7 +137,7 @@ def encode(
         return {"__ag__": "complex", "re": encode(value.real), "im": encode(value.imag)}
 
     def inner(item: Any) -> Any:
-        return encode(item, lenient=lenient, default=default, _depth=_depth + 1)
+        return encode(item, lenient=lenient, default=default, alias=alias, _depth=_depth + 1)
 
     if kind is list:
         return [inner(v) for v in value]
@@ -254,8 +266,9 @@ def _error(exc: BaseException) -> dict[str, Any]:
 
 def _call(ns: MutableMapping[str, Any], req: dict[str, Any]) -> dict[str, Any]:
     """Call ``ns[req["name"]]`` through ``linlib.grading.call_student`` (the references
-    named in ``disable`` raise); encode its result and its arguments after the call (the
-    functions among them as the tags they came as; a function as the result is refused)."""
+    named in ``disable`` raise); encode its result (an argument returned as itself as an
+    ``arg`` tag) and its arguments after the call (the functions among them as the tags they
+    came as; a function as the result is refused)."""
     tags: _Tags = {}
     try:
         args = _decode(req["args"], ns, tags)
@@ -293,10 +306,17 @@ def _call(ns: MutableMapping[str, Any], req: dict[str, Any]) -> dict[str, Any]:
         known = tags.get(id(value))
         return known[1] if known is not None and known[0] is value else None
 
+    given = {id(v): (v, {"__ag__": "arg", "index": i}) for i, v in enumerate(args)}
+    given.update({id(v): (v, {"__ag__": "arg", "key": k}) for k, v in kwargs.items()})
+
+    def argument_tag(value: Any) -> dict[str, Any] | None:
+        known = given.get(id(value))
+        return known[1] if known is not None and known[0] is value else None
+
     try:
         return {
             "status": "ok",
-            "value": encode(result, lenient=True),
+            "value": encode(result, lenient=True, alias=argument_tag),
             "args": encode(list(args), lenient=True, default=sent_tag),
             "kwargs": encode(kwargs, lenient=True, default=sent_tag),
         }

@@ -271,7 +271,7 @@ class KernelChannel:
             ) from None
         status = reply.get("status")
         if status == "ok":
-            result = decode(reply.get("value"))
+            result = decode(reply.get("value"), arguments=(args, kwargs))
             apply_mutations(args, kwargs, reply.get("args"), reply.get("kwargs"), sent)
             return result
         if status == "unplain":

@@ -13,6 +13,10 @@ a public function of linlib, numpy or math as a ``ref`` tag (the allow-list is
 arguments as a ``partial`` tag. A function tag in a reply is accepted only where the grader
 sent it, equal to what it sent (the arguments after a call): it decodes to the very object
 sent; anywhere else it is not plain data.
+
+A call's result may name one of the call's own arguments (an ``arg`` tag: the student's
+function returned the array, list or dict it was given, not a new one): it decodes to the
+grader's own argument object, and only where :func:`decode` is given the call's arguments.
 """
 
 from __future__ import annotations
@@ -126,6 +130,30 @@ def _check_allowed(tag: Any) -> None:
     raise NotPlainData("a function that may not cross")
 
 
+#: The argument types a result may return as themselves (an ``arg`` tag): the mutable ones.
+_ALIASABLE = (np.ndarray, list, dict)
+
+
+def _argument(
+    tag: dict[str, Any], arguments: tuple[Sequence[Any], Mapping[str, Any]] | None
+) -> Any:
+    """The grader's own argument that an ``arg`` tag names (the call returned it as is)."""
+    if arguments is None:
+        raise NotPlainData("an argument of the call is not plain data here")
+    args, kwargs = arguments
+    fields = set(tag) - {"__ag__"}
+    index, key = tag.get("index"), tag.get("key")
+    if fields == {"index"} and type(index) is int and 0 <= index < len(args):
+        value = args[index]
+    elif fields == {"key"} and type(key) is str and key in kwargs:
+        value = kwargs[key]
+    else:
+        raise NotPlainData("a malformed argument reference")
+    if type(value) not in _ALIASABLE:
+        raise NotPlainData("only an array, list or dict argument can come back as itself")
+    return value
+
+
 def _sent_function(tag: dict[str, Any], sent: Mapping[str, Any] | None) -> Any:
     if not sent:
         raise NotPlainData("a function is not plain data")
@@ -167,11 +195,14 @@ def decode(
     _depth: int = 0,
     *,
     sent: Mapping[str, Any] | None = None,
+    arguments: tuple[Sequence[Any], Mapping[str, Any]] | None = None,
 ) -> Any:
     """Strictly decode what :func:`linlib._remote.encode` produced (on either side).
 
     Only the tagged forms above are accepted; anything else raises :class:`NotPlainData`.
-    A function tag is accepted only if it is one of *sent* (see :func:`encode_call`).
+    A function tag is accepted only if it is one of *sent* (see :func:`encode_call`); an
+    ``arg`` tag only when *arguments*, the call's ``(args, kwargs)``, are given, and only
+    for an array, list or dict among them.
     """
     budget = budget or _Budget()
     budget.take()
@@ -184,7 +215,7 @@ def decode(
     if isinstance(obj, float):
         return float(obj)
     if isinstance(obj, list):
-        return [decode(v, budget, _depth + 1, sent=sent) for v in obj]
+        return [decode(v, budget, _depth + 1, sent=sent, arguments=arguments) for v in obj]
     if not isinstance(obj, dict) or not isinstance(obj.get("__ag__"), str):
         raise NotPlainData(f"unexpected {type(obj).__name__} in a reply")
     tag = obj["__ag__"]
@@ -202,7 +233,7 @@ def decode(
         items = obj.get("items")
         if not isinstance(items, list):
             raise NotPlainData("bad sequence")
-        values = [decode(v, budget, _depth + 1, sent=sent) for v in items]
+        values = [decode(v, budget, _depth + 1, sent=sent, arguments=arguments) for v in items]
         if tag == "tuple":
             return tuple(values)
         try:
@@ -217,9 +248,9 @@ def decode(
         for pair in items:
             if not isinstance(pair, list) or len(pair) != 2:
                 raise NotPlainData("bad dict item")
-            key = decode(pair[0], budget, _depth + 1, sent=sent)
+            key = decode(pair[0], budget, _depth + 1, sent=sent, arguments=arguments)
             try:
-                out[key] = decode(pair[1], budget, _depth + 1, sent=sent)
+                out[key] = decode(pair[1], budget, _depth + 1, sent=sent, arguments=arguments)
             except TypeError as exc:
                 raise NotPlainData(str(exc)) from None
         return out
@@ -245,4 +276,6 @@ def decode(
         return np.frombuffer(data, dtype=dtype).reshape(shape).copy()
     if tag in FUNCTION_TAGS:
         return _sent_function(obj, sent)
+    if tag == "arg":
+        return _argument(obj, arguments)
     raise NotPlainData(f"unknown tag {tag!r}")

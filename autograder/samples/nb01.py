@@ -71,6 +71,28 @@ def signed_distance(X, w, b):
     return np.abs(np.asarray(X, dtype=float) @ w + b) / np.linalg.norm(w)
 '''
 
+SIGNED_DISTANCE_AUGMENTED_NORM = '''
+def signed_distance(X, w, b):
+    """Divides by the norm of [w, b] (the augmented weights) instead of the norm of w."""
+    X = np.asarray(X, dtype=float)
+    w = np.asarray(w, dtype=float)
+    if not np.any(w):
+        raise ValueError("w = 0")
+    return (X @ w + b) / np.linalg.norm(np.append(w, b))
+'''
+
+SIGNED_DISTANCE_NORMALISES_IN_PLACE = '''
+def signed_distance(X, w, b):
+    """Normalises w in place (w /= ‖w‖): the caller's w becomes a unit vector."""
+    X = np.asarray(X, dtype=float)
+    w = np.asarray(w, dtype=float)
+    norm = np.linalg.norm(w)
+    if norm == 0:
+        raise ValueError("w = 0")
+    w /= norm
+    return X @ w + b / norm
+'''
+
 AUGMENT_COLUMN_STACK = '''
 def augment_bias(X):
     """np.column_stack for a matrix, np.concatenate for one point."""
@@ -384,6 +406,18 @@ VARIANTS = [
         {"signed_distance": SIGNED_DISTANCE_NO_CHECK},
         lost=frozenset({"signed_distance_hidden"}),
         description="no ValueError for w = 0",
+    ),
+    Variant(
+        "signed_distance_augmented_norm",
+        {"signed_distance": SIGNED_DISTANCE_AUGMENTED_NORM},
+        lost=frozenset({"signed_distance_visible", "signed_distance_hidden"}),
+        description="divides by ‖[w, b]‖ instead of ‖w‖ (the other norm)",
+    ),
+    Variant(
+        "signed_distance_normalises_w_in_place",
+        {"signed_distance": SIGNED_DISTANCE_NORMALISES_IN_PLACE},
+        lost=frozenset({"signed_distance_hidden"}),
+        description="w /= ‖w‖ changes the caller's w",
     ),
     Variant(
         "augment_bias_column_stack",

@@ -240,6 +240,28 @@ def perceptron_update(w, b, x, y):
     return w.copy(), b, False
 '''
 
+UPDATE_PREDICTED_LABEL = '''
+def perceptron_update(w, b, x, y):
+    """Updates when the predicted label (a = 0 → −1) differs from y: a tie on a negative
+    example looks right and is not updated."""
+    w = np.asarray(w, dtype=float)
+    x = np.asarray(x, dtype=float)
+    predicted = 1 if w @ x + b > 0 else -1
+    if predicted != y:
+        return w + y * x, float(b + y), True
+    return w.copy(), float(b), False
+'''
+
+UPDATE_RETURNS_GIVEN_W = '''
+def perceptron_update(w, b, x, y):
+    """Returns the caller's own array as w_new when nothing changes (no copy)."""
+    w = np.asarray(w, dtype=float)
+    x = np.asarray(x, dtype=float)
+    if y * (w @ x + b) <= 0:
+        return w + y * x, float(b + y), True
+    return w, float(b), False
+'''
+
 EPOCH_SELF_CONTAINED = '''
 def perceptron_epoch(X, y, w, b):
     """Without the helper: the update written inline, on fresh float arrays."""
@@ -535,6 +557,18 @@ VARIANTS = [
         {"perceptron_update": UPDATE_WRONG_SIGN},
         lost=frozenset({"perceptron_update_visible", "perceptron_update_hidden"}),
         description="w − y·x",
+    ),
+    Variant(
+        "update_tie_by_prediction",
+        {"perceptron_update": UPDATE_PREDICTED_LABEL},
+        lost=frozenset({"perceptron_update_hidden"}),
+        description="updates when the predicted label differs: a tie on a negative example slips",
+    ),
+    Variant(
+        "update_returns_given_w",
+        {"perceptron_update": UPDATE_RETURNS_GIVEN_W},
+        lost=frozenset({"perceptron_update_hidden"}),
+        description="returns the w it was given, not a new array, when nothing changes",
     ),
     Variant(
         "epoch_index_loop",

@@ -155,12 +155,13 @@ def _call(namespace: dict, name: str, *args, **kwargs) -> dict:
 )
 def test_the_kernel_side_codec_agrees_with_the_graders_both_ways(value):
     # grader -> kernel: the argument arrives with its type and dtype; kernel -> grader:
-    # the echoed value decodes strictly to the same thing.
+    # the echoed value decodes strictly to the same thing (a copy is echoed: the argument
+    # itself would come back as a reference to the grader's own).
     seen = []
 
     def echo(x):
         seen.append(x)
-        return x
+        return x.copy()
 
     reply = _call({"echo": echo}, "echo", value)
     assert reply["nonce"] == "n" and reply["status"] == "ok", reply
@@ -178,6 +179,34 @@ def test_a_call_brings_back_its_result_and_its_arguments_after_the_call():
     assert decode(reply["value"]) == (2, np.float32(0.5))
     assert decode(reply["args"]) == [[1, 2]]
     assert decode(reply["kwargs"]) == {"extra": 2}
+
+
+def test_an_argument_returned_as_it_was_given_comes_back_as_the_graders_own():
+    """A result that is the very array, list or dict the call was given (not a copy) is
+    sent as an ``arg`` tag, which the grader reads as its own argument object."""
+
+    def keep(w, items, *, table):
+        return (w, [items, table], np.array(w))
+
+    w, items, table = np.array([1.0, 2.0]), [3], {"a": 1}
+    reply = _call({"keep": keep}, "keep", w, items, table=table)
+    assert reply["status"] == "ok", reply
+    value = reply["value"]["items"]
+    assert value[0] == {"__ag__": "arg", "index": 0}
+    assert value[1] == [{"__ag__": "arg", "index": 1}, {"__ag__": "arg", "key": "table"}]
+    assert value[2]["__ag__"] == "nd"  # a new array: sent by value
+    back = decode(reply["value"], arguments=((w, items), {"table": table}))
+    assert back[0] is w and back[1][0] is items and back[1][1] is table
+    assert back[2] is not w and back[2].tolist() == [1.0, 2.0]
+
+
+def test_an_argument_that_is_not_an_array_list_or_dict_is_sent_by_value():
+    def first(t, x):
+        return t, x
+
+    reply = _call({"first": first}, "first", (1, 2), 2.5)
+    assert reply["status"] == "ok", reply
+    assert decode(reply["value"]) == ((1, 2), 2.5)
 
 
 class _Graded:

@@ -59,6 +59,14 @@ def hang():
 def echo(x):
     return x
 
+def echo_copy(x):
+    import copy
+    return copy.deepcopy(x)
+
+def keep_or_copy(w, copy):
+    w = np.asarray(w, dtype=float)
+    return (w.copy() if copy else w), copy
+
 def typed_answers():
     words = np.array(["spam", "ham", "eggs"])
     scores = np.array([0.5, 2.0, 1.0], dtype=np.float32)

@@ -75,6 +75,17 @@ def test_in_place_changes_to_arguments_are_mirrored(channel):
     assert arr.tolist() == [-1.0, 0.0]
 
 
+def test_an_array_returned_as_given_is_the_graders_own_argument(channel):
+    """A test can tell whether the student returned a new array or the one it passed."""
+    w = np.array([1.0, 2.0])
+    same, _ = recheck.RemoteFunction(channel, "keep_or_copy")(w, False)
+    assert same is w
+    new, _ = recheck.RemoteFunction(channel, "keep_or_copy")(w, True)
+    assert new is not w and new.tolist() == [1.0, 2.0]
+    w_list = [1, 2]  # np.asarray of a list is a new array: not the list given
+    assert recheck.RemoteFunction(channel, "keep_or_copy")(w_list, False)[0] is not w_list
+
+
 def test_the_students_exceptions_come_back_as_ordinary_ones(channel):
     from linlib.grading import assert_raises
 
@@ -132,7 +143,9 @@ def test_numpy_values_of_every_plain_dtype_come_back_from_the_kernel(channel):
 
 def test_numpy_arguments_of_every_plain_dtype_reach_the_kernel_and_come_back(channel):
     values = NUMPY_SCALARS + NUMPY_ARRAYS
-    back = recheck.RemoteFunction(channel, "echo")(list(values))
+    sent = list(values)
+    back = recheck.RemoteFunction(channel, "echo_copy")(sent)
+    assert back is not sent
     assert len(back) == len(values)
     for got, value in zip(back, values, strict=True):
         assert same_numpy(got, value), (got, value)

@@ -169,3 +169,33 @@ class _Private:
 def test_the_grader_sends_only_allowed_functions(value):
     with pytest.raises(NotPlainData):
         encode_call([value], {}, _no_graded)
+
+
+@pytest.mark.parametrize(
+    "tag",
+    [
+        {"__ag__": "arg", "index": 5},
+        {"__ag__": "arg", "index": -1},
+        {"__ag__": "arg", "index": True},
+        {"__ag__": "arg", "index": "0"},
+        {"__ag__": "arg", "key": "missing"},
+        {"__ag__": "arg", "index": 0, "key": "w"},
+        {"__ag__": "arg"},
+        {"__ag__": "arg", "index": 1},  # a float argument: never the result itself
+        {"__ag__": "arg", "index": 2},  # a tuple
+        {"__ag__": "arg", "index": 3},  # a function
+    ],
+)
+def test_an_argument_reference_names_only_an_array_list_or_dict_of_the_call(tag):
+    """A hostile reply's ``arg`` tag cannot name what the call was not given, nor an
+    argument that a function could not hand back as itself (numbers, tuples, functions)."""
+    args = ([1.0], 2.5, (1, 2), np.dot)
+    with pytest.raises(NotPlainData):
+        decode(tag, arguments=(args, {"w": np.zeros(2)}))
+
+
+def test_an_argument_reference_needs_the_call_it_belongs_to():
+    with pytest.raises(NotPlainData, match="not plain data here"):
+        decode({"__ag__": "arg", "index": 0})
+    w = np.zeros(2)
+    assert decode([{"__ag__": "arg", "key": "w"}], arguments=((), {"w": w}))[0] is w
