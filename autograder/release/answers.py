@@ -32,7 +32,7 @@ from __future__ import annotations
 import ast
 import json
 import shutil
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -285,13 +285,18 @@ class LinlibSource:
 # --------------------------------------------------------------------------- the answers
 
 
+def _cells(path: Path) -> list[nbformat.NotebookNode]:
+    """A course notebook's cells (read as JSON: only sources and metadata are needed, so
+    nbformat's validation, slow on notebooks with figures, is skipped)."""
+    return nbformat.from_dict(json.loads(Path(path).read_text(encoding="utf-8"))).cells
+
+
 def _test_cell_sources(folder: Path) -> list[tuple[str, str]]:
     cells = []
     for path in sorted(Path(folder).glob("*.ipynb")):
-        nb = nbformat.read(path, as_version=4)
         cells += [
-            (f"{path.name}, {cell.metadata.nbgrader.grade_id}", cell.source)
-            for cell in nb.cells
+            (f"{path.name}, {cell.metadata.nbgrader.grade_id}", "".join(cell.source))
+            for cell in _cells(path)
             if is_test_cell(cell)
         ]
     return cells
@@ -359,9 +364,9 @@ def student_build(
         raise AnswersError(f"unknown assignment {assignment!r}")
     later = {key for name in order[order.index(assignment) :] for key in answers[name]}
     sources = [
-        cell.source
+        "".join(cell.source)
         for path in release_notebooks
-        for cell in nbformat.read(path, as_version=4).cells
+        for cell in _cells(path)
         if cell.cell_type == "code"
     ]
     needed = linlib.closure(linlib.notebook_uses(sources) | linlib.import_time_references())
@@ -413,14 +418,13 @@ def _stub_body(indent: str, label: str, assignment: str, helper: bool) -> list[s
     ]
 
 
-def _body_span(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> tuple[int, int]:
+def _body_span(
+    node: ast.FunctionDef | ast.AsyncFunctionDef, lines: Sequence[str]
+) -> tuple[int, int]:
+    """The lines of a function's body (1-based, inclusive), which must start on a line of
+    its own: everything before the first statement on its line is indentation."""
     first, last = node.body[0], node.body[-1]
-    header_end = max(
-        [node.lineno, *(getattr(n, "end_lineno", 0) or 0 for n in node.decorator_list)]
-    )
-    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.returns is not None:
-        header_end = max(header_end, node.returns.end_lineno or 0)
-    if first.lineno <= header_end or first.lineno <= node.lineno:
+    if lines[first.lineno - 1][: first.col_offset].strip():
         raise AnswersError(f"line {node.lineno}: {node.name}'s body starts on its header line")
     return first.lineno, last.end_lineno or last.lineno
 
@@ -432,7 +436,7 @@ def _function_edit(
     lines: list[str],
     helper: bool,
 ) -> tuple[int, int, list[str]]:
-    start, end = _body_span(node)
+    start, end = _body_span(node, lines)
     indent = lines[start - 1][: node.body[0].col_offset]
     return start, end, _stub_body(indent, label, assignment, helper)
 
@@ -514,7 +518,11 @@ def build_module_source(source: str, assignment: str, stubs: Iterable[str]) -> s
 
 
 def write_student_linlib(
-    build: StudentBuild, dest: Path, *, package_dir: Path = LINLIB_DIR, ignore=None
+    build: StudentBuild,
+    dest: Path,
+    *,
+    package_dir: Path = LINLIB_DIR,
+    ignore: Callable[[str, list[str]], Iterable[str]] | None = None,
 ) -> Path:
     """Copy linlib to ``dest/linlib`` with ``build``'s definitions stubbed."""
     target = Path(dest) / PACKAGE

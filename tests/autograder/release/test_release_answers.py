@@ -291,8 +291,9 @@ def other():
     assert namespace["Fields"].__doc__.startswith("Not part of the student build")
     with pytest.raises(NotImplementedError, match=r"pkg\.Fields\.make is not part"):
         namespace["Fields"].make()
-    with pytest.raises(AnswersError, match="body starts on its header line"):
-        stub_module_source("def f(): return 1\n", {"f": "pkg.f"}, "01_x")
+    for one_line in ("def f(): return 1\n", "def f(\n    x,\n): return x\n"):
+        with pytest.raises(AnswersError, match="body starts on its header line"):
+            stub_module_source(one_line, {"f": "pkg.f"}, "01_x")
     with pytest.raises(AnswersError, match="no top-level definition"):
         stub_module_source("x = 1\n", {"f": "pkg.f"}, "01_x")
 
