@@ -303,10 +303,12 @@ def _test_cell_sources(folder: Path) -> list[tuple[str, str]]:
 
 
 def course_answers(
-    notebooks_dir: Path = course.NOTEBOOKS_DIR, linlib: LinlibSource | None = None
+    notebooks_dir: Path | None = None, linlib: LinlibSource | None = None
 ) -> dict[str, list[Key]]:
     """Assignment -> the linlib definitions its test cells are the first to disable, in
-    course order (the assignments' folder names, sorted)."""
+    course order (the assignments' folder names, sorted); the course's notebooks
+    (``autograder.course.NOTEBOOKS_DIR``) unless ``notebooks_dir`` is given."""
+    notebooks_dir = course.NOTEBOOKS_DIR if notebooks_dir is None else notebooks_dir
     linlib = LinlibSource() if linlib is None else linlib
     answers: dict[str, list[Key]] = {}
     earlier: set[Key] = set()
@@ -350,7 +352,7 @@ def student_build(
     assignment: str,
     release_notebooks: Sequence[Path],
     *,
-    notebooks_dir: Path = course.NOTEBOOKS_DIR,
+    notebooks_dir: Path | None = None,
     linlib: LinlibSource | None = None,
     answers: Mapping[str, Sequence[Key]] | None = None,
 ) -> StudentBuild:
