@@ -2,7 +2,8 @@
 notebook's metadata, the hidden tests of a test cell, a notebook as .ipynb bytes, and which
 assignment a notebook's grade ids belong to (:func:`assignment_mismatch`,
 :func:`closest_assignment`: the one home of that matching, used before grading and by the
-grading batch).
+grading batch), and the library references a test cell makes unusable
+(:func:`disabled_names`: what the student's release leaves out of its linlib).
 
 The hidden-test regions are found one way, with nbgrader's own delimiters and rule
 (``ClearHiddenTests``: a line containing ``BEGIN HIDDEN TESTS`` opens a region, a line
@@ -11,6 +12,7 @@ containing ``END HIDDEN TESTS`` closes it); a region left open runs to the end o
 
 from __future__ import annotations
 
+import ast
 import io
 import json
 import warnings
@@ -216,3 +218,69 @@ def _nbgrader_meta(cell: Mapping) -> Mapping:
     meta = cell.get("metadata", {}) if isinstance(cell, Mapping) else {}
     nbg = meta.get("nbgrader", {}) if isinstance(meta, Mapping) else {}
     return nbg if isinstance(nbg, Mapping) else {}
+
+
+# --------------------------------------------------------------------------- references
+
+
+def _literal_names(value: object) -> set[str] | None:
+    if isinstance(value, str):
+        return {value}
+    if isinstance(value, tuple | list | set | frozenset) and all(
+        isinstance(item, str) for item in value
+    ):
+        return set(value)
+    return None
+
+
+def disabled_names(source: str) -> set[str]:
+    """The library references a test cell's ``call_student(..., disable=...)`` calls make
+    unusable: the names a student must not hand in as their own (``"signed_distance"``,
+    ``"linlib.geometry.augment"``, ``"sklearn.svm.SVC"``), as the cell writes them.
+
+    ``disable`` is read without running the cell: a literal (a string, or a tuple or list
+    of strings) or a name the cell binds to one (``off = ("Perceptron", ...)``; every
+    binding of that name in the cell counts). Raises ``ValueError`` for a ``disable`` that
+    is neither, or a cell that is not Python, so that no reference is missed silently.
+    """
+    code = "\n".join(
+        "" if line.lstrip().startswith(("%", "!")) else line for line in source.split("\n")
+    )
+    tree = ast.parse(code)  # SyntaxError is a ValueError
+    bound: dict[str, set[str]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            try:
+                names = _literal_names(ast.literal_eval(node.value))
+            except (ValueError, TypeError, SyntaxError):
+                names = None
+            for target in targets:
+                if isinstance(target, ast.Name) and names is not None:
+                    bound.setdefault(target.id, set()).update(names)
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        called = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+        if called != "call_student":
+            continue
+        for keyword in node.keywords:
+            if keyword.arg != "disable":
+                continue
+            value = keyword.value
+            if isinstance(value, ast.Name) and value.id in bound:
+                out |= bound[value.id]
+                continue
+            try:
+                names = _literal_names(ast.literal_eval(value))
+            except (ValueError, TypeError, SyntaxError):
+                names = None
+            if names is None:
+                raise ValueError(
+                    f"line {value.lineno}: disable={ast.unparse(value)} is not a literal "
+                    "tuple of names (nor a name the cell binds to one)"
+                )
+            out |= names
+    return out

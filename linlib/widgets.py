@@ -267,7 +267,9 @@ def hyperplane_explorer(
         plot_distances(ax, X, w_now, state["b"])
         plot_hyperplane(ax, w_now, state["b"])
         _keep_view(ax, X)
-        d = signed_distance(X, w_now, state["b"])
+        # As plot_distances draws them; not linlib.signed_distance, which the student
+        # build of 01 leaves out (it answers one of its exercises).
+        d = (X @ w_now + state["b"]) / np.linalg.norm(w_now)
         return (
             f"w = ({w_now[0]:.1f}, {w_now[1]:.1f}), b = {state['b']:.1f}: "
             f"{int(np.sum(side > 0))} points on the +1 side, "

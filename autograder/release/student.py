@@ -5,11 +5,14 @@ A release zip (``python -m autograder release``) is all a student needs::
     <assignment>/<assignment>.ipynb              the release notebook (nbgrader's)
     <assignment>/README.md                       two commands: a venv, then JupyterLab
     <assignment>/requirements.txt                exact pins: the wheel and what it needs
-    <assignment>/linlib-<version>-py3-none-any.whl   the course's helper library
+    <assignment>/linlib-<version>+<assignment>-py3-none-any.whl   the course's helper library
     <assignment>/nbgrader_config.py              so that `nbgrader validate` finds its config
 
 The wheel is a linlib-only distribution built at release time from the repository's
-``linlib/`` with setuptools, offline; its metadata declares the runtime dependencies listed
+``linlib/`` with setuptools, offline: the *student build* of the assignment, in which the
+library's answers to its exercises and to later assignments' are stubs (what the release
+notebook itself uses stays; :mod:`autograder.release.answers`), one wheel per assignment,
+its version tagged with the assignment's name. Its metadata declares the runtime dependencies listed
 in ``pyproject.toml`` (``[project] dependencies``), and its data files hold a JupyterLab
 page configuration (``etc/jupyter/labconfig/page_config.d/``, what ``jupyter labextension
 disable`` writes at the environment's level) that hides the nbgrader panels a student
@@ -30,6 +33,7 @@ from __future__ import annotations
 import datetime
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -43,6 +47,9 @@ from pathlib import Path
 import nbformat
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
+from packaging.version import Version
+
+from autograder.release import answers
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 PYPROJECT = REPO_ROOT / "pyproject.toml"
@@ -100,23 +107,42 @@ def _toml_list(items: Sequence[str]) -> str:
     return "[" + ", ".join(json.dumps(item) for item in items) + "]"
 
 
-def build_linlib_wheel(dest_dir: str | os.PathLike, *, epoch: int | None = None) -> Path:
+def wheel_version(build: answers.StudentBuild | None = None) -> str:
+    """The wheel's version: the project's, with the assignment as a local label for a
+    student build (``0.1.0+2.perceptron.update`` for 02_perceptron_update), so that ``pip
+    show linlib`` names the build and pip replaces one assignment's build with another's in
+    a shared environment."""
+    version = str(_project()["version"])
+    if build is None:
+        return version
+    local = re.sub(r"[^a-z0-9]+", ".", build.assignment.lower()).strip(".")
+    return str(Version(f"{version}+{local}"))  # normalised, as in the wheel's name
+
+
+def build_linlib_wheel(
+    dest_dir: str | os.PathLike,
+    *,
+    epoch: int | None = None,
+    build: answers.StudentBuild | None = None,
+) -> Path:
     """Build the linlib-only wheel into ``dest_dir`` (offline, deterministic for an epoch).
 
     Only what the notebooks use at run time goes in: the package's modules and its data
-    file, not the script that made the data. Returns the wheel's path.
+    file, not the script that made the data. With ``build``, the student build of its
+    assignment: the answers it leaves out are stubs (:mod:`autograder.release.answers`).
+    Returns the wheel's path.
     """
     epoch = release_epoch() if epoch is None else epoch
     dest_dir = Path(dest_dir).resolve()
     dest_dir.mkdir(parents=True, exist_ok=True)
     project = _project()
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "make_*.py")
     with tempfile.TemporaryDirectory(prefix="linlib-wheel-") as tmp:
         root = Path(tmp)
-        shutil.copytree(
-            LINLIB_DIR,
-            root / "linlib",
-            ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "make_*.py"),
-        )
+        if build is None:
+            shutil.copytree(LINLIB_DIR, root / "linlib", ignore=ignore)
+        else:
+            answers.write_student_linlib(build, root, package_dir=LINLIB_DIR, ignore=ignore)
         shutil.copyfile(TEMPLATES / "student_page_config.json", root / PAGE_CONFIG_NAME)
         shutil.copyfile(TEMPLATES / "student_server_config.json", root / SERVER_CONFIG_NAME)
         (root / "pyproject.toml").write_text(
@@ -128,7 +154,7 @@ def build_linlib_wheel(dest_dir: str | os.PathLike, *, epoch: int | None = None)
                     "",
                     "[project]",
                     'name = "linlib"',
-                    f"version = {json.dumps(project['version'])}",
+                    f"version = {json.dumps(wheel_version(build))}",
                     'description = "The helper library of the course Linear classifiers"',
                     f"requires-python = {json.dumps(project.get('requires-python', '>=3.11'))}",
                     f"dependencies = {_toml_list(linlib_dependencies())}",

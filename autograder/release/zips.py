@@ -11,6 +11,7 @@ from pathlib import Path
 
 from autograder import course
 from autograder.models import GradingError
+from autograder.release import answers
 from autograder.release import student as student_release
 
 
@@ -24,12 +25,21 @@ def _source_digest(folder: Path) -> str:
 
 def _student_files_digest() -> str:
     """What a release zip holds besides the notebooks is made from: linlib (the wheel), the
-    project's metadata and pins (requirements.txt), and the student files' code and
-    templates. A change to any of them makes the next release write its zips again."""
+    project's metadata and pins (requirements.txt), the student files' code and
+    templates, and every assignment's notebooks (their test cells say which answers each
+    student build leaves out). A change to any of them makes the next release write its
+    zips again."""
     root = course.REPO_ROOT
     h = hashlib.sha256()
     here = Path(__file__).resolve().parent
-    paths = [root / "pyproject.toml", root / "requirements.txt", here / "student.py"]
+    paths = [
+        root / "pyproject.toml",
+        root / "requirements.txt",
+        here / "student.py",
+        here / "answers.py",
+        root / "autograder" / "notebook.py",
+    ]
+    paths += course.NOTEBOOKS_DIR.glob("*/*.ipynb")
     for folder in (root / "linlib", here / "templates"):
         paths += [
             path
@@ -83,7 +93,8 @@ def ensure_released(
     course_dir = the_course.root
     notebooks: dict[str, list[str]] = {}
     epoch = student_release.release_epoch()
-    wheel: Path | None = None
+    linlib: answers.LinlibSource | None = None
+    course_answers: dict = {}
     student_digest = _student_files_digest() if zips else ""
     for assignment in assignments:
         src = course.NOTEBOOKS_DIR / assignment
@@ -111,8 +122,22 @@ def ensure_released(
             and zip_stamp.read_text().strip() == zip_digest
         )
         if zips and (force or not zip_current):
-            if wheel is None:  # one build of the linlib wheel for every zip of this release
-                wheel = student_release.build_linlib_wheel(course_dir / "student", epoch=epoch)
+            try:
+                if linlib is None:  # linlib's source and the course's answers, read once
+                    linlib = answers.LinlibSource()
+                    course_answers = answers.course_answers(linlib=linlib)
+                # Each assignment's own student build of linlib (answers stubbed).
+                build = answers.student_build(
+                    assignment,
+                    sorted(release.glob("*.ipynb")),
+                    linlib=linlib,
+                    answers=course_answers,
+                )
+            except answers.AnswersError as error:
+                raise GradingError(f"cannot make the student build of linlib: {error}") from None
+            wheel = student_release.build_linlib_wheel(
+                course_dir / "student" / assignment, epoch=epoch, build=build
+            )
             extra = student_release.student_files(release, wheel, the_course.course_id)
             _write_zip(release, zip_path, extra, epoch=epoch)
             zip_stamp.write_text(zip_digest + "\n")

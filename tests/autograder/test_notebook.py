@@ -1,6 +1,6 @@
 """autograder.notebook: the one hidden-test parser (checked against nbgrader's own
-ClearHiddenTests on every course notebook), the redaction derived from it, and a notebook
-as .ipynb bytes."""
+ClearHiddenTests on every course notebook), the redaction derived from it, a notebook
+as .ipynb bytes, and the references a test cell disables."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from nbformat.v4 import new_code_cell, new_notebook
 from nbgrader.preprocessors import ClearHiddenTests
 
 from autograder.notebook import (
+    disabled_names,
     hidden_line_ranges,
     is_test_cell,
     notebook_bytes,
@@ -82,3 +83,55 @@ def test_notebook_bytes_read_back_as_the_same_notebook():
     back = nbformat.reads(content.decode("utf-8"), as_version=4)
     assert [c.source for c in back.cells] == ["x = 1", "y = 'é'", "x = 1"]
     assert len({c.id for c in back.cells}) == 3  # nbformat repaired the duplicate id
+
+
+def test_disabled_names_reads_literals_and_the_names_bound_to_them():
+    source = """
+from linlib.grading import call_student
+import linlib
+
+
+def test_x():
+    off = ("Perceptron", "sklearn.linear_model.Perceptron")
+    call_student(f, 1, disable=off, use_reference=("perceptron_update",))
+    linlib.grading.call_student(g, disable="signed_distance")
+    call_student(h, disable=["linlib.geometry.augment"])
+    call_student(k)  # nothing disabled
+    other(f, disable=("not_a_call_student",))
+
+
+test_x()
+"""
+    assert disabled_names(source) == {
+        "Perceptron",
+        "sklearn.linear_model.Perceptron",
+        "signed_distance",
+        "linlib.geometry.augment",
+    }
+    assert disabled_names("%matplotlib inline\nx = 1") == set()
+
+
+def test_disabled_names_refuses_what_it_cannot_read():
+    with pytest.raises(ValueError, match="not a literal"):
+        disabled_names("call_student(f, disable=names_from_elsewhere)")
+    with pytest.raises(ValueError, match="not a literal"):
+        disabled_names('call_student(f, disable=("a",) + extra)')
+    with pytest.raises(SyntaxError):
+        disabled_names("call_student(f, disable=(")
+
+
+def test_every_course_test_cell_disables_names_the_grader_accepts():
+    """Each name read from a course test cell is one ``call_student`` resolves at run time
+    (a typo would raise there); most test cells disable something."""
+    from linlib.grading import _resolve
+
+    cells = list(_test_cells())
+    if not cells:
+        pytest.skip("no course notebooks yet")
+    disabling = 0
+    for _stem, cell in cells:
+        names = disabled_names(cell.source)
+        disabling += bool(names)
+        for name in names:
+            _resolve(name)  # ValueError for a name that is no function or class
+    assert disabling >= len(cells) * 3 // 4

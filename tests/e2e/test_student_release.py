@@ -7,6 +7,13 @@ requirements (pip; PyPI or pip's cache) and open the notebook in JupyterLab. The
 - in a terminal: the release notebook runs, its stubs failing with their own
   NotImplementedError (never an ImportError), and the instructor's solutions pass every
   visible test under ``nbgrader validate``, without the "No nbgrader_config.py" warning;
+- each zip's wheel is that assignment's student build of linlib: the environment is
+  switched from one assignment to the next with ``pip install -r requirements.txt`` in
+  its folder; in it, every graded function's reference is a stub (read from the installed
+  files with ``ast``, and called: ``tests/autograder/release/probe_student_build.py``),
+  the release notebook's visible tests all fail on the student's stubs (never on one of
+  the library's), and with the instructor's solutions typed in, every cell runs — the
+  demonstrations too — on the student's code and what the build keeps;
 - in a real browser (Playwright driving Debian's chromium): a correct answer typed into
   one solution cell and a wrong one into the next, Run All Cells, Validate; the student
   sees the passing tests, the failing test's message, and Validate's list of failures.
@@ -22,6 +29,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import json
 import os
 import re
 import shlex
@@ -37,6 +45,7 @@ import pytest
 
 from autograder.course import list_assignments
 from autograder.release import release_course
+from autograder.release.answers import student_build
 from autograder.samples import solution_sources
 
 from .browser import jupyterlab_server, launch_chromium
@@ -47,6 +56,9 @@ REPO = Path(__file__).resolve().parents[2]
 ARTEFACTS = REPO / "build" / "test-artifacts"
 FIRST = "01_hyperplanes"
 EPOCH = "1795000000"
+PROBE = REPO / "tests" / "autograder" / "release" / "probe_student_build.py"
+# What the library's stubs say when called (autograder.release.answers.stub_message).
+STUB_SAYS = "is not part of the student build of"
 # The browser test's answers (notebook 01): the instructor's `activation`, and a `predict`
 # that swaps the two labels, which any test of predict catches.
 CORRECT_CELL = "activation"
@@ -139,15 +151,35 @@ def _run(args: list[str], cwd: Path, timeout: float = 600) -> subprocess.Complet
     )
 
 
+def _use_assignment(student_dir: dict[str, Path], assignment: str) -> None:
+    """Install ``assignment``'s requirements into the one environment, as a student who
+    keeps an environment from one assignment to the next does: pip replaces the linlib
+    build (its version names the assignment) and leaves the rest, pinned alike."""
+    folder = student_dir[assignment]
+    done = _run(
+        [_venv_bin(student_dir, "python"), "-m", "pip", "install", "-r", "requirements.txt"],
+        folder,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    which = "from linlib import _build; print(_build.ASSIGNMENT)"
+    done = _run([_venv_bin(student_dir, "python"), "-c", which], folder)
+    assert done.stdout.strip() == assignment, done.stdout + done.stderr
+
+
 def test_one_environment_serves_every_assignment(student_dir):
     first = student_dir[FIRST]
-    wheel = sorted(first.glob("*.whl"))
-    assert len(wheel) == 1
-    for folder in student_dir.values():
-        assert (folder / "requirements.txt").read_bytes() == (
-            first / "requirements.txt"
-        ).read_bytes()
-        assert (folder / wheel[0].name).read_bytes() == wheel[0].read_bytes()
+    pins = (first / "requirements.txt").read_text().splitlines()
+    wheels = {}
+    for assignment, folder in student_dir.items():
+        (wheel,) = sorted(folder.glob("*.whl"))  # the assignment's own student build
+        wheels[assignment] = wheel.read_bytes()
+        lines = (folder / "requirements.txt").read_text().splitlines()
+        assert lines[3] == f"./{wheel.name}"
+        assert lines[:3] + lines[4:] == pins[:3] + pins[4:]  # the same pins otherwise
+    assert len(set(wheels.values())) == len(wheels)
+    for assignment in (list(student_dir)[1], FIRST):
+        _use_assignment(student_dir, assignment)
     done = _run(
         [_venv_bin(student_dir, "python"), "-c", "import linlib; print(linlib.__file__)"], first
     )
@@ -158,10 +190,40 @@ def test_one_environment_serves_every_assignment(student_dir):
     assert check.returncode == 0, check.stdout + check.stderr
 
 
+def _probe_student_build(student_dir, releases, assignment: str) -> None:
+    """The installed linlib is the assignment's student build: what the release computes
+    it leaves out is stubbed there (its source a docstring and a raise; calling it raises
+    the build's NotImplementedError), every graded function's same-named reference in
+    linlib among them; the earlier assignments' answers work."""
+    done = _run([_venv_bin(student_dir, "python"), str(PROBE)], student_dir[assignment])
+    assert done.returncode == 0, done.stderr[-3000:]
+    (found,) = json.loads(done.stdout)
+    release_dir = releases[assignment].parent / assignment
+    build = student_build(assignment, sorted(release_dir.glob("*.ipynb")))
+    assert found["assignment"] == assignment
+    assert set(found["stubs"]) == {".".join(key) for key in build.stubs}
+    graded = set(solution_sources(REPO / "notebooks" / assignment / f"{assignment}.ipynb"))
+    for name in graded & set(found["public"]):
+        assert found["public"][name], f"linlib.{name} answers {assignment} but is not a stub"
+    for qualified, entry in found["stubs"].items():
+        for method, seen in entry["functions"].items():
+            where = f"{qualified}.{method}"
+            assert seen["stub_body"], where
+            assert seen["call"].startswith("NotImplementedError: "), where
+            assert f"{STUB_SAYS} {assignment}" in seen["call"], where
+    assert all(found["use_reference_keeps_own"].values())
+
+
+def _outputs_text(nb: nbformat.NotebookNode) -> str:
+    return json.dumps([cell.get("outputs", []) for cell in nb.cells])
+
+
 @pytest.mark.parametrize("assignment", list_assignments())
-def test_release_runs_and_solutions_validate(student_dir, assignment):
+def test_release_runs_and_solutions_validate(student_dir, releases, assignment):
     folder = student_dir[assignment]
     notebook = f"{assignment}.ipynb"
+    _use_assignment(student_dir, assignment)
+    _probe_student_build(student_dir, releases, assignment)
     # The release as handed out: every error is a stub's NotImplementedError.
     done = _run(
         [
@@ -197,7 +259,20 @@ def test_release_runs_and_solutions_validate(student_dir, assignment):
         elif executed.cells[index].metadata.get("nbgrader", {}).get("grade"):
             # a test fails on a stub: its NotImplementedError, raised or reported
             assert "NotImplementedError" in f"{out.ename}: {out.evalue}", where
-    # The instructor's solutions, typed into the release: nbgrader validate passes.
+    # No visible test passes on the release, and none fails on the library's stubs: every
+    # one runs to the student's own stub.
+    failed = {index for index, _ in errors}
+    tests = [
+        index
+        for index, cell in enumerate(executed.cells)
+        if cell.metadata.get("nbgrader", {}).get("grade")
+        and not cell.metadata.get("nbgrader", {}).get("solution")
+    ]
+    assert tests and set(tests) <= failed, sorted(set(tests) - failed)
+    assert STUB_SAYS not in _outputs_text(executed)
+    # The instructor's solutions, typed into the release: every cell runs (the
+    # demonstrations on the student's functions and what the build keeps), and nbgrader
+    # validate passes.
     release = nbformat.read(folder / notebook, as_version=4)
     answers = solution_sources(REPO / "notebooks" / assignment / notebook)
     for cell in release.cells:
@@ -205,6 +280,21 @@ def test_release_runs_and_solutions_validate(student_dir, assignment):
         if cell.metadata.get("nbgrader", {}).get("solution"):
             cell.source = answers[grade_id]
     nbformat.write(release, folder / "solved.ipynb")
+    done = _run(
+        [
+            _venv_bin(student_dir, "jupyter"),
+            "nbconvert",
+            "--to",
+            "notebook",
+            "--execute",
+            "--output",
+            "solved-executed.ipynb",
+            "solved.ipynb",
+        ],
+        folder,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert STUB_SAYS not in _outputs_text(nbformat.read(folder / "solved-executed.ipynb", 4))
     done = _run([_venv_bin(student_dir, "nbgrader"), "validate", "solved.ipynb"], folder)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Success! Your notebook passes all the tests." in done.stdout
@@ -217,6 +307,7 @@ def test_release_runs_and_solutions_validate(student_dir, assignment):
 @pytest.fixture
 def jupyter_lab(student_dir, tmp_path) -> Iterator[tuple[str, str, Path]]:
     """JupyterLab as the README opens it, on 127.0.0.1 with a token; stopped afterwards."""
+    _use_assignment(student_dir, FIRST)
     folder = student_dir[FIRST]
     command = shlex.split(_readme_commands((folder / "README.md").read_text())[-1])
     token = "student-e2e"

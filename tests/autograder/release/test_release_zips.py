@@ -49,7 +49,9 @@ def _wheel(released: Path) -> tuple[str, bytes]:
 
 def test_zip_holds_what_a_student_needs(released):
     names = sorted(_members(released))
-    wheel = f"{ASSIGNMENT}/linlib-{student._project()['version']}-py3-none-any.whl"
+    # the student build of the assignment: its name in the version's local label
+    version = f"{student._project()['version']}+1.hyperplanes"
+    wheel = f"{ASSIGNMENT}/linlib-{version}-py3-none-any.whl"
     assert names == sorted(
         [
             f"{ASSIGNMENT}/{ASSIGNMENT}.ipynb",
@@ -98,6 +100,7 @@ def test_wheel_is_linlib_only_with_real_metadata(released, tmp_path):
     assert modules == source  # no generator script, no bytecode, nothing of the autograder
     assert not any(f.startswith("autograder") for f in files)
     assert meta["Name"] == "linlib"
+    assert meta["Version"].endswith("+1.hyperplanes")  # pip show linlib: whose build it is
     with (REPO / "pyproject.toml").open("rb") as handle:
         declared = tomllib.load(handle)["project"]["dependencies"]
     assert sorted(meta.get_all("Requires-Dist")) == sorted(declared)
