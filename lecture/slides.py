@@ -17,7 +17,8 @@ The rules, for a 50-minute walkthrough (one idea per slide, figures large):
    solution, the site and the notebook show the tests.
 4. Long derivations are split: a cell that would take the current (sub)slide past
    ``MAX_LINES`` lines (source, plus text output up to ``MAX_OUTPUT_LINES``) starts a
-   **subslide**.
+   **subslide**. A written answer counts without its grader's rubric: the deck leaves
+   the rubric out (:func:`lecture.mark_solutions`).
 5. Every other cell continues the slide before it (``-``).
 """
 
@@ -30,6 +31,7 @@ from pathlib import Path
 
 import nbformat
 
+from autograder.notebook import is_written_answer, split_rubric
 from lecture._notebooks import ROOT, course_notebooks, is_test
 
 #: Lines a (sub)slide holds before the next cell starts a new subslide.
@@ -61,8 +63,10 @@ def has_figure(cell: nbformat.NotebookNode) -> bool:
 
 
 def cell_lines(cell: nbformat.NotebookNode) -> int:
-    """How many lines a cell takes on a slide, roughly: wrapped source + text output."""
-    lines = sum(1 + len(line) // WRAP for line in cell.source.splitlines())
+    """How many lines a cell takes on a slide, roughly: wrapped source + text output (a
+    written answer without its grader's rubric, which the slides leave out)."""
+    source = split_rubric(cell.source)[0] if is_written_answer(cell) else cell.source
+    lines = sum(1 + len(line) // WRAP for line in source.splitlines())
     if cell.cell_type == "code":
         text = 0
         for output in cell.get("outputs", []):

@@ -104,19 +104,25 @@ def formgrader_config(course: Course) -> Config:
     the file, so they are left out here):
 
     - its submission view (nbconvert's ``HTMLExporter`` with nbgrader's ``formgrade``
-      template) renders the notebook after :class:`~.sanitise.SanitiseNotebook` and with
-      :class:`~.sanitise.CleanMarkdown` as its ``markdown2html`` filter;
+      template) shows, under each written answer, the grader's rubric from the course's
+      source notebook (:class:`~.preprocessors.ShowRubric`), and renders the notebook after
+      :class:`~.sanitise.SanitiseNotebook` and with :class:`~.sanitise.CleanMarkdown` as its
+      ``markdown2html`` filter (the rubric cell too);
     - its "Generate feedback" button runs ``GenerateFeedback`` with :func:`feedback_config`'s
       preprocessors and exporter, as ``python -m autograder grade`` does (the exporter's
       own preprocessor list stays empty: the feedback's list is the one that runs).
     """
+    from autograder.grading.preprocessors import ShowRubric
     from autograder.grading.sanitise import CleanMarkdown, SanitiseNotebook
 
     own = course.config()
     config = Config(
         {name: section for name, section in feedback_config(course).items() if name not in own}
     )
-    config.HTMLExporter.preprocessors = [SanitiseNotebook]
+    config.HTMLExporter.preprocessors = [ShowRubric, SanitiseNotebook]
     config.HTMLExporter.filters = {"markdown2html": CleanMarkdown}
+    config.ShowRubric.source_root = str(course.root / "source")
+    # The feedback pages' exporter is an HTMLExporter too: it must not inherit the view's
+    # preprocessors (a rubric in a student's feedback page).
     config.SafeHTMLExporter.preprocessors = []
     return config

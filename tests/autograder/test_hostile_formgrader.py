@@ -43,10 +43,18 @@ TOKEN = "formgrader-test-token"
 FORMGRADER_LINES = "from autograder.grading import formgrader_config"
 
 
-def render_formgrade(nb: nbformat.NotebookNode, course_dir: Path, *, safe: bool) -> str:
+def render_formgrade(
+    nb: nbformat.NotebookNode,
+    course_dir: Path,
+    *,
+    safe: bool,
+    assignment: str = "a",
+    notebook: str = "nb",
+) -> str:
     """*nb* rendered as formgrader's submission view renders it: nbconvert's HTMLExporter
     with nbgrader's formgrade template and the course's nbgrader_config.py (or, with
-    *safe* false, the same file without the formgrader lines)."""
+    *safe* false, the same file without the formgrader lines), for the submission of
+    *notebook* of *assignment* (the names formgrader's handler passes)."""
     from nbconvert.exporters import HTMLExporter
     from nbgrader.server_extensions.formgrader.formgrader import FormgradeExtension
     from traitlets.config.loader import PyFileConfigLoader
@@ -59,7 +67,7 @@ def render_formgrade(nb: nbformat.NotebookNode, course_dir: Path, *, safe: bool)
     config = FormgradeExtension().build_extra_config()  # formgrader's, then the file's
     config.merge(PyFileConfigLoader("nbgrader_config.py", path=str(course_dir)).load_config())
     resources = {"base_url": "", "submission_id": "s", "index": 0, "total": 1}
-    resources |= {"notebook_id": "nb", "assignment_id": "a", "student": "eve"}
+    resources |= {"notebook_id": notebook, "assignment_id": assignment, "student": "eve"}
     page, _ = HTMLExporter(config=config).from_notebook_node(nb, resources=resources)
     return page
 

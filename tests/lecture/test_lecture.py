@@ -10,8 +10,10 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
+from autograder.notebook import is_written_answer, rubrics
 from lecture import course_notebooks, mark_solutions
 from lecture.assets import mathjax_available
+from lecture.decks import write_deck
 from lecture.slides import MAX_LINES, apply, slide_types, stale
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -124,6 +126,41 @@ def test_mark_solutions_tags_copies_only():
     assert "tags" not in nb.cells[0].metadata  # the notebook itself is not changed
     plain = mark_solutions(nb, fence_markdown=False)
     assert plain.cells[1].source == nb.cells[1].source
+
+
+def test_rubric_on_the_site_never_on_the_slides():
+    """A written answer's rubric: on the site (for lecturers) after the model answer, in
+    an admonition of its own; on the slides (shown in class) not at all, and the slide
+    rules count the answer as the deck shows it."""
+    answer = _solution_cell("markdown")
+    rubric_lines = "\n".join(f"| element {k} | 1 |" for k in range(40))
+    answer.source += f"\n\n#### Rubric\n\n{rubric_lines}"
+    nb = new_notebook(cells=[new_markdown_cell("## Proof"), answer, new_markdown_cell("Next.")])
+    site = mark_solutions(nb, fence_markdown=True).cells[1].source
+    assert site.index("Students write this answer") < site.index("Because")
+    assert site.index("Because") < site.index("Rubric for the grader") < site.index("element 39")
+    assert ":class: grader-rubric" in site
+    deck = mark_solutions(nb, fence_markdown=False).cells[1].source
+    assert deck == "Because $a \\le 0$."
+    without = new_notebook(cells=[nb.cells[0], _solution_cell("markdown"), nb.cells[2]])
+    assert slide_types(nb) == slide_types(without) == ["slide", "-", "-"]
+
+
+@pytest.mark.slow
+def test_course_decks_leave_every_rubric_out(tmp_path):
+    """The decks of the notebooks with written answers show each model answer, and none
+    of their rubrics."""
+    with_answers = [p for p in NOTEBOOKS if rubrics(nbformat.read(p, as_version=4))]
+    if not with_answers:
+        pytest.skip("no written answer with a rubric")
+    for path in with_answers:
+        nb = nbformat.read(path, as_version=4)
+        deck = write_deck(path, tmp_path).read_text(encoding="utf-8")
+        assert "Rubric" not in deck and "Typical partial answers" not in deck, path.stem
+        for cell in nb.cells:
+            if is_written_answer(cell):
+                first_words = cell.source.split()[:3]
+                assert " ".join(first_words) in deck, (path.stem, first_words)
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
