@@ -181,16 +181,24 @@ def active_content(page: str) -> list[str]:
 
 
 def render_feedback(nb: nbformat.NotebookNode, tmp_path: Path) -> Path:
-    """*nb* rendered as the grader renders feedback, copied as copy_feedback ships it."""
+    """*nb* rendered as the grader renders feedback (GenerateFeedback's exporter, its
+    preprocessors registered the way nbgrader registers them: one that is off stays off;
+    ``GetGrades``, which needs a gradebook, left out), copied as copy_feedback ships it."""
     from nbgrader.converters import GenerateFeedback
     from nbgrader.coursedir import CourseDirectory
+    from nbgrader.preprocessors import GetGrades
 
     from autograder.grading import feedback_config
 
     config = feedback_config(Course(tmp_path / "course"))
     app = GenerateFeedback(coursedir=CourseDirectory(config=config), config=config)
     exporter = app.exporter_class(parent=app, config=app.config)
-    nb, resources = _preprocess(app, nb, tmp_path)
+    for preprocessor in app.preprocessors:  # as nbgrader's BaseConverter.start does
+        if preprocessor is not GetGrades:
+            exporter.register_preprocessor(preprocessor)
+    resources = {"nbgrader": {"notebook": "01_hyperplanes", "score": 0, "max_score": 1}}
+    resources["nbgrader"]["late_penalty"] = 0
+    resources["config_dir"] = str(tmp_path)  # CSSHTMLHeaderPreprocessor's custom CSS
     body, _ = exporter.from_notebook_node(nb, resources=resources)
     page = tmp_path / "course" / "feedback" / "eve" / "01_hyperplanes" / "01_hyperplanes.html"
     page.parent.mkdir(parents=True)
@@ -202,20 +210,6 @@ def render_feedback(nb: nbformat.NotebookNode, tmp_path: Path) -> Path:
         out,
     )
     return out / "feedback" / "eve" / "01_hyperplanes" / "01_hyperplanes.html"
-
-
-def _preprocess(app, nb, config_dir: Path):
-    """The feedback preprocessors that need no gradebook (GetGrades does)."""
-    from nbgrader.preprocessors import GetGrades
-
-    resources = {"nbgrader": {"notebook": "01_hyperplanes", "score": 0, "max_score": 1}}
-    resources["nbgrader"]["late_penalty"] = 0
-    resources["config_dir"] = str(config_dir)  # CSSHTMLHeaderPreprocessor's custom CSS
-    for cls in app.preprocessors:
-        if cls is GetGrades:
-            continue
-        nb, resources = cls(parent=app, config=app.config).preprocess(nb, resources)
-    return nb, resources
 
 
 def test_rendered_feedback_has_no_active_content(tmp_path):
