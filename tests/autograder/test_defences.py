@@ -14,8 +14,9 @@ The class (``test_hostile_html.grade_hostile_batch``):
   and fails inside numpy (a traceback through the grader's folders), and five extra files
   whose names are not UTF-8 (flags longer than a spreadsheet cell should be).
 
-Each test's docstring says what the run shows with its layer switched off; each was
-switched off once and the test seen to fail.
+Checked on what the run wrote: the feedback pages, formgrader's view of eve's graded
+notebook, grades.csv and summary.md. Each test's docstring says what the run shows with its
+layer switched off; each was switched off once and the test seen to fail.
 """
 
 from __future__ import annotations
@@ -234,6 +235,25 @@ def test_grades_csv_is_safe_in_a_spreadsheet(graded):
     assert len("; ".join(entry["flags"])) > MAX_CELL  # not vacuous
     assert flags.startswith(f"{len(entry['flags'])} flags (all in results.json): ")
     assert flags.endswith(" more")
+
+
+def test_summary_renders_as_text(graded):
+    """summary.md rendered by a Markdown renderer that passes HTML through (mistune, as
+    nbconvert uses it): eve's flag quotes her grade id, ``<script>`` and all, and the
+    rendered summary holds no active content.
+
+    Switched off: without the summary's escaping of flags the rendered summary holds eve's
+    ``<script>``.
+    """
+    import mistune
+
+    results = json.loads((graded["out"] / "results.json").read_text(encoding="utf-8"))
+    (eve,) = [s for s in results["submissions"] if s["student"] == "eve"]
+    assert "<script>" in " ".join(eve["flags"])  # not vacuous
+    summary = (graded["out"] / "summary.md").read_text(encoding="utf-8")
+    assert "grade ids not in the instructor's copy" in summary
+    rendered = mistune.create_markdown(escape=False)(summary)
+    assert hostile_html.active_content(rendered) == []
 
 
 def test_the_hostile_page_runs_nothing_in_chromium(browser, graded):
