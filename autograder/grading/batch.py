@@ -202,6 +202,9 @@ def grade_prepared(
             result.error = result.error.replace(str(course.root), "<course>")
             log = write_failure_log(course, assignment, student, value)
             result.flags.append(f"could not be graded: {result.error} (full log: {log})")
+        elif feedback and not value.get("feedback"):
+            log = write_failure_log(course, assignment, student, value)
+            result.flags.append(f"no feedback page: it could not be written (full log: {log})")
         result.scores = course.read_scores(assignment, [student]).get(student, {})
         finish(result)
     return {(p.assignment, p.student): results[(p.assignment, p.student)] for p in prepared}

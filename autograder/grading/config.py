@@ -58,8 +58,13 @@ def feedback_config(course: Course) -> Config:
     """GenerateFeedback configuration: nbgrader's, with hidden-test source redacted, the
     grader machine's folders taken out of the outputs, and every active element of the
     student's notebook taken out (:mod:`autograder.grading.sanitise`: the notebook cleaned,
-    the page rendered by its ``SafeHTMLExporter`` with a Content-Security-Policy)."""
-    from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
+    the page rendered by its ``SafeHTMLExporter`` with a Content-Security-Policy).
+
+    nbgrader's list ends with nbconvert's ``CSSHTMLHeaderPreprocessor``, which never runs
+    there (an nbconvert preprocessor is off unless switched on; the template's own
+    ``conf.json`` registers one that is on): it is left out. Every preprocessor listed here
+    is on wherever it is registered (``tests/autograder/grading/test_grading_config.py``).
+    """
     from nbgrader.preprocessors import GetGrades
 
     from autograder.grading.preprocessors import HideGraderPaths, RedactHiddenTests
@@ -71,7 +76,6 @@ def feedback_config(course: Course) -> Config:
         RedactHiddenTests,
         HideGraderPaths,
         SanitiseNotebook,
-        CSSHTMLHeaderPreprocessor,
     ]
     config.GenerateFeedback.exporter_class = SafeHTMLExporter
     config.HideGraderPaths.course_root = str(course.root)

@@ -214,29 +214,11 @@ def test_deck_arrow_keys_and_length(browser, server, deck):
 def test_feedback_page_typesets_offline(browser, tmp_path):
     """A feedback page as the autograder writes it, opened from disk (file://)."""
     from nbformat.v4 import new_markdown_cell, new_notebook
-    from nbgrader.converters import GenerateFeedback
-    from nbgrader.coursedir import CourseDirectory
 
-    from autograder.course import Course
-    from autograder.grading import feedback_config
-    from autograder.models import SubmissionResult
-    from autograder.report import copy_feedback
+    from tests.autograder.test_hostile_html import render_feedback
 
-    config = feedback_config(Course(tmp_path))
-    app = GenerateFeedback(coursedir=CourseDirectory(config=config), config=config)
-    exporter = app.exporter_class(parent=app, config=app.config)
     nb = new_notebook(cells=[new_markdown_cell("The margin is $\\gamma = 1/\\lVert w \\rVert$.")])
-    resources = {"nbgrader": {"notebook": "n", "score": 1, "max_score": 2, "late_penalty": 0}}
-    body, _ = exporter.from_notebook_node(nb, resources=resources)
-    course = tmp_path / "course"
-    page = course / "feedback" / "alice" / "01_hyperplanes" / "01_hyperplanes.html"
-    page.parent.mkdir(parents=True)
-    page.write_text(body, encoding="utf-8")
-    out = tmp_path / "out"
-    copy_feedback(
-        Course(course), [SubmissionResult(student="alice", assignment="01_hyperplanes")], out
-    )
-    shipped = out / "feedback" / "alice" / "01_hyperplanes" / "01_hyperplanes.html"
+    shipped = render_feedback(nb, tmp_path)
     visit = Visit(browser, shipped.as_uri())
     try:
         typeset = visit.page.evaluate(MATHJAX_DONE)

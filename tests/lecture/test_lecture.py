@@ -179,18 +179,10 @@ def test_notebooks_carry_the_slide_metadata_of_the_rules(path):
 
 @pytest.mark.skipif(not mathjax_available(), reason="node_modules/mathjax not installed")
 def test_feedback_pages_load_mathjax_from_beside_them(tmp_path):
-    from nbgrader.converters import GenerateFeedback
-    from nbgrader.coursedir import CourseDirectory
+    from tests.autograder.test_hostile_html import render_feedback
 
-    from autograder.course import Course
-    from autograder.grading import feedback_config
-
-    config = feedback_config(Course(tmp_path))
-    app = GenerateFeedback(coursedir=CourseDirectory(config=config), config=config)
-    exporter = app.exporter_class(parent=app, config=app.config)
     nb = new_notebook(cells=[new_markdown_cell("The margin $\\gamma$.")])
-    resources = {"nbgrader": {"notebook": "n", "score": 1, "max_score": 2, "late_penalty": 0}}
-    body, _ = exporter.from_notebook_node(nb, resources=resources)
+    body = render_feedback(nb, tmp_path).read_text(encoding="utf-8")
     sources = re.findall(r'<script[^>]*\bsrc="([^"]*)"', body)
     assert sources == ["../../_mathjax/tex-chtml-full.js"]
     assert "MathJax.Hub" not in body  # nbconvert's MathJax 2 configuration is gone
