@@ -279,7 +279,8 @@ def test_feedback_pages_load_mathjax_from_beside_them(tmp_path):
     body, _ = exporter.from_notebook_node(nb, resources=resources)
     sources = re.findall(r'<script[^>]*\bsrc="([^"]*)"', body)
     assert sources == ["../../_mathjax/tex-chtml-full.js"]
-    assert "MathJax.Hub" not in body  # nbconvert's MathJax 2 configuration is gone
+    # nbconvert's MathJax 2 configuration and CDN are gone
+    assert "MathJax.Hub.Config" not in body and "cdnjs" not in body
 
 
 @pytest.mark.skipif(not mathjax_available(), reason="node_modules/mathjax not installed")
