@@ -10,6 +10,7 @@ Layout of a course directory made by :meth:`Course.make`::
     <course_dir>/release/<assignment>/...  student versions (generate_assignment)
     <course_dir>/submitted/<student>/<assignment>/<notebook>.ipynb
     <course_dir>/autograded/..., feedback/...
+    <course_dir>/feedback/_mathjax/        MathJax, for the feedback pages and formgrader
     <course_dir>/gradebook.db              nbgrader's gradebook (SQLite, busy timeout set)
     <course_dir>/ledger.jsonl              graded submissions, for resuming (grading.ledger)
     <course_dir>/logs/                     the workers' and kernels' stderr
@@ -157,6 +158,18 @@ def _write_config_file(course_dir: Path, config: Config, *, stock: bool = False)
     (course_dir / "nbgrader_config.py").write_text("\n".join(lines) + "\n")
 
 
+def _ship_mathjax(course_dir: Path) -> None:
+    """MathJax in ``feedback/_mathjax/`` of the course directory, when the lecture's npm
+    assets are installed: what the course's own feedback pages load (from beside them)
+    and what formgrader's submission view loads (through the Jupyter server's ``/files/``,
+    :data:`autograder.grading.config.FORMGRADER_MATHJAX_URL`), so neither needs a network.
+    Hard links to ``node_modules/`` where the file system allows (no copy per course)."""
+    from lecture.assets import FEEDBACK_MATHJAX, copy_mathjax, mathjax_available
+
+    if mathjax_available():
+        copy_mathjax(course_dir / "feedback" / FEEDBACK_MATHJAX, link=True)
+
+
 def id_length_limit() -> int:
     """The longest student id nbgrader's gradebook stores (its id columns' length; SQLite
     ignores it, PostgreSQL refuses a longer one)."""
@@ -269,6 +282,8 @@ class Course:
                 src, dest, ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__")
             )
         _write_config_file(self.root, self._config, stock=stock)
+        if not stock:
+            _ship_mathjax(self.root)
         return self
 
     def release(self, assignment: str) -> Path:
