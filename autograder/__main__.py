@@ -33,6 +33,10 @@ in '<Full Name>_<participant id>_assignsubmission_file_/<file>'.
 Writes to --out: results.json (per submission: student, assignment, each test's score and
 max score, flags, ok), grades.csv (nbgrader's export columns + flags), feedback/<student>/
 <assignment>/<notebook>.html (hidden tests' source withheld) and summary.md.
+First the instructor's solution of each assignment is graded the same way: short of full
+marks, the grading environment is broken and the run is refused (exit 1, nothing written).
+A re-run reuses the result of a submission unchanged since it was graded (same files,
+assignment, grader and settings); --regrade grades again.
 """
 
 

@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 from autograder.course import Course, list_assignments
-from autograder.grading import CANARY_PREFIX, canary_student, sandbox_status
+from autograder.grading import sandbox_status
 from autograder.notebook import notebook_bytes
 from autograder.release import ensure_released
 from autograder.samples import make_submission
@@ -131,6 +131,8 @@ def test_a_broken_environment_refuses_the_class(class_dir, shadow):
 def test_the_same_class_in_a_working_environment_is_graded(class_dir):
     """After the refusal, the same command in a working environment grades the class (no
     zeros replayed: nothing was recorded) and the canary is nowhere in what it wrote."""
+    from autograder.grading import CANARY_PREFIX, canary_student
+
     course_dir, out = class_dir / "course", class_dir / "out"
     args = ["grade", "batch", "--course", "course", "--out", "out", "--workers", "2"]
     proc = _cli(args, class_dir)

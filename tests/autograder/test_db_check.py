@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from autograder.__main__ import main
-from autograder.course import Course, gradebook_problem, list_assignments
+from autograder.course import Course, list_assignments
 from autograder.models import GradingError
 
 FIRST = (list_assignments() or ["01_hyperplanes"])[0]
@@ -126,6 +126,8 @@ def test_a_bad_url_never_reaches_the_courses_configuration(submissions, tmp_path
 
 
 def test_working_gradebooks_pass_and_nothing_is_created(tmp_path):
+    from autograder.course import gradebook_problem
+
     new = tmp_path / "new.db"
     assert gradebook_problem(f"sqlite:///{new}") is None
     assert not new.exists()  # checked without creating it
@@ -137,7 +139,10 @@ def test_working_gradebooks_pass_and_nothing_is_created(tmp_path):
     assert "in-memory" in gradebook_problem("sqlite://")
 
 
+@pytest.mark.slow  # starts the session's PostgreSQL server
 def test_a_running_postgres_server_passes(postgres_url):
+    from autograder.course import gradebook_problem
+
     assert gradebook_problem(postgres_url) is None
     missing = postgres_url.replace("/gradebook?", "/no_such_database?")
     assert 'database "no_such_database" does not exist' in gradebook_problem(missing)
