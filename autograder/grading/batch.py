@@ -310,12 +310,14 @@ def grade_prepared(
 def _canary_cleanup(course: Course, student: str) -> Iterator[None]:
     """Remove the canary *student* before its grading (what a killed run left) and, when
     the grading stopped without a verdict (a failed canary, an interrupt), once the
-    executor has stopped: this context is left after the executor's."""
+    executor has stopped: this context is left after the executor's. That last removal
+    never hides the error that ended the run (a gradebook gone away fails it too)."""
     remove_canary(course, student)
     try:
         yield
     finally:
-        remove_canary(course, student)
+        with contextlib.suppress(Exception):
+            remove_canary(course, student)
 
 
 def _check_canaries(
