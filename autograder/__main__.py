@@ -33,6 +33,10 @@ in '<Full Name>_<participant id>_assignsubmission_file_/<file>'.
 Writes to --out: results.json (per submission: student, assignment, each test's score and
 max score, flags, ok), grades.csv (nbgrader's export columns + flags), feedback/<student>/
 <assignment>/<notebook>.html (hidden tests' source withheld) and summary.md.
+First the instructor's solution of each assignment is graded the same way: short of full
+marks, the grading environment is broken and the run is refused (exit 1, nothing written).
+A re-run reuses the result of a submission unchanged since it was graded (same files,
+assignment, grader and settings); --regrade grades again.
 """
 
 
@@ -146,6 +150,19 @@ def build_parser() -> argparse.ArgumentParser:
     p_grade.add_argument(
         "--no-feedback", action="store_true", help="skip the feedback HTML (faster)"
     )
+    p_grade.add_argument(
+        "--regrade",
+        action="store_true",
+        help="grade again what the ledger would reuse: every submission, or with --student "
+        "only those students' (default: a submission unchanged since it was graded, with "
+        "the same assignment, grader and settings, keeps its recorded result)",
+    )
+    p_grade.add_argument(
+        "--student",
+        action="append",
+        metavar="S",
+        help="with --regrade: only this student (repeatable)",
+    )
     limits = p_grade.add_argument_group(
         "intake limits",
         "an archive or folder over --max-files or --max-total-mb is refused (exit 2); a "
@@ -182,6 +199,15 @@ def _interrupt(_signum: int, _frame: object) -> None:
     raise KeyboardInterrupt
 
 
+def _canary_passed(assignments: list[str], seconds: float) -> None:
+    solutions = "solution" if len(assignments) == 1 else "solutions"
+    print(
+        f"grading environment checked: the instructor's {solutions} of "
+        f"{', '.join(assignments)} got full marks ({seconds:.1f} s)",
+        file=sys.stderr,
+    )
+
+
 def _fail(message: str, status: int) -> int:
     print(f"{PROG}: error: {message}", file=sys.stderr)
     return status
@@ -193,12 +219,12 @@ def main(argv: list[str] | None = None) -> int:
     from sqlalchemy.exc import SQLAlchemyError
 
     from autograder.api import grade_path, release_course, run_demo
-    from autograder.course import check_db_url
+    from autograder.course import gradebook_problem
     from autograder.intake import IntakeLimits
-    from autograder.models import GradingError, SubmissionsError
+    from autograder.models import CanaryFailed, GradingError, SubmissionsError
 
     if getattr(args, "db", None) is not None:
-        problem = check_db_url(args.db)
+        problem = gradebook_problem(args.db)
         if problem is not None:
             return _fail(f"cannot use --db: {problem}", 2)
     on_main_thread = threading.current_thread() is threading.main_thread()
@@ -214,6 +240,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "grade":
             if not args.submissions.exists():
                 return _fail(f"no such file or folder: {args.submissions}", 2)
+            if args.student and not args.regrade:
+                return _fail("--student names whom --regrade grades again: add --regrade", 2)
             run = grade_path(
                 args.submissions,
                 assignment=args.assignment,
@@ -226,6 +254,8 @@ def main(argv: list[str] | None = None) -> int:
                 progress=_progress(args.progress),
                 feedback=not args.no_feedback,
                 dask=args.dask,
+                regrade=args.student or args.regrade,
+                on_canary=_canary_passed,
                 limits=IntakeLimits.from_options(
                     max_files=args.max_files,
                     max_file_mb=args.max_file_mb,
@@ -240,9 +270,12 @@ def main(argv: list[str] | None = None) -> int:
                 workers=args.workers,
                 sandbox=not args.unsandboxed,
                 progress=_progress(args.progress),
+                on_canary=_canary_passed,
             )
     except SubmissionsError as exc:
         return _fail(str(exc), 2)
+    except CanaryFailed as exc:
+        return _fail(f"refusing to grade: {exc}", 1)
     except SQLAlchemyError as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         return _fail(f"cannot use the gradebook: {first}", 1)

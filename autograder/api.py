@@ -6,12 +6,13 @@ report."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from pathlib import Path
 
 from autograder import course
 from autograder.grading import (
     Ledger,
+    canary_student,
     check_dask_gradebook,
     default_workers,
     grade_prepared,
@@ -32,6 +33,7 @@ from autograder.notebook import (
     carried_ids,
     closest_assignment,
     folder_graded_ids,
+    notebook_bytes,
 )
 from autograder.release import ensure_released, release_course
 from autograder.report import (
@@ -42,9 +44,16 @@ from autograder.report import (
     summary_text,
     write_results,
 )
+from autograder.samples import make_submission
 from autograder.samples.demo import build_demo_submissions
 
-__all__ = ["grade_path", "grade_prepared_run", "release_course", "run_demo"]
+__all__ = [
+    "grade_path",
+    "grade_prepared_run",
+    "instructor_submissions",
+    "release_course",
+    "run_demo",
+]
 
 DEFAULT_COURSE_DIR = course.DEFAULT_COURSE_DIR
 DEFAULT_OUT_DIR = Path("grading-out")
@@ -81,11 +90,19 @@ def grade_path(
     on_result: Callable[[SubmissionResult], None] | None = None,
     limits: IntakeLimits | None = None,
     dask: str | None = None,
+    regrade: bool | Collection[str] = False,
+    on_canary: Callable[[list[str], float], None] | None = None,
 ) -> GradeRun:
     """Grade a folder or LMS zip of submissions; write results.json, grades.csv, feedback,
     summary.md. ``limits``: how much of the submissions is read (intake's defaults).
     ``dask``: grade on a Dask cluster, ``"local:N"`` or ``"tcp://HOST:PORT"``
     (:mod:`autograder.grading.dask_batch`); default the local process pool.
+    ``regrade``: True grades every submission again instead of reusing what the ledger
+    recorded, a collection of student ids those students' submissions.
+
+    Before any student is graded, the instructor's solution of each assignment to grade
+    is graded the same way (the canary, :mod:`autograder.grading.canary`);
+    ``on_canary(assignments, seconds)`` is called when it got full marks.
 
     Raises
     ------
@@ -95,7 +112,9 @@ def grade_path(
         ``assignment`` given, most of them carry none of its graded cells (a wrong
         ``--assignment``: nothing is graded or written).
     GradingError
-        The grader itself cannot run (unknown assignment, sandbox unavailable, database).
+        The grader itself cannot run (unknown assignment, sandbox unavailable, database);
+        :class:`~autograder.models.CanaryFailed` when the instructor's solution does not
+        get full marks (nothing graded or written).
     """
     graded_course = course.Course(course_dir, db_url)
     target = parse_dask_target(dask) if dask is not None else None
@@ -153,6 +172,13 @@ def grade_path(
                 f"zip); found {', '.join(list(unmatched)[:5])}"
             )
         raise SubmissionsError(f"no submissions found in {submissions}")
+    if regrade and regrade is not True:
+        present = {raw.student for _, raw in assigned}
+        absent = sorted(set(regrade) - present)
+        if absent:
+            raise SubmissionsError(
+                f"--student {absent[0]}: no submission of that student in {submissions}"
+            )
     notebooks = ensure_released(graded_course, sorted({a for a, _ in assigned}))
     prepared: list[PreparedSubmission] = [prepare(raw, a, notebooks[a]) for a, raw in assigned]
     return grade_prepared_run(
@@ -166,6 +192,8 @@ def grade_path(
         unmatched=unmatched,
         on_result=on_result,
         dask=target,
+        regrade=regrade,
+        on_canary=on_canary,
     )
 
 
@@ -181,11 +209,15 @@ def grade_prepared_run(
     unmatched: Mapping[str, str] | None = None,
     on_result: Callable[[SubmissionResult], None] | None = None,
     dask: int | str | None = None,
+    regrade: bool | Collection[str] = False,
+    on_canary: Callable[[list[str], float], None] | None = None,
 ) -> GradeRun:
-    """Grade prepared submissions with the ledger, then write the run's outputs.
-    ``unmatched``: submissions that were not graded, each with why (a flag in the outputs);
-    ``dask``: a parsed ``--dask`` target (grading's ``parse_dask_target``) or None."""
+    """Grade prepared submissions with the ledger, the canary first, then write the run's
+    outputs. ``unmatched``: submissions that were not graded, each with why (a flag in the
+    outputs); ``dask``: a parsed ``--dask`` target (grading's ``parse_dask_target``) or
+    None; ``regrade``, ``on_canary``: as for :func:`grade_path`."""
     ledger = Ledger(graded_course.root / "ledger.jsonl")
+    canaries = instructor_submissions(graded_course, sorted({p.assignment for p in prepared}))
     bar = _progress_bar(len(prepared), progress)
 
     def done(result: SubmissionResult) -> None:
@@ -203,6 +235,9 @@ def grade_prepared_run(
             ledger=ledger,
             on_result=done,
             dask=dask,
+            canaries=canaries,
+            on_canary=on_canary,
+            regrade=regrade,
         )
     finally:
         bar.close()
@@ -222,6 +257,29 @@ def grade_prepared_run(
     return GradeRun(results, out_dir, text, list(unmatched))
 
 
+def instructor_submissions(
+    graded_course: course.Course, assignments: Iterable[str]
+) -> list[PreparedSubmission]:
+    """The canary of each assignment: its release notebooks filled with the instructor's
+    solutions from the course's source notebooks, prepared as a student's submission is,
+    under the canary's reserved student id (grading's ``canary_student``)."""
+    student = canary_student(graded_course)
+    out = []
+    for assignment in assignments:
+        names = sorted(p.stem for p in graded_course.source_dir(assignment).glob("*.ipynb"))
+        files = {
+            f"{name}.ipynb": notebook_bytes(
+                make_submission(
+                    graded_course.root / "release" / assignment / f"{name}.ipynb",
+                    graded_course.source_dir(assignment) / f"{name}.ipynb",
+                )
+            )
+            for name in names
+        }
+        out.append(prepare(RawSubmission(student, assignment, files), assignment, names))
+    return out
+
+
 def _carried_ids(raw: RawSubmission) -> set[str]:
     """Every grade id the notebooks of one student's files carry."""
     return set().union(*(carried_ids(c) for n, c in raw.files.items() if n.endswith(".ipynb")))
@@ -238,8 +296,10 @@ def run_demo(
     sandbox: bool = True,
     progress: bool = False,
     assignments: Iterable[str] | None = None,
+    on_canary: Callable[[list[str], float], None] | None = None,
 ) -> GradeRun:
-    """Release the course, build the demo class, grade it; returns the run."""
+    """Release the course, build the demo class, grade it (the canary first, as
+    :func:`grade_path` does); returns the run."""
     demo_course = course.Course(course_dir)
     names = list(assignments) if assignments else course.list_assignments()
     if not names:
@@ -257,4 +317,5 @@ def run_demo(
         workers=workers,
         sandbox=sandbox,
         progress=progress,
+        on_canary=on_canary,
     )

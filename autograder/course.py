@@ -90,6 +90,83 @@ def check_db_url(url: str) -> str | None:
     return None
 
 
+#: Seconds a PostgreSQL server (or another server's database) has to answer the check.
+CONNECT_TIMEOUT = 10
+
+
+def gradebook_problem(url: str) -> str | None:
+    """Why the gradebook URL *url* cannot be used (one line), or None: :func:`check_db_url`,
+    then a connection. Checked before anything is released, graded or written.
+
+    An SQLite gradebook is checked without creating or changing anything: an existing file
+    is opened read-only and must be a database the grader may write; a new one needs an
+    existing folder it may create files in. Any other database is connected to (``SELECT
+    1``; a PostgreSQL server gets :data:`CONNECT_TIMEOUT` seconds unless the URL sets
+    ``connect_timeout``). The URL itself is not repeated (it may hold a password).
+    """
+    problem = check_db_url(url)
+    if problem is not None:
+        return problem
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        return _sqlite_problem(parsed.database)
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.exc import SQLAlchemyError
+    from sqlalchemy.pool import NullPool
+
+    connect_args = {}
+    if parsed.get_backend_name() == "postgresql" and "connect_timeout" not in parsed.query:
+        connect_args["connect_timeout"] = CONNECT_TIMEOUT
+    try:
+        engine = create_engine(parsed, poolclass=NullPool, connect_args=connect_args)
+        try:
+            with engine.connect() as connection:
+                connection.execute(text("SELECT 1"))
+        finally:
+            engine.dispose()
+    except (SQLAlchemyError, OSError) as exc:
+        return f"cannot connect to the gradebook's database: {_first_line(exc)}"
+    return None
+
+
+def _first_line(exc: BaseException) -> str:
+    """The driver's own message of a database error, its first line (SQLAlchemy's wrapper
+    adds the statement and a link)."""
+    original = getattr(exc, "orig", None) or exc
+    lines = [line.strip() for line in str(original).splitlines() if line.strip()]
+    return lines[0] if lines else type(original).__name__
+
+
+def _sqlite_problem(database: str | None) -> str | None:
+    import sqlite3
+
+    if not database or database == ":memory:" or database.startswith("file::memory:"):
+        return "an in-memory SQLite gradebook is not shared by the grading workers: name a file"
+    path = Path(database).expanduser()
+    if path.exists():
+        if not path.is_file():
+            return f"the SQLite gradebook {path} is not a file"
+        try:
+            connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+            try:
+                connection.execute("PRAGMA schema_version").fetchone()
+            finally:
+                connection.close()
+        except sqlite3.Error as exc:
+            return f"cannot open the SQLite gradebook {path}: {exc}"
+        if not os.access(path, os.R_OK | os.W_OK):
+            return f"the SQLite gradebook {path} is read-only"
+        return None
+    folder = path.parent
+    if not folder.is_dir():
+        return f"the folder of the SQLite gradebook does not exist: {folder}"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"cannot create the SQLite gradebook in {folder}: no permission to write there"
+    return None
+
+
 def ensure_env_bin_on_path() -> None:
     """Put this environment's ``bin/`` on ``PATH`` (nbgrader runs its ``alembic`` command
     from there when it creates a gradebook; calling .venv/bin/python directly does not)."""
@@ -271,6 +348,10 @@ class Course:
         source_root = Path(source_dir).resolve() if source_dir is not None else NOTEBOOKS_DIR
         names = list(assignments) if assignments is not None else list_assignments(source_root)
         self.root.mkdir(parents=True, exist_ok=True)
+        # nbgrader_config.py names the gradebook: only one that works is written into it
+        problem = gradebook_problem(self.db_url)
+        if problem is not None:
+            raise GradingError(f"cannot use the gradebook: {problem}")
         for name in names:
             src = source_root / name
             if not (src / f"{name}.ipynb").is_file():

@@ -19,6 +19,11 @@ class SandboxUnavailable(GradingError):
     """The grading sandbox was required but cannot start."""
 
 
+class CanaryFailed(GradingError):
+    """The instructor's own solution does not get full marks in this grading environment:
+    the batch is refused before any student is graded (the message is one line)."""
+
+
 @dataclass
 class SubmissionResult:
     """The outcome of grading one student's submission of one assignment."""

@@ -133,22 +133,41 @@ class WorkerPool:
         self.log_dir = Path(log_dir) if log_dir is not None else None
         self.initializer = initializer
         self.initargs = initargs
+        self._open: ProcessPool | None = None
+
+    def __enter__(self) -> WorkerPool:
+        """Keep one set of workers for every :meth:`run` until the ``with`` block ends (a
+        batch run in steps on the same warm workers: the grading canary, then the class)."""
+        self._open = self.pebble_pool()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        pool, self._open = self._open, None
+        if pool is not None:
+            pool.stop()
+            pool.join()
 
     def run(self, tasks: Iterable[Task]) -> Iterator[Outcome]:
-        """Yield an :class:`Outcome` for every task, in completion order."""
+        """Yield an :class:`Outcome` for every task, in completion order. Inside a ``with``
+        block the tasks go to its workers (a task left when the caller stops iterating is
+        cancelled); otherwise a set of workers is started for them and stopped after."""
         tasks = list(tasks)
         if not tasks:
             return
-        pool = self.pebble_pool(min(self.n_workers, len(tasks)))
+        pool = self._open or self.pebble_pool(min(self.n_workers, len(tasks)))
+        scheduled: dict[Future, tuple[Task, float]] = {}
         try:
-            scheduled: dict[Future, tuple[Task, float]] = {}
             for task in tasks:
                 future = pool.schedule(_timed, (task.func, task.args), timeout=task.timeout)
                 scheduled[future] = (task, time.monotonic())
             yield from self._collect(pool, scheduled)
         finally:
-            pool.stop()
-            pool.join()
+            if pool is self._open:
+                for future in scheduled:
+                    future.cancel()
+            else:
+                pool.stop()
+                pool.join()
 
     def pebble_pool(self, max_workers: int | None = None) -> ProcessPool:
         """The ``pebble.ProcessPool`` of this pool's workers (``max_workers``, default
