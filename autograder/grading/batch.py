@@ -22,11 +22,18 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from autograder.course import Course
+from autograder.faults import Fault, faults_as_errors
 from autograder.grading.gradebook import share_engines
 from autograder.grading.ledger import LEDGER_VERSION, Ledger
 from autograder.grading.pool import Task, WorkerPool, WorkerPoolBroken
 from autograder.grading.task import autograde_task, failed_outcome, failure_cause, worker_init
-from autograder.models import GradingError, PreparedSubmission, SandboxUnavailable, SubmissionResult
+from autograder.models import (
+    GraderFault,
+    GradingError,
+    PreparedSubmission,
+    SandboxUnavailable,
+    SubmissionResult,
+)
 from autograder.notebook import carried_ids
 
 #: Generous outer wall-clock bound for grading one submission (the sandbox has tighter ones).
@@ -101,7 +108,7 @@ def run_autograde_batch(
                 value = dict(outcome.value)
                 value["seconds"] = outcome.seconds
             else:
-                value = failed_outcome(outcome.error, outcome.seconds)
+                value = failed_outcome(outcome.error, outcome.seconds, outcome.exception)
             yield assignment, student, value
     except WorkerPoolBroken as exc:
         raise GradingError(str(exc)) from exc
@@ -127,6 +134,11 @@ def grade_prepared(
     are unchanged since it was last graded is not graded again: its recorded result is
     reused (``skipped``), so an interrupted run, run again, resumes where it stopped.
 
+    Only what a notebook earned is recorded: a failure of the machine
+    (:mod:`autograder.faults`) never is. One that stops the run (a full disk, the gradebook
+    locked or gone) raises :class:`~autograder.models.GraderFault` at once; a grading
+    worker that died costs its submission in this run only (``fault`` set, flagged).
+
     Returns
     -------
     dict
@@ -134,6 +146,25 @@ def grade_prepared(
     """
     share_engines()
     prepared = list(prepared)
+    with faults_as_errors("while grading"):
+        results = _grade(
+            course, prepared, workers, sandbox, feedback, ledger, timeout, on_result, dask
+        )
+    return {(p.assignment, p.student): results[(p.assignment, p.student)] for p in prepared}
+
+
+def _grade(
+    course: Course,
+    prepared: list[PreparedSubmission],
+    workers: int,
+    sandbox: bool,
+    feedback: bool,
+    ledger: Ledger | None,
+    timeout: float,
+    on_result: Callable[[SubmissionResult], None] | None,
+    dask: int | str | None,
+) -> dict[tuple[str, str], SubmissionResult]:
+    """:func:`grade_prepared`'s work: (assignment, student) -> result, as they finish."""
     results: dict[tuple[str, str], SubmissionResult] = {}
     digests: dict[tuple[str, str], str] = {}
     salts: dict[str, str] = {}
@@ -145,7 +176,7 @@ def grade_prepared(
     def finish(result: SubmissionResult) -> None:
         key = (result.assignment, result.student)
         results[key] = result
-        if ledger is not None and not result.skipped:
+        if ledger is not None and not result.skipped and not result.fault:
             ledger.record(result.assignment, result.student, digests[key], result.to_dict())
         if on_result is not None:
             on_result(result)
@@ -167,7 +198,8 @@ def grade_prepared(
                 pending.append(reused)
                 continue
         if sub.notebooks:
-            course.write_submission(sub.assignment, sub.student, sub.notebooks)
+            with faults_as_errors(f"writing {course.root.name}/submitted/{sub.student}"):
+                course.write_submission(sub.assignment, sub.student, sub.notebooks)
             jobs.append(key)
         else:
             course.record_zero_scores(sub.assignment, sub.student)
@@ -188,23 +220,36 @@ def grade_prepared(
         outcomes = run_dask_batch(
             course, jobs, dask=dask, sandbox=sandbox, feedback=feedback, timeout=timeout
         )
-    for assignment, student, value in outcomes:
-        sub = by_key[(assignment, student)]
-        result = SubmissionResult(student, assignment, flags=list(sub.flags))
-        result.missing = list(sub.missing)
-        for flag in value["flags"]:
-            if flag not in result.flags:
-                result.flags.append(flag)
-        result.ok = bool(value["success"])
-        result.seconds = value["seconds"]
-        if not result.ok:
-            result.error = value.get("cause") or failure_cause(value["error"], value["log"])
-            result.error = result.error.replace(str(course.root), "<course>")
-            log = write_failure_log(course, assignment, student, value)
-            result.flags.append(f"could not be graded: {result.error} (full log: {log})")
-        result.scores = course.read_scores(assignment, [student]).get(student, {})
-        finish(result)
-    return {(p.assignment, p.student): results[(p.assignment, p.student)] for p in prepared}
+    try:
+        for assignment, student, value in outcomes:
+            sub = by_key[(assignment, student)]
+            fault = Fault.from_dict(value["fault"]) if value.get("fault") else None
+            if fault is not None and fault.fatal:
+                raise GraderFault(fault.message(f"while grading {assignment}/{student}"), fault)
+            result = SubmissionResult(student, assignment, flags=list(sub.flags))
+            result.missing = list(sub.missing)
+            for flag in value["flags"]:
+                if flag not in result.flags:
+                    result.flags.append(flag)
+            result.ok = bool(value["success"])
+            result.seconds = value["seconds"]
+            if fault is not None:  # a worker died: not this notebook's result
+                result.ok = False
+                result.error = fault.what
+                result.fault = fault.what
+                result.flags.append(f"not graded: {fault.what}; the next run grades it again")
+            elif not result.ok:
+                result.error = value.get("cause") or failure_cause(value["error"], value["log"])
+                result.error = result.error.replace(str(course.root), "<course>")
+                log = write_failure_log(course, assignment, student, value)
+                result.flags.append(f"could not be graded: {result.error} (full log: {log})")
+            result.scores = course.read_scores(assignment, [student]).get(student, {})
+            finish(result)
+    finally:
+        close = getattr(outcomes, "close", None)
+        if close is not None:  # stops the workers now, not when the generator is collected
+            close()
+    return results
 
 
 def code_fingerprint(roots: Iterable[Path]) -> str:
