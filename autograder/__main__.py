@@ -2,13 +2,16 @@
 cases in :mod:`autograder.api` — release the course, grade a class, run the demo.
 
 Exit status: 0 when the job ran (submissions that could not be graded are flagged rows in
-grades.csv, not failures); 2 for bad arguments or paths; 1 when the grader itself could not
-run (e.g. the sandbox cannot start, the gradebook cannot be opened).
+grades.csv, not failures); 2 for bad arguments or paths, or a course directory another run
+is using (with --no-wait); 1 when the grader itself could not run (e.g. the sandbox cannot
+start, the gradebook cannot be opened) or a failure of the machine stopped it (a full disk,
+the gradebook locked: one line says what to do; the same command run again completes it).
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
 import signal
 import sys
 import threading
@@ -23,7 +26,9 @@ in parallel, inside a sandbox, with grades.csv, redacted feedback and a summary.
 
 EPILOG = """\
 Exit status: 0 when the job ran (a submission that cannot be graded is a flagged row, not
-a failure), 2 for bad arguments or paths, 1 when the grader itself cannot run.
+a failure), 2 for bad arguments or paths (or, with --no-wait, a course directory another
+run is using), 1 when the grader itself cannot run or a failure of the machine (a full
+disk, a locked gradebook) stopped it: run the same command again, nothing graded is lost.
 """
 
 GRADE_EPILOG = """\
@@ -72,6 +77,12 @@ def build_parser() -> argparse.ArgumentParser:
             default=Path("course"),
             metavar="DIR",
             help="nbgrader course directory to build and use (default: ./course)",
+        )
+        p.add_argument(
+            "--no-wait",
+            action="store_true",
+            help="when another run is using the course directory, stop at once (exit 2) "
+            "instead of waiting for it to finish",
         )
 
     def grading(p: argparse.ArgumentParser) -> None:
@@ -221,8 +232,18 @@ def main(argv: list[str] | None = None) -> int:
     from autograder.api import grade_path, release_course, run_demo
     from autograder.course import gradebook_problem
     from autograder.intake import IntakeLimits
-    from autograder.models import CanaryFailed, GradingError, SubmissionsError
+    from autograder.models import (
+        CanaryFailed,
+        CourseBusy,
+        GraderFault,
+        GradingError,
+        SubmissionsError,
+    )
 
+    # nbgrader's gradebook logs a database error's whole traceback to stderr (tornado's
+    # application log, which has no handler of its own) before raising it; the command line
+    # says what happened in one line instead (autograder.faults)
+    logging.getLogger("tornado.application").addHandler(logging.NullHandler())
     if getattr(args, "db", None) is not None:
         problem = gradebook_problem(args.db)
         if problem is not None:
@@ -231,7 +252,9 @@ def main(argv: list[str] | None = None) -> int:
     previous = signal.signal(signal.SIGTERM, _interrupt) if on_main_thread else None
     try:
         if args.command == "release":
-            zips = release_course(args.course, args.assignment, db_url=args.db)
+            zips = release_course(
+                args.course, args.assignment, db_url=args.db, wait=not args.no_wait
+            )
             for name, path in zips.items():
                 # the release folder, and the zip to hand out (autograder.release)
                 shown = _shown_path(path).removesuffix("/")
@@ -256,6 +279,7 @@ def main(argv: list[str] | None = None) -> int:
                 dask=args.dask,
                 regrade=args.student or args.regrade,
                 on_canary=_canary_passed,
+                wait=not args.no_wait,
                 limits=IntakeLimits.from_options(
                     max_files=args.max_files,
                     max_file_mb=args.max_file_mb,
@@ -271,11 +295,16 @@ def main(argv: list[str] | None = None) -> int:
                 sandbox=not args.unsandboxed,
                 progress=_progress(args.progress),
                 on_canary=_canary_passed,
+                wait=not args.no_wait,
             )
     except SubmissionsError as exc:
         return _fail(str(exc), 2)
     except CanaryFailed as exc:
         return _fail(f"refusing to grade: {exc}", 1)
+    except CourseBusy as exc:
+        return _fail(f"{exc}: run again when it has finished (without --no-wait: wait for it)", 2)
+    except GraderFault as exc:
+        return _fail(str(exc), 1)
     except SQLAlchemyError as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         return _fail(f"cannot use the gradebook: {first}", 1)

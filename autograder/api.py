@@ -10,6 +10,8 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from pathlib import Path
 
 from autograder import course
+from autograder.faults import Fault, faults_as_errors
+from autograder.files import write_atomic
 from autograder.grading import (
     Ledger,
     canary_student,
@@ -21,6 +23,7 @@ from autograder.grading import (
 )
 from autograder.intake import IntakeLimits, guess_assignment, prepare, read_submissions
 from autograder.models import (
+    GraderFault,
     GradeRun,
     GradingError,
     PreparedSubmission,
@@ -92,6 +95,7 @@ def grade_path(
     dask: str | None = None,
     regrade: bool | Collection[str] = False,
     on_canary: Callable[[list[str], float], None] | None = None,
+    wait: bool = True,
 ) -> GradeRun:
     """Grade a folder or LMS zip of submissions; write results.json, grades.csv, feedback,
     summary.md. ``limits``: how much of the submissions is read (intake's defaults).
@@ -104,6 +108,10 @@ def grade_path(
     is graded the same way (the canary, :mod:`autograder.grading.canary`);
     ``on_canary(assignments, seconds)`` is called when it got full marks.
 
+    One run per course directory at a time (:meth:`~autograder.course.Course.lock`): while
+    another holds it, this one waits (saying so on stderr), or with ``wait=False`` raises
+    :class:`~autograder.models.CourseBusy` before anything is written.
+
     Raises
     ------
     SubmissionsError
@@ -115,6 +123,8 @@ def grade_path(
         The grader itself cannot run (unknown assignment, sandbox unavailable, database);
         :class:`~autograder.models.CanaryFailed` when the instructor's solution does not
         get full marks (nothing graded or written).
+        :class:`~autograder.models.GraderFault` when a failure of the machine stopped it
+        (a full disk, the gradebook locked or gone: one line saying what to do).
     """
     graded_course = course.Course(course_dir, db_url)
     target = parse_dask_target(dask) if dask is not None else None
@@ -179,22 +189,24 @@ def grade_path(
             raise SubmissionsError(
                 f"--student {absent[0]}: no submission of that student in {submissions}"
             )
-    notebooks = ensure_released(graded_course, sorted({a for a, _ in assigned}))
-    prepared: list[PreparedSubmission] = [prepare(raw, a, notebooks[a]) for a, raw in assigned]
-    return grade_prepared_run(
-        prepared,
-        graded_course,
-        out_dir=out_dir,
-        workers=workers,
-        sandbox=sandbox,
-        progress=progress,
-        feedback=feedback,
-        unmatched=unmatched,
-        on_result=on_result,
-        dask=target,
-        regrade=regrade,
-        on_canary=on_canary,
-    )
+    with graded_course.lock(wait=wait):
+        with faults_as_errors("releasing the assignments"):
+            notebooks = ensure_released(graded_course, sorted({a for a, _ in assigned}))
+        prepared: list[PreparedSubmission] = [prepare(raw, a, notebooks[a]) for a, raw in assigned]
+        return grade_prepared_run(
+            prepared,
+            graded_course,
+            out_dir=out_dir,
+            workers=workers,
+            sandbox=sandbox,
+            progress=progress,
+            feedback=feedback,
+            unmatched=unmatched,
+            on_result=on_result,
+            dask=target,
+            regrade=regrade,
+            on_canary=on_canary,
+        )
 
 
 def grade_prepared_run(
@@ -215,9 +227,57 @@ def grade_prepared_run(
     """Grade prepared submissions with the ledger, the canary first, then write the run's
     outputs. ``unmatched``: submissions that were not graded, each with why (a flag in the
     outputs); ``dask``: a parsed ``--dask`` target (grading's ``parse_dask_target``) or
-    None; ``regrade``, ``on_canary``: as for :func:`grade_path`."""
+    None; ``regrade``, ``on_canary``: as for :func:`grade_path`.
+
+    Holds the course (:meth:`~autograder.course.Course.lock`, waiting for another run).
+    A failure of the machine raises :class:`~autograder.models.GraderFault`: while grading,
+    before any output is written (the old files stay); while writing, that file stays the
+    old one. A grading worker that died costs its submission only: the outputs are written
+    with it flagged, then :class:`~autograder.models.GraderFault`. The ledger keeps what
+    was finished, so the same command run again completes the class."""
+    with graded_course.lock():
+        return _grade_and_write(
+            prepared,
+            graded_course,
+            out_dir=out_dir,
+            workers=workers,
+            sandbox=sandbox,
+            progress=progress,
+            feedback=feedback,
+            unmatched=unmatched,
+            on_result=on_result,
+            dask=dask,
+            regrade=regrade,
+            on_canary=on_canary,
+        )
+
+
+def _grade_and_write(
+    prepared: list[PreparedSubmission],
+    graded_course: course.Course,
+    *,
+    out_dir: Path,
+    workers: int | None,
+    sandbox: bool,
+    progress: bool,
+    feedback: bool,
+    unmatched: Mapping[str, str] | None,
+    on_result: Callable[[SubmissionResult], None] | None,
+    dask: int | str | None,
+    regrade: bool | Collection[str],
+    on_canary: Callable[[list[str], float], None] | None,
+) -> GradeRun:
     ledger = Ledger(graded_course.root / "ledger.jsonl")
     canaries = instructor_submissions(graded_course, sorted({p.assignment for p in prepared}))
+    if ledger.unreadable:
+        lines = ", ".join(map(str, ledger.unreadable[:5]))
+        more = f" (+{len(ledger.unreadable) - 5} more)" if len(ledger.unreadable) > 5 else ""
+        print(
+            f"note: the course's ledger.jsonl has {len(ledger.unreadable)} unreadable line(s) "
+            f"(line {lines}{more}: cut off by a crash), ignored: those submissions are graded "
+            "again",
+            file=sys.stderr,
+        )
     bar = _progress_bar(len(prepared), progress)
 
     def done(result: SubmissionResult) -> None:
@@ -242,18 +302,32 @@ def grade_prepared_run(
     finally:
         bar.close()
     results = list(graded.values())
-    out_dir.mkdir(parents=True, exist_ok=True)
-    manual = manual_pending(graded_course, results)
     unmatched = dict(unmatched or {})
-    write_results(results, out_dir / "results.json", list(unmatched), manual)
-    export_grades(graded_course, results, out_dir / "grades.csv")
+    with faults_as_errors("writing the results"):
+        manual = manual_pending(graded_course, results)
+    # each output is written whole (autograder.files.write_atomic): after a fault it is the
+    # old file or the new one, and the message names the one that failed
+    with faults_as_errors(f"creating the output folder {out_dir.name}/"):
+        out_dir.mkdir(parents=True, exist_ok=True)
+    with faults_as_errors("writing results.json"):
+        write_results(results, out_dir / "results.json", list(unmatched), manual)
+    with faults_as_errors("writing grades.csv"):
+        export_grades(graded_course, results, out_dir / "grades.csv")
     if feedback:
-        copy_feedback(graded_course, results, out_dir)
+        with faults_as_errors("writing the feedback pages"):
+            copy_feedback(graded_course, results, out_dir)
     flagged = {f"{r.assignment}/{r.student}": list(r.flags) for r in results if r.flags}
     for name, reason in unmatched.items():
         flagged[name] = [reason]
     text = summary_text(summarise(results), flagged, manual)
-    (out_dir / "summary.md").write_text(text, encoding="utf-8")
+    with faults_as_errors("writing summary.md"):
+        write_atomic(out_dir / "summary.md", text)
+    faulted = [r for r in results if r.fault]
+    if faulted:  # a grading worker died: the rest of the class is written, that one flagged
+        first = faulted[0]
+        others = f" and {len(faulted) - 1} more (flagged)" if len(faulted) > 1 else ""
+        fault = Fault(first.fault, fatal=False)
+        raise GraderFault(fault.message(f"grading {first.assignment}/{first.student}{others}"))
     return GradeRun(results, out_dir, text, list(unmatched))
 
 
@@ -297,25 +371,29 @@ def run_demo(
     progress: bool = False,
     assignments: Iterable[str] | None = None,
     on_canary: Callable[[list[str], float], None] | None = None,
+    wait: bool = True,
 ) -> GradeRun:
     """Release the course, build the demo class, grade it (the canary first, as
-    :func:`grade_path` does); returns the run."""
+    :func:`grade_path` does); returns the run. ``wait``: as :func:`grade_path`'s (one run
+    per course directory)."""
     demo_course = course.Course(course_dir)
     names = list(assignments) if assignments else course.list_assignments()
     if not names:
         raise GradingError(f"no assignments found in {course.NOTEBOOKS_DIR}")
     if sandbox:
         resolve_sandbox(True)
-    ensure_released(demo_course, names)
-    demo_dir = demo_course.root / "demo_submissions"
-    build_demo_submissions(demo_course.root, demo_dir, names)
-    return grade_path(
-        demo_dir,
-        layout="nbgrader",
-        course_dir=demo_course.root,
-        out_dir=out_dir,
-        workers=workers,
-        sandbox=sandbox,
-        progress=progress,
-        on_canary=on_canary,
-    )
+    with demo_course.lock(wait=wait):
+        with faults_as_errors("releasing the assignments"):
+            ensure_released(demo_course, names)
+            demo_dir = demo_course.root / "demo_submissions"
+            build_demo_submissions(demo_course.root, demo_dir, names)
+        return grade_path(
+            demo_dir,
+            layout="nbgrader",
+            course_dir=demo_course.root,
+            out_dir=out_dir,
+            workers=workers,
+            sandbox=sandbox,
+            progress=progress,
+            on_canary=on_canary,
+        )

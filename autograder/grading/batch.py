@@ -24,6 +24,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from autograder.course import Course
+from autograder.faults import Fault, faults_as_errors
 from autograder.grading.canary import canary_problem, remove_canary
 from autograder.grading.gradebook import share_engines
 from autograder.grading.ledger import LEDGER_VERSION, Ledger
@@ -31,6 +32,7 @@ from autograder.grading.pool import Task, WorkerPool, WorkerPoolBroken
 from autograder.grading.task import autograde_task, failed_outcome, failure_cause, worker_init
 from autograder.models import (
     CanaryFailed,
+    GraderFault,
     GradingError,
     PreparedSubmission,
     SandboxUnavailable,
@@ -141,7 +143,7 @@ def pool_executor(
                     value = dict(outcome.value)
                     value["seconds"] = outcome.seconds
                 else:
-                    value = failed_outcome(outcome.error, outcome.seconds)
+                    value = failed_outcome(outcome.error, outcome.seconds, outcome.exception)
                 yield assignment, student, value
         except WorkerPoolBroken as exc:
             raise GradingError(str(exc)) from exc
@@ -201,6 +203,11 @@ def grade_prepared(
     :class:`~autograder.models.CanaryFailed` (:mod:`autograder.grading.canary`).
     ``on_canary(assignments, seconds)`` is called when they all passed.
 
+    Only what a notebook earned is recorded: a failure of the machine
+    (:mod:`autograder.faults`) never is. One that stops the run (a full disk, the gradebook
+    locked or gone) raises :class:`~autograder.models.GraderFault` at once; a grading
+    worker that died costs its submission in this run only (``fault`` set, flagged).
+
     Returns
     -------
     dict
@@ -208,6 +215,39 @@ def grade_prepared(
     """
     share_engines()
     prepared = list(prepared)
+    with faults_as_errors("while grading"):
+        results = _grade(
+            course,
+            prepared,
+            workers,
+            sandbox,
+            feedback,
+            ledger,
+            timeout,
+            on_result,
+            dask,
+            canaries,
+            on_canary,
+            regrade,
+        )
+    return {(p.assignment, p.student): results[(p.assignment, p.student)] for p in prepared}
+
+
+def _grade(
+    course: Course,
+    prepared: list[PreparedSubmission],
+    workers: int,
+    sandbox: bool,
+    feedback: bool,
+    ledger: Ledger | None,
+    timeout: float,
+    on_result: Callable[[SubmissionResult], None] | None,
+    dask: int | str | None,
+    canaries: Iterable[PreparedSubmission],
+    on_canary: Callable[[list[str], float], None] | None,
+    regrade: bool | Collection[str],
+) -> dict[tuple[str, str], SubmissionResult]:
+    """:func:`grade_prepared`'s work: (assignment, student) -> result, as they finish."""
     results: dict[tuple[str, str], SubmissionResult] = {}
     digests: dict[tuple[str, str], str] = {}
     salts: dict[str, str] = {}
@@ -223,7 +263,7 @@ def grade_prepared(
     def finish(result: SubmissionResult) -> None:
         key = (result.assignment, result.student)
         results[key] = result
-        if ledger is not None and not result.skipped:
+        if ledger is not None and not result.skipped and not result.fault:
             ledger.record(result.assignment, result.student, digests[key], result.to_dict())
         if on_result is not None:
             on_result(result)
@@ -280,33 +320,49 @@ def grade_prepared(
             pending.append(result)
         for assignment, student in jobs:
             sub = by_key[(assignment, student)]
-            course.write_submission(assignment, student, sub.notebooks)
+            with faults_as_errors(f"writing {course.root.name}/submitted/{student}"):
+                course.write_submission(assignment, student, sub.notebooks)
         for result in pending:
             finish(result)
         outcomes = iter(())
         if jobs:
             course.ensure_students(sorted({s for _, s in jobs}))
             outcomes = run(jobs)
-        for assignment, student, value in outcomes:
-            sub = by_key[(assignment, student)]
-            result = SubmissionResult(student, assignment, flags=list(sub.flags))
-            result.missing = list(sub.missing)
-            for flag in value["flags"]:
-                if flag not in result.flags:
-                    result.flags.append(flag)
-            result.ok = bool(value["success"])
-            result.seconds = value["seconds"]
-            if not result.ok:
-                result.error = value.get("cause") or failure_cause(value["error"], value["log"])
-                result.error = result.error.replace(str(course.root), "<course>")
-                log = write_failure_log(course, assignment, student, value)
-                result.flags.append(f"could not be graded: {result.error} (full log: {log})")
-            elif feedback and not value.get("feedback"):
-                log = write_failure_log(course, assignment, student, value)
-                result.flags.append(f"no feedback page: it could not be written (full log: {log})")
-            result.scores = course.read_scores(assignment, [student]).get(student, {})
-            finish(result)
-    return {(p.assignment, p.student): results[(p.assignment, p.student)] for p in prepared}
+        try:
+            for assignment, student, value in outcomes:
+                sub = by_key[(assignment, student)]
+                fault = Fault.from_dict(value["fault"]) if value.get("fault") else None
+                if fault is not None and fault.fatal:
+                    raise GraderFault(fault.message(f"while grading {assignment}/{student}"), fault)
+                result = SubmissionResult(student, assignment, flags=list(sub.flags))
+                result.missing = list(sub.missing)
+                for flag in value["flags"]:
+                    if flag not in result.flags:
+                        result.flags.append(flag)
+                result.ok = bool(value["success"])
+                result.seconds = value["seconds"]
+                if fault is not None:  # a worker died: not this notebook's result
+                    result.ok = False
+                    result.error = fault.what
+                    result.fault = fault.what
+                    result.flags.append(f"not graded: {fault.what}; the next run grades it again")
+                elif not result.ok:
+                    cause = value.get("cause") or failure_cause(value["error"], value["log"])
+                    result.error = cause.replace(str(course.root), "<course>")
+                    log = write_failure_log(course, assignment, student, value)
+                    result.flags.append(f"could not be graded: {result.error} (full log: {log})")
+                elif feedback and not value.get("feedback"):
+                    log = write_failure_log(course, assignment, student, value)
+                    result.flags.append(
+                        f"no feedback page: it could not be written (full log: {log})"
+                    )
+                result.scores = course.read_scores(assignment, [student]).get(student, {})
+                finish(result)
+        finally:
+            close = getattr(outcomes, "close", None)
+            if close is not None:  # stops the workers now, not when the generator is collected
+                close()
+    return results
 
 
 @contextlib.contextmanager

@@ -16,8 +16,9 @@ workers would have, and records the result (ledger, progress) as it does for the
 Nothing is lost when a worker dies: Dask runs its task again on another worker (a task
 that raised is retried twice); only the grader process writes the ledger, on completion,
 and nbgrader's gradebook writes are updates-or-creates, so a retried task records its
-submission once. A worker that keeps dying on one submission ends that submission as a
-flagged failure (Dask's ``KilledWorker``), as the pool does.
+submission once. A submission whose workers keep dying (Dask's ``KilledWorker``) is, as a
+pool worker that dies, a failure of the machine (:mod:`autograder.faults`): flagged "not
+graded" in this run and not recorded, so the next run grades it again.
 
 A scheduler that dies stops the run (:class:`GradingError`) without recording the
 submissions still in flight: the ledger holds every one that came back, so the same command
@@ -183,7 +184,7 @@ class GradingProcess:
         try:
             return future.result()
         except Exception as exc:  # stopped at the bound, died, or raised
-            return failed_outcome(failure_message(exc, timeout), time.monotonic() - start)
+            return failed_outcome(failure_message(exc, timeout), time.monotonic() - start, exc)
 
 
 def _grading_plugin(log_dir: Path | None, prewarm: bool, sandbox: bool) -> Any:
@@ -447,7 +448,7 @@ def _collect(
                 ) from None
             except Exception as exc:  # the task's error, or KilledWorker: that submission's
                 error = f"{type(exc).__name__}: {exc}"
-                value = failed_outcome(error, time.monotonic() - submitted_at)
+                value = failed_outcome(error, time.monotonic() - submitted_at, exc)
             else:
                 write_tree(course.autograded_dir(student, assignment), value.pop("autograded"))
                 pages = value.pop("feedback_files")

@@ -66,13 +66,15 @@ class Task:
 
 @dataclass
 class Outcome:
-    """What came back from a task: ``ok`` with ``value``, or ``error`` (readable text)."""
+    """What came back from a task: ``ok`` with ``value``, or ``error`` (readable text) and
+    ``exception`` (what it raised, or pebble's ``ProcessExpired`` for a worker that died)."""
 
     key: Any
     ok: bool
     value: Any = None
     error: str = ""
     seconds: float = 0.0
+    exception: BaseException | None = None  # what the task raised (or how its worker died)
 
 
 def _exit_on_sigterm(_signum: int, _frame: Any) -> None:
@@ -219,7 +221,8 @@ class WorkerPool:
         if isinstance(error, BrokenProcessPool):
             # every worker died before taking a task (e.g. the initializer fails)
             raise self._broken() from error
-        return Outcome(task.key, False, None, failure_message(error, task.timeout), elapsed)
+        message = failure_message(error, task.timeout)
+        return Outcome(task.key, False, None, message, elapsed, error)
 
 
 def failure_message(error: BaseException, timeout: float | None) -> str:
