@@ -245,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
     # says what happened in one line instead (autograder.faults)
     logging.getLogger("tornado.application").addHandler(logging.NullHandler())
     if getattr(args, "db", None) is not None:
-        problem = gradebook_problem(args.db)
+        problem = gradebook_problem(args.db, course_dir=getattr(args, "course", None))
         if problem is not None:
             return _fail(f"cannot use --db: {problem}", 2)
     on_main_thread = threading.current_thread() is threading.main_thread()

@@ -7,8 +7,10 @@ fetched from a CDN at view time.
 
 from __future__ import annotations
 
+import filecmp
 import os
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 from lecture._notebooks import ROOT
@@ -70,12 +72,26 @@ def _link_or_copy(src: str, dst: str) -> str:
     return dst
 
 
+def _unless_same(copy: Callable[[str, str], object]) -> Callable[[str, str], str]:
+    """*copy*, skipped where *dst* already holds *src*'s bytes: a run that ships MathJax
+    again writes nothing (on a full disk too)."""
+
+    def copy_changed(src: str, dst: str) -> str:
+        same = os.path.isfile(dst) and os.path.getsize(dst) == os.path.getsize(src)
+        if not (same and filecmp.cmp(src, dst, shallow=False)):
+            copy(src, dst)
+        return dst
+
+    return copy_changed
+
+
 def copy_mathjax(dest: Path, *, link: bool = False) -> Path:
     """Copy the MathJax files a page loads into *dest* (with *link*, hard links to
-    ``node_modules/`` where the file system allows); returns *dest*."""
+    ``node_modules/`` where the file system allows); files already there unchanged are
+    left alone; returns *dest*."""
     src = mathjax_dir()
     dest.mkdir(parents=True, exist_ok=True)
-    copy = _link_or_copy if link else shutil.copyfile
+    copy = _unless_same(_link_or_copy if link else shutil.copyfile)
     for part in _MATHJAX_PARTS:
         if (src / part).is_dir():
             shutil.copytree(src / part, dest / part, dirs_exist_ok=True, copy_function=copy)
