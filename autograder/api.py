@@ -43,6 +43,7 @@ from autograder.report import (
     write_results,
 )
 from autograder.samples.demo import build_demo_submissions
+from autograder.similarity import report_class, summary_line
 
 __all__ = ["grade_path", "grade_prepared_run", "release_course", "run_demo"]
 
@@ -81,11 +82,14 @@ def grade_path(
     on_result: Callable[[SubmissionResult], None] | None = None,
     limits: IntakeLimits | None = None,
     dask: str | None = None,
+    similarity: bool = False,
 ) -> GradeRun:
     """Grade a folder or LMS zip of submissions; write results.json, grades.csv, feedback,
     summary.md. ``limits``: how much of the submissions is read (intake's defaults).
     ``dask``: grade on a Dask cluster, ``"local:N"`` or ``"tcp://HOST:PORT"``
     (:mod:`autograder.grading.dask_batch`); default the local process pool.
+    ``similarity``: also compare the answers (:mod:`autograder.similarity`):
+    similarity.html, similarity.csv and a line of summary.md.
 
     Raises
     ------
@@ -166,6 +170,7 @@ def grade_path(
         unmatched=unmatched,
         on_result=on_result,
         dask=target,
+        similarity=similarity,
     )
 
 
@@ -181,10 +186,12 @@ def grade_prepared_run(
     unmatched: Mapping[str, str] | None = None,
     on_result: Callable[[SubmissionResult], None] | None = None,
     dask: int | str | None = None,
+    similarity: bool = False,
 ) -> GradeRun:
     """Grade prepared submissions with the ledger, then write the run's outputs.
     ``unmatched``: submissions that were not graded, each with why (a flag in the outputs);
-    ``dask``: a parsed ``--dask`` target (grading's ``parse_dask_target``) or None."""
+    ``dask``: a parsed ``--dask`` target (grading's ``parse_dask_target``) or None;
+    ``similarity``: also write the similarity report (see :func:`grade_path`)."""
     ledger = Ledger(graded_course.root / "ledger.jsonl")
     bar = _progress_bar(len(prepared), progress)
 
@@ -217,7 +224,10 @@ def grade_prepared_run(
     flagged = {f"{r.assignment}/{r.student}": list(r.flags) for r in results if r.flags}
     for name, reason in unmatched.items():
         flagged[name] = [reason]
-    text = summary_text(summarise(results), flagged, manual)
+    similar = None
+    if similarity:
+        similar = summary_line(report_class(prepared, graded_course.root, out_dir, workers))
+    text = summary_text(summarise(results), flagged, manual, similar)
     (out_dir / "summary.md").write_text(text, encoding="utf-8")
     return GradeRun(results, out_dir, text, list(unmatched))
 
@@ -239,7 +249,8 @@ def run_demo(
     progress: bool = False,
     assignments: Iterable[str] | None = None,
 ) -> GradeRun:
-    """Release the course, build the demo class, grade it; returns the run."""
+    """Release the course, build the demo class, grade it, compare its answers (the
+    similarity report); returns the run."""
     demo_course = course.Course(course_dir)
     names = list(assignments) if assignments else course.list_assignments()
     if not names:
@@ -257,4 +268,5 @@ def run_demo(
         workers=workers,
         sandbox=sandbox,
         progress=progress,
+        similarity=True,
     )
