@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 #: The longest answer compared (characters); the rest of a longer cell is left out, flagged.
-MAX_ANSWER_CHARS = 20_000
+MAX_ANSWER_CHARS = 10_000
 #: The largest notebook read for answers (bytes); a larger one gives no answers, flagged.
 MAX_NOTEBOOK_BYTES = 50 * 1024 * 1024
 

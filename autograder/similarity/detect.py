@@ -123,9 +123,12 @@ def _drop(fingerprint, hashes: set[int], k: int) -> None:
     )
 
 
-def _line_ranges(code: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Character ranges as 1-based line ranges, merged."""
-    starts = np.cumsum([0] + [len(line) + 1 for line in code.split("\n")])
+def _line_starts(code: str) -> np.ndarray:
+    return np.cumsum([0] + [len(line) + 1 for line in code.split("\n")])
+
+
+def _line_ranges(starts: np.ndarray, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Character ranges as 1-based line ranges, merged (*starts*: where each line starts)."""
     ranges: list[tuple[int, int]] = []
     for begin, end in spans:
         first = int(np.searchsorted(starts, begin, side="right"))
@@ -212,6 +215,14 @@ def compare_exercise(
     result.candidate_pairs = len(shared)
     # how far one shared fingerprint can reach: k characters at each place it occurs
     reach = [k * max((len(v) for v in fp.hash_idx.values()), default=0) for fp in prints]
+    own_spans: dict[int, np.ndarray] = {}  # an answer compared with itself: all its own code
+    starts: dict[int, np.ndarray] = {}
+
+    def lines(index: int, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        if index not in starts:
+            starts[index] = _line_starts(answers[index][1])
+        return _line_ranges(starts[index], spans)
+
     for i, j, count in zip(first.tolist(), second.tolist(), shared.tolist(), strict=True):
         fa, fb = prints[i], prints[j]
         own_a, own_b = fa.token_coverage, fb.token_coverage
@@ -219,15 +230,25 @@ def compare_exercise(
         if bound < settings.list_floor * (own_a + own_b):
             continue
         result.compared_pairs += 1
-        _, (sim_a, sim_b), (slices_a, slices_b) = compare_files(fa, fb)
+        if fa.filtered_code == fb.filtered_code:
+            # the same normalised answer: everything of its own matches, as copydetect
+            # finds comparing each with itself (once per answer, not once per pair)
+            for index in (i, j):
+                if index not in own_spans:
+                    own_spans[index] = compare_files(prints[index], prints[index])[2][0]
+            sim_a = sim_b = 1.0
+            slices_a, slices_b = own_spans[i], own_spans[j]
+        else:
+            _, (sim_a, sim_b), (slices_a, slices_b) = compare_files(fa, fb)
         score = (sim_a * own_a + sim_b * own_b) / (own_a + own_b)
         if score < settings.list_floor:
             continue
         (sa, code_a), (sb, code_b) = answers[i], answers[j]
         spans_a, spans_b = _spans(slices_a, code_a), _spans(slices_b, code_b)
+        lines_a, lines_b = lines(i, spans_a), lines(j, spans_b)
         if sb < sa:
-            sa, sb, code_a, code_b = sb, sa, code_b, code_a
-            spans_a, spans_b, sim_a, sim_b = spans_b, spans_a, sim_b, sim_a
+            sa, sb, spans_a, spans_b = sb, sa, spans_b, spans_a
+            sim_a, sim_b, lines_a, lines_b = sim_b, sim_a, lines_b, lines_a
         result.pairs.append(
             Pair(
                 exercise,
@@ -238,8 +259,8 @@ def compare_exercise(
                 round(float(sim_b), 4),
                 spans_a,
                 spans_b,
-                _line_ranges(code_a, spans_a),
-                _line_ranges(code_b, spans_b),
+                lines_a,
+                lines_b,
             )
         )
     result.pairs.sort(key=lambda p: (-p.score, p.student_a, p.student_b))
