@@ -1,8 +1,9 @@
 """The planted set (:func:`autograder.samples.copies.planted_class`): copies of the sample
 answers with renamed variables, reordered functions, added comments and blank lines, a loop
 turned into a comprehension rank above every pair of independent answers; two answers that
-are both the reference solution stay below the threshold. The fast tier checks two
-assignments, the slow tier all of them (what ``python -m benchmarks similarity`` prints)."""
+are both the reference solution stay below the threshold. The fast tier checks one
+assignment (06: every disguise), the slow tier all of them (what ``python -m benchmarks
+similarity`` prints)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from autograder.samples import ASSIGNMENTS
 from benchmarks.bench_similarity import run_planted
 
 
-def _check(assignments: list[str]) -> None:
+def _check(assignments: list[str]) -> set[str]:
     scores, run = run_planted(assignments, workers=1)
     kinds = {p[-1] for p in scores.pairs["copied"]}
     copied, independent = scores.scores("copied"), scores.scores("independent")
@@ -27,7 +28,7 @@ def _check(assignments: list[str]) -> None:
 
 
 def test_planted_copies_rank_above_independent_answers():
-    kinds = _check(["02_perceptron_update", "06_svm_margins"])
+    kinds = _check(["06_svm_margins"])  # every disguise, loops as comprehensions included
     for disguise in (
         "renamed",
         "commented",
