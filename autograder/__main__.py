@@ -174,6 +174,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="S",
         help="with --regrade: only this student (repeatable)",
     )
+    p_grade.add_argument(
+        "--similarity",
+        action="store_true",
+        help="also compare the answers, exercise by exercise, offline: similarity.html and "
+        "similarity.csv (pairs whose own code looks alike: look at these)",
+    )
     limits = p_grade.add_argument_group(
         "intake limits",
         "an archive or folder over --max-files or --max-total-mb is refused (exit 2); a "
@@ -280,6 +286,7 @@ def main(argv: list[str] | None = None) -> int:
                 regrade=args.student or args.regrade,
                 on_canary=_canary_passed,
                 wait=not args.no_wait,
+                similarity=args.similarity,
                 limits=IntakeLimits.from_options(
                     max_files=args.max_files,
                     max_file_mb=args.max_file_mb,
@@ -320,6 +327,8 @@ def main(argv: list[str] | None = None) -> int:
     written = ["results.json", "grades.csv", "summary.md"]
     if args.command == "demo" or not args.no_feedback:
         written.append("feedback/")
+    if args.command == "demo" or args.similarity:
+        written += ["similarity.html", "similarity.csv"]
     print(f"wrote {', '.join(written)} in {_shown_path(run.out_dir)}")
     return 0
 

@@ -49,6 +49,7 @@ from autograder.report import (
 )
 from autograder.samples import make_submission
 from autograder.samples.demo import build_demo_submissions
+from autograder.similarity import report_class, summary_line
 
 __all__ = [
     "grade_path",
@@ -96,6 +97,7 @@ def grade_path(
     regrade: bool | Collection[str] = False,
     on_canary: Callable[[list[str], float], None] | None = None,
     wait: bool = True,
+    similarity: bool = False,
 ) -> GradeRun:
     """Grade a folder or LMS zip of submissions; write results.json, grades.csv, feedback,
     summary.md. ``limits``: how much of the submissions is read (intake's defaults).
@@ -111,6 +113,9 @@ def grade_path(
     One run per course directory at a time (:meth:`~autograder.course.Course.lock`): while
     another holds it, this one waits (saying so on stderr), or with ``wait=False`` raises
     :class:`~autograder.models.CourseBusy` before anything is written.
+
+    ``similarity``: also compare the answers (:mod:`autograder.similarity`):
+    similarity.html, similarity.csv and a line of summary.md.
 
     Raises
     ------
@@ -206,6 +211,7 @@ def grade_path(
             dask=target,
             regrade=regrade,
             on_canary=on_canary,
+            similarity=similarity,
         )
 
 
@@ -223,11 +229,12 @@ def grade_prepared_run(
     dask: int | str | None = None,
     regrade: bool | Collection[str] = False,
     on_canary: Callable[[list[str], float], None] | None = None,
+    similarity: bool = False,
 ) -> GradeRun:
     """Grade prepared submissions with the ledger, the canary first, then write the run's
     outputs. ``unmatched``: submissions that were not graded, each with why (a flag in the
     outputs); ``dask``: a parsed ``--dask`` target (grading's ``parse_dask_target``) or
-    None; ``regrade``, ``on_canary``: as for :func:`grade_path`.
+    None; ``regrade``, ``on_canary``, ``similarity``: as for :func:`grade_path`.
 
     Holds the course (:meth:`~autograder.course.Course.lock`, waiting for another run).
     A failure of the machine raises :class:`~autograder.models.GraderFault`: while grading,
@@ -249,6 +256,7 @@ def grade_prepared_run(
             dask=dask,
             regrade=regrade,
             on_canary=on_canary,
+            similarity=similarity,
         )
 
 
@@ -266,6 +274,7 @@ def _grade_and_write(
     dask: int | str | None,
     regrade: bool | Collection[str],
     on_canary: Callable[[list[str], float], None] | None,
+    similarity: bool,
 ) -> GradeRun:
     ledger = Ledger(graded_course.root / "ledger.jsonl")
     canaries = instructor_submissions(graded_course, sorted({p.assignment for p in prepared}))
@@ -319,7 +328,10 @@ def _grade_and_write(
     flagged = {f"{r.assignment}/{r.student}": list(r.flags) for r in results if r.flags}
     for name, reason in unmatched.items():
         flagged[name] = [reason]
-    text = summary_text(summarise(results), flagged, manual)
+    similar = None
+    if similarity:
+        similar = summary_line(report_class(prepared, graded_course.root, out_dir, workers))
+    text = summary_text(summarise(results), flagged, manual, similar)
     with faults_as_errors("writing summary.md"):
         write_atomic(out_dir / "summary.md", text)
     faulted = [r for r in results if r.fault]
@@ -396,4 +408,5 @@ def run_demo(
             sandbox=sandbox,
             progress=progress,
             on_canary=on_canary,
+            similarity=True,
         )

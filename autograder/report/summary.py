@@ -109,10 +109,12 @@ def summary_text(
     summaries: Sequence[AssignmentSummary],
     flagged: Mapping[str, list[str]] | None = None,
     manual: Mapping[tuple[str, str], ManualPending] | None = None,
+    similarity: str | None = None,
 ) -> str:
     """The summary as Markdown: one table of assignments, then per-test pass rates, then
     (``manual``: (assignment, student) -> what awaits manual grading) the submissions with
-    answers to grade by hand and the total, then the flagged submissions."""
+    answers to grade by hand and the total, then (``similarity``: the similarity report's
+    line) how many pairs of answers look alike, then the flagged submissions."""
     header = ["assignment", "submissions", "mean", "median", "autograded max", "flagged"]
     rows = [
         [
@@ -131,6 +133,8 @@ def summary_text(
         test_rows = [[t, f"{100 * rate:.0f}%"] for t, rate in s.pass_rates.items()]
         parts.append(_table(["test", "passed"], test_rows) if test_rows else "(no tests graded)")
     parts += _manual_lines(manual or {})
+    if similarity:
+        parts += ["", _inert(similarity)]
     if flagged:
         parts += ["", "### Flagged submissions", ""]
         for key in sorted(flagged):

@@ -36,7 +36,12 @@ from autograder.grading import sandbox_status
 from autograder.notebook import notebook_bytes
 from autograder.release import ensure_released
 from autograder.samples import VARIANTS, make_submission
-from autograder.samples.demo import DEMO_STUDENTS, build_demo_submissions
+from autograder.samples.demo import (
+    DEMO_PAIR,
+    DEMO_PAIR_ASSIGNMENT,
+    DEMO_STUDENTS,
+    build_demo_submissions,
+)
 
 ASSIGNMENTS = list_assignments()
 SANDBOX = sandbox_status()[0]
@@ -427,7 +432,8 @@ def test_demo_class(course, tmp_path):
     build_demo_submissions(course_dir, tmp_path, ASSIGNMENTS)
     for assignment in ASSIGNMENTS:
         students = sorted(p.name for p in tmp_path.iterdir() if (p / assignment).is_dir())
-        assert students == sorted(DEMO_STUDENTS)
+        pair = DEMO_PAIR if assignment == DEMO_PAIR_ASSIGNMENT else ()
+        assert students == sorted([*DEMO_STUDENTS, *pair])
         broken = tmp_path / "broken_notebook" / assignment / f"{assignment}.ipynb"
         with pytest.raises(Exception):  # noqa: B017 - any parse error: it is corrupt
             nbformat.reads(broken.read_text(), as_version=4)
