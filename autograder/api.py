@@ -352,7 +352,6 @@ def grade_prepared_run(
         roster=term.roster,
     )
     results = settled.results
-    graded_course.ensure_students(settled.students)  # a grades.csv row for everyone
     out_dir.mkdir(parents=True, exist_ok=True)
     manual = manual_pending(graded_course, results)
     unmatched = dict(unmatched or {})

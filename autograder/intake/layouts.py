@@ -97,8 +97,10 @@ def read_submissions(
 
 def read_timestamp(text: str | bytes) -> datetime:
     """When a submission was handed in, from its ``timestamp.txt`` (or an exchange folder's
-    name), as nbgrader reads it (its own ``parse_utc``: a time without a zone is UTC);
-    time-zone aware. Raises ValueError when nbgrader cannot read it."""
+    name), as nbgrader reads it (its own ``parse_utc``: a time without a zone is UTC),
+    time-zone aware; except a numeric offset ("... +0200"), which nbgrader's ``parse_utc``
+    takes for seconds and which is read here as the offset it is. Raises ValueError when
+    it cannot be read."""
     from nbgrader.utils import parse_utc
 
     if isinstance(text, bytes):
@@ -106,6 +108,12 @@ def read_timestamp(text: str | bytes) -> datetime:
     text = text.strip()
     if not text or len(text) > 100:
         raise ValueError("not a time")
+    head, _, offset = text.rpartition(" ")
+    if re.fullmatch(r"[+-]\d{4}", offset):
+        try:
+            return datetime.fromisoformat(f"{head}{offset[:3]}:{offset[3:]}").astimezone(UTC)
+        except ValueError:
+            raise ValueError(f"not a time: {text[:40]!r}") from None
     try:
         moment = parse_utc(text)
     except (ValueError, OverflowError, TypeError) as exc:

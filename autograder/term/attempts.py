@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from autograder.intake import copies_of, upload_order
 from autograder.models import RawSubmission
 from autograder.term.calendar import Calendar
-from autograder.term.late import lateness, penalty_points
+from autograder.term.late import instant, lateness, penalty_points
 from autograder.term.times import SubmissionTimes
 
 Key = tuple[str, str]  # (assignment, student)
@@ -97,7 +97,7 @@ def _when(calendar: Calendar, attempt: RawSubmission) -> str:
 def _order(attempts: Sequence[RawSubmission]) -> list[RawSubmission]:
     """Oldest first: by time when every one has one, else as listed (upload order)."""
     if all(a.submitted_at is not None for a in attempts):
-        return sorted(attempts, key=lambda a: a.submitted_at)  # type: ignore[arg-type,return-value]
+        return sorted(attempts, key=lambda a: instant(a.submitted_at))  # type: ignore[arg-type]
     return list(attempts)
 
 
@@ -114,7 +114,11 @@ def plan_attempts(
         term = calendar.term(assignment)
         close = term.close_for(due) if term is not None and due is not None else None
         if close is not None:
-            after = [a for a in attempts if a.submitted_at is not None and a.submitted_at > close]
+            after = [
+                a
+                for a in attempts
+                if a.submitted_at is not None and instant(a.submitted_at) > instant(close)
+            ]
             attempts = [a for a in attempts if all(a is not b for b in after)]
             shown = calendar.in_zone(close).strftime("%Y-%m-%d %H:%M %Z")
             if after and not attempts:
@@ -136,7 +140,7 @@ def plan_attempts(
             continue
         if policy == "latest-on-time" and due is not None:
             timed = [a for a in attempts if a.submitted_at is not None]
-            on_time = [a for a in timed if a.submitted_at <= due]  # type: ignore[operator]
+            on_time = [a for a in timed if instant(a.submitted_at) <= instant(due)]  # type: ignore[arg-type]
             if not timed:
                 chosen, why = attempts[-1], "none has a time: graded the latest"
             elif on_time:

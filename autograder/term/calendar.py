@@ -47,7 +47,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from autograder.models import TermError
-from autograder.term.late import BASES, RULES, LateRule
+from autograder.term.late import BASES, RULES, LateRule, instant
 
 #: Resubmission policies: which of a student's several submissions is graded.
 POLICIES = ("latest", "best", "latest-on-time")
@@ -90,7 +90,7 @@ class Term:
             return None
         if isinstance(self.close, timedelta):
             return _shift(due, self.close)
-        return max(self.close, due)
+        return max(self.close, due, key=instant)
 
 
 @dataclass
@@ -302,7 +302,7 @@ def parse_calendar(text: str, assignments: Iterable[str], source: str = "course.
             rule, close = reader.rule(table["late"], f"{where}.late", default_rule, default_close)
         if due is None and (close is not None or "late" in table):
             raise reader.fail(where, "a late rule or close needs a due date (due = ...)")
-        if due is not None and isinstance(close, datetime) and close <= due:
+        if due is not None and isinstance(close, datetime) and instant(close) <= instant(due):
             raise reader.fail(
                 where, f"closes ({close.isoformat()}) before it is due ({due.isoformat()})"
             )
@@ -336,7 +336,7 @@ def parse_calendar(text: str, assignments: Iterable[str], source: str = "course.
         due = reader.moment_or_duration(written, f"{where}.due")
         if isinstance(due, timedelta):
             due = _shift(term.due, due)
-        if due <= term.due:
+        if instant(due) <= instant(term.due):
             raise reader.fail(
                 f"{where}.due",
                 f"{due.isoformat()} is not after the due date {term.due.isoformat()}",

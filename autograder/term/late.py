@@ -24,6 +24,15 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 RULES = ("none", "zero", "per-day", "per-hour")
+
+
+def instant(moment: datetime) -> datetime:
+    """``moment`` in UTC: compare and subtract instants this way. (Python compares and
+    subtracts two datetimes of the same zone by their wall clocks, which is wrong across
+    a daylight-saving change.)"""
+    return moment.astimezone(UTC)
+
+
 BASES = ("score", "max")
 
 
@@ -61,9 +70,7 @@ class Lateness:
 def started_units(rule: str, due: datetime, submitted: datetime) -> int:
     """Started days (``per-day``, on ``due``'s own clock: its time zone) or hours
     (otherwise) between ``due`` and a later ``submitted``; 0 when not late."""
-    # in UTC: Python compares and subtracts two datetimes of the same zone by their wall
-    # clocks, which is wrong across a daylight-saving change
-    submitted = submitted.astimezone(UTC)
+    submitted = instant(submitted)
     if submitted <= due:
         return 0
     if rule == "per-day":
@@ -79,7 +86,7 @@ def started_units(rule: str, due: datetime, submitted: datetime) -> int:
 
 def lateness(rule: LateRule, due: datetime, submitted: datetime) -> Lateness:
     """How late ``submitted`` is against ``due`` and the share of points ``rule`` takes."""
-    submitted = submitted.astimezone(UTC)  # see started_units
+    submitted = instant(submitted)
     if submitted <= due:
         return Lateness(False)
     late_by = submitted - due

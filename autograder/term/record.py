@@ -20,7 +20,7 @@ from autograder.models import RawSubmission, SubmissionResult
 from autograder.report import TermSummary
 from autograder.term.attempts import Key
 from autograder.term.calendar import Calendar, Term
-from autograder.term.late import describe_delay, lateness, penalty_points
+from autograder.term.late import describe_delay, instant, lateness, penalty_points
 
 #: the flag of a student of the class who handed nothing in (grades.csv, both exports)
 NO_SUBMISSION = "no submission"
@@ -128,7 +128,8 @@ def _record(
                 submission.timestamp = _naive_utc(outcome.submitted_at)
             if term is None or term.due is None:
                 continue
-            extension = outcome.due - term.due if outcome.due is not None else None
+            due = outcome.due
+            extension = instant(due) - instant(term.due) if due is not None else None
             submission.extension = extension if extension else None
             total = 0.0
             for notebook in submission.notebooks:
@@ -146,14 +147,11 @@ def _heading(calendar: Calendar, term: Term | None) -> str:
     if term is None or term.due is None:
         return "no due date"
     parts = [f"due {shown(calendar, term.due)}", term.rule.describe()]
-    if term.close is not None:
-        close = term.close_for(term.due)
-        after = (
-            f" (or {describe_delay(term.close)} after an extended due date)"
-            if isinstance(term.close, timedelta)
-            else ""
-        )
-        parts.append(f"closes {shown(calendar, close)}{after}")
+    if isinstance(term.close, timedelta):
+        close = shown(calendar, term.close_for(term.due))
+        parts.append(f"closes {describe_delay(term.close)} after the due date ({close})")
+    elif term.close is not None:
+        parts.append(f"closes {shown(calendar, term.close)}")
     return "; ".join(parts)
 
 
@@ -180,6 +178,8 @@ def settle(
         term = calendar.term(result.assignment)
         outcomes[key] = _outcome(calendar, term, graded.get(key), key)
     penalties = _record(course, calendar, results, outcomes)
+    students = sorted(set(roster) | {r.student for r in results} | {s for _, s in closed})
+    course.ensure_students(students)  # the class: a row for each in grades.csv
     settled = []
     for result in results:
         key = (result.assignment, result.student)
@@ -188,7 +188,6 @@ def settle(
             extra[-1] += f" (−{penalties[key]:g} points)"
         settled.append(replace(result, flags=[*result.flags, *extra]) if extra else result)
     assignments = sorted({r.assignment for r in results} | {a for a, _ in closed})
-    students = sorted(set(roster) | {r.student for r in results} | {s for _, s in closed})
     row_flags: dict[str, list[str]] = {}
     for (assignment, student), why in closed.items():
         row_flags[f"{assignment}/{student}"] = [why]
