@@ -53,6 +53,10 @@ EXCHANGE_REGEXP = (
 )
 LAYOUTS = ("auto", "nbgrader", "exchange", "canvas", "moodle")
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+#: nbgrader's own files beside a submission's notebooks (``nbgrader submit`` writes them,
+#: ``collect`` keeps them): the time is read, the feedback secret passed over in silence
+TIMESTAMP_FILE = "timestamp.txt"
+SECRET_FILE = "submission_secret.txt"
 #: Notes on a student's files beyond this many are summarised in one flag.
 MAX_FILE_NOTES = 5
 
@@ -258,10 +262,10 @@ def _group_nbgrader(files: Mapping[str, FileEntry], assignment: str | None) -> l
         key = (assignment_name, student)
         sub = grouped.setdefault(key, RawSubmission(student, assignment_name))
         notes.setdefault(key, []).extend((rel, note) for note in entry.notes)
-        if rel == "timestamp.txt":
+        if rel == TIMESTAMP_FILE:
             _timestamp_of(sub, entry.content)
             continue
-        if entry.content is None:
+        if entry.content is None or rel == SECRET_FILE:
             continue
         sub.files[rel] = entry.content
     for key, sub in grouped.items():
@@ -291,10 +295,10 @@ def _group_exchange(files: Mapping[str, FileEntry], assignment: str | None) -> l
             except ValueError:
                 pass
         notes.setdefault(folder, []).extend((rel, note) for note in entry.notes)
-        if rel == "timestamp.txt":
+        if rel == TIMESTAMP_FILE:
             _timestamp_of(sub, entry.content)
             continue
-        if entry.content is not None:
+        if entry.content is not None and rel != SECRET_FILE:
             sub.files[rel] = entry.content
     for folder, sub in grouped.items():
         sub.flags.extend(_note_flags(notes[folder]))
