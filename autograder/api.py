@@ -53,14 +53,15 @@ from autograder.term import (
     SubmissionTimes,
     apply_times,
     choose_best,
+    export_canvas,
+    export_moodle_gradebook,
+    export_moodle_worksheet,
     group_attempts,
     load_calendar,
     plan_attempts,
     read_times,
     settle,
 )
-from autograder.term.canvas import export_canvas
-from autograder.term.moodle import export_moodle_gradebook, export_moodle_worksheet
 
 __all__ = ["export_grades_to", "grade_path", "grade_prepared_run", "release_course", "run_demo"]
 

@@ -22,8 +22,10 @@ from autograder.term.calendar import (
     load_calendar,
     parse_calendar,
 )
+from autograder.term.canvas import export_canvas, read_canvas_gradebook
 from autograder.term.late import Lateness, LateRule, describe_delay, lateness, penalty_points
 from autograder.term.lms import ExportReport
+from autograder.term.moodle import export_moodle_gradebook, export_moodle_worksheet
 from autograder.term.record import NO_SUBMISSION, TermRun, settle
 from autograder.term.times import SubmissionTimes, parse_time, read_times
 
@@ -42,6 +44,9 @@ __all__ = [
     "apply_times",
     "choose_best",
     "describe_delay",
+    "export_canvas",
+    "export_moodle_gradebook",
+    "export_moodle_worksheet",
     "final_points",
     "group_attempts",
     "lateness",
@@ -50,6 +55,7 @@ __all__ = [
     "parse_time",
     "penalty_points",
     "plan_attempts",
+    "read_canvas_gradebook",
     "read_times",
     "settle",
     "split_uploads",

@@ -37,9 +37,11 @@ from autograder.term.lms import (
     read_course_grades,
     write_csv,
 )
-from autograder.term.times import read_csv_rows
+from autograder.term.times import read_csv_file, read_number
 
-STUDENT_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
+#: the student columns of an import made without Canvas's export (its SIS ids are unknown:
+#: Canvas matches each row by its ID, Canvas's user id)
+STUDENT_COLUMNS = ["Student", "ID", "Section"]
 POINTS_POSSIBLE = "    Points Possible"  # as Canvas's exporter writes it
 _TITLE_AND_ID = re.compile(r"\A(.*)\s\((\d+)\)\Z", re.DOTALL)  # Assignment.title_and_id
 _TOTALS = (
@@ -84,11 +86,7 @@ def read_canvas_gradebook(path: str | Path) -> CanvasGradebook:
         Not a Canvas gradebook (its header is not what Canvas's importer accepts).
     """
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise TermError(f"{path.name}: cannot be read ({exc.strerror or exc})") from None
-    rows = read_csv_rows(data, path.name)
+    rows = read_csv_file(path)
     header = rows[0]
     if not (len(header) > 3 and "Student" in header[0] and "ID" in header[1]):
         raise TermError(
@@ -138,14 +136,6 @@ def _column_for(assignment: str, wanted: str, book: CanvasGradebook) -> str | No
     return None
 
 
-def _number(text: str) -> float | None:
-    text = text.strip().replace(",", ".")
-    try:
-        return float(text)
-    except ValueError:
-        return None
-
-
 def export_canvas(
     course: Course,
     dest: str | Path,
@@ -166,7 +156,8 @@ def export_canvas(
     names = list(grades.assignments)
     if gradebook is None:
         header = [*STUDENT_COLUMNS, *(columns.get(a) or a for a in names)]
-        table = [[POINTS_POSSIBLE, "", "", "", "", *(points(grades.assignments[a]) for a in names)]]
+        blank = [""] * (len(STUDENT_COLUMNS) - 1)
+        table = [[POINTS_POSSIBLE, *blank, *(points(grades.assignments[a]) for a in names)]]
         not_numeric = [s for s in grades.students if not s.isdigit()]
         for student, (last, first) in grades.students.items():
             name = ", ".join(p for p in (last, first) if p) or student
@@ -174,7 +165,7 @@ def export_canvas(
                 points(g.score) if (g := grades.grade(a, student)) is not None else ""
                 for a in names
             ]
-            table.append([name, student, "", "", "", *cells])
+            table.append([name, student, "", *cells])
         report.rows = len(grades.students)
         report.columns = header[len(STUDENT_COLUMNS) :]
         if not_numeric:
@@ -204,7 +195,7 @@ def export_canvas(
         ours = grades.assignments[assignment]
         theirs = None
         if book.points_row is not None and column in book.assignments:
-            theirs = _number(book.points_row[book.assignments[column]])
+            theirs = read_number(book.points_row[book.assignments[column]])
         if theirs is not None and ours and abs(theirs - ours) > 1e-9:
             scale[assignment] = theirs / ours
             report.notes.append(

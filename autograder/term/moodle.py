@@ -37,18 +37,12 @@ from autograder.term.times import (
     MOODLE_MAX_GRADE,
     MOODLE_MODIFIED_GRADE,
     moodle_participant,
-    read_csv_rows,
+    read_csv_file,
+    read_number,
 )
 
 #: What Moodle's gradebook import reads as "no grade"
 NO_GRADE = "-"
-
-
-def _number(text: str) -> float | None:
-    try:
-        return float(text.strip().replace(",", "."))
-    except ValueError:
-        return None
 
 
 def export_moodle_worksheet(
@@ -62,11 +56,7 @@ def export_moodle_worksheet(
         The worksheet is not one Moodle's importer would read back.
     """
     worksheet = Path(worksheet)
-    try:
-        data = worksheet.read_bytes()
-    except OSError as exc:
-        raise TermError(f"{worksheet.name}: cannot be read ({exc.strerror or exc})") from None
-    rows = read_csv_rows(data, worksheet.name)
+    rows = read_csv_file(worksheet)
     header = rows[0]
     needed = (MOODLE_IDENTIFIER, MOODLE_GRADE, MOODLE_MODIFIED_GRADE)
     absent = [name for name in needed if name not in header]
@@ -98,7 +88,7 @@ def export_moodle_worksheet(
         if grade is None:
             nothing.append(student)
         else:
-            theirs = _number(row[maximum_at]) if maximum_at is not None else None
+            theirs = read_number(row[maximum_at]) if maximum_at is not None else None
             value = grade.score
             if theirs is not None and ours and abs(theirs - ours) > 1e-9:
                 value, scaled_to = grade.score * theirs / ours, theirs

@@ -126,14 +126,31 @@ def moodle_participant(identifier: str) -> str | None:
     return rest if rest.isdigit() else None
 
 
+def _delimiter(header: str) -> str:
+    """Comma or semicolon: the one that splits the header into more fields; a split that
+    leaves a quote inside a field (a quoted title holding the other separator) counts
+    none, as in Canvas's importer (``identify_delimiter``: Ruby's CSV refuses it)."""
+    fields = {}
+    for sep in ";,":
+        row = next(csv.reader([header], delimiter=sep), [])
+        fields[sep] = 0 if any('"' in cell for cell in row) else len(row)
+    return ";" if fields[";"] > fields[","] else ","
+
+
 def read_csv_rows(data: bytes, source: str) -> list[list[str]]:
-    """The rows of a CSV file (UTF-8, a byte-order mark allowed; commas or semicolons)."""
+    """The rows of a CSV file (UTF-8, a byte-order mark allowed; commas or semicolons),
+    blank rows left out.
+
+    Raises
+    ------
+    TermError
+        Not UTF-8, not CSV, or empty.
+    """
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise TermError(f"{source}: not UTF-8 text") from None
-    first = text.split("\n", 1)[0]
-    delimiter = ";" if first.count(";") > first.count(",") else ","
+    delimiter = _delimiter(next((line for line in text.splitlines() if line.strip()), ""))
     try:
         rows = list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter))
     except csv.Error as exc:
@@ -142,6 +159,34 @@ def read_csv_rows(data: bytes, source: str) -> list[list[str]]:
     if not rows:
         raise TermError(f"{source}: empty")
     return rows
+
+
+def read_csv_file(path: str | Path) -> list[list[str]]:
+    """The rows of the CSV file at ``path`` (:func:`read_csv_rows`); the one reader of
+    every file the instructor brings from an LMS (times, Canvas's gradebook export,
+    Moodle's grading worksheet).
+
+    Raises
+    ------
+    TermError
+        No such file, unreadable, or not a CSV file (one line, naming the file).
+    """
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise TermError(f"{path.name}: no such file") from None
+    except OSError as exc:
+        raise TermError(f"{path.name}: cannot be read ({exc.strerror or exc})") from None
+    return read_csv_rows(data, path.name)
+
+
+def read_number(text: str) -> float | None:
+    """A number cell of an LMS's file (a decimal comma allowed), None when it is none."""
+    try:
+        return float(text.strip().replace(",", "."))
+    except ValueError:
+        return None
 
 
 def _read_moodle(rows: list[list[str]], source: str, zone: tzinfo | None) -> SubmissionTimes:
@@ -216,13 +261,7 @@ def read_times(path: str | Path, zone: tzinfo | None, assignments: list[str]) ->
         The file cannot be used (one line).
     """
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise TermError(f"{path.name}: no such file") from None
-    except OSError as exc:
-        raise TermError(f"{path.name}: cannot be read ({exc.strerror or exc})") from None
-    rows = read_csv_rows(data, path.name)
+    rows = read_csv_file(path)
     header = [h.strip() for h in rows[0]]
     if MOODLE_IDENTIFIER in header and MOODLE_SUBMITTED in header:
         times = _read_moodle(rows, path.name, zone)

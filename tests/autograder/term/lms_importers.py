@@ -56,11 +56,47 @@ class ImportRejected(ValueError):
     ``invalidgradeimport``, ``csvweirdcolumns`` or ``badgrade``)."""
 
 
+def _ruby_parse_line(line: str, sep: str) -> list[str]:
+    # Ruby's CSV.parse_line: a quote inside an unquoted field, or text after a closing
+    # quote, is a MalformedCSVError (Python's csv module reads both leniently)
+    fields, cell, quoted, at = [], "", False, 0
+    while at <= len(line):
+        char = line[at] if at < len(line) else None
+        if quoted:
+            if char is None:
+                raise ValueError("Unclosed quoted field")
+            if char == '"':
+                if line[at + 1 : at + 2] == '"':
+                    cell, at = cell + '"', at + 2
+                    continue
+                quoted = False
+                if line[at + 1 : at + 2] not in ("", sep):
+                    raise ValueError("Any value after quoted field isn't allowed")
+            else:
+                cell += char
+        elif char is None or char == sep:
+            fields.append(cell)
+            cell = ""
+        elif char == '"':
+            if cell:
+                raise ValueError("Illegal quoting")
+            quoted = True
+        else:
+            cell += char
+        at += 1
+    return fields
+
+
 def _canvas_delimiter(lines: list[str]) -> str:
-    # identify_delimiter: a separator whose field count is the same on the first lines
+    # identify_delimiter: a separator whose field count is the same on the first lines;
+    # one that makes a line malformed counts 0 (the importer rescues MalformedCSVError)
     counts = {}
     for sep in (";", ","):
-        per_line = [len(next(csv.reader([line], delimiter=sep), [])) for line in lines]
+        try:
+            per_line = [len(_ruby_parse_line(line, sep)) for line in lines]
+        except ValueError:
+            counts[sep] = 0
+            continue
         counts[sep] = per_line[0] if len(set(per_line)) == 1 else 0
     return ";" if counts[";"] > counts[","] else ","
 

@@ -87,8 +87,11 @@ def graded(tmp_path_factory, new_course):
 def test_canvas_import_of_the_course_alone(graded, tmp_path):
     dest = tmp_path / "canvas.csv"
     report = export_canvas(graded, dest)
+    header = dest.read_text(encoding="utf-8").splitlines()[0]
+    assert header == f"Student,ID,Section,{A1},{A4}"  # no SIS ids: none are known
     imported = canvas_import(dest.read_text(encoding="utf-8"))
     assert imported["assignments"] == {A1: (A1, None, "10"), A4: (A4, None, "10")}
+    assert all(s["sis_user_id"] is None for s in imported["students"])
     by_id = {s["id"]: s for s in imported["students"]}
     assert set(by_id) == set(STUDENTS)
     assert by_id["102"]["name"] == "Doe, Jane"
@@ -143,6 +146,26 @@ def test_a_semicolon_export_with_decimal_commas_is_read(graded, tmp_path):
     export_canvas(graded, dest, gradebook=export, assignments=[A1], columns={A1: "x (4401)"})
     (student,) = canvas_import(dest.read_text())["students"]
     assert student["grades"] == {"Hyperplanes (4401)": "7.2"}  # matched by its id
+
+
+def test_a_semicolon_export_whose_titles_hold_commas_is_read(graded, tmp_path):
+    # a title with more commas than the header has semicolons: still semicolons, as Canvas
+    # decides (the comma split leaves a quote inside a field, which Canvas's CSV refuses)
+    export_text = (
+        'Student;ID;Section;"Hyperplanes, margins, norms, distances (4401)"\n'
+        "    Points Possible;;;10,00\n"
+        '"Doe, Jane";102;A;\n'
+    )
+    export = tmp_path / "export.csv"
+    export.write_text(export_text, encoding="utf-8")
+    book = read_canvas_gradebook(export)
+    assert book.student_columns == 3
+    assert list(book.assignments) == ["Hyperplanes, margins, norms, distances (4401)"]
+    assert [s["id"] for s in canvas_import(export_text)["students"]] == ["102"]
+    dest = tmp_path / "canvas.csv"
+    export_canvas(graded, dest, gradebook=export, assignments=[A1], columns={A1: "x (4401)"})
+    (student,) = canvas_import(dest.read_text())["students"]
+    assert student["grades"] == {"Hyperplanes, margins, norms, distances (4401)": "7.2"}
 
 
 def test_a_file_that_is_not_canvas_export_is_refused(graded, tmp_path):
