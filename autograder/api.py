@@ -6,13 +6,16 @@ report."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from autograder import course
+from autograder.faults import Fault, faults_as_errors
+from autograder.files import write_atomic
 from autograder.grading import (
     Ledger,
+    canary_student,
     check_dask_gradebook,
     default_workers,
     grade_prepared,
@@ -21,6 +24,7 @@ from autograder.grading import (
 )
 from autograder.intake import IntakeLimits, guess_assignment, prepare, read_submissions
 from autograder.models import (
+    GraderFault,
     GradeRun,
     GradingError,
     PreparedSubmission,
@@ -34,6 +38,7 @@ from autograder.notebook import (
     carried_ids,
     closest_assignment,
     folder_graded_ids,
+    notebook_bytes,
 )
 from autograder.release import ensure_released, release_course
 from autograder.report import (
@@ -44,6 +49,7 @@ from autograder.report import (
     summary_text,
     write_results,
 )
+from autograder.samples import make_submission
 from autograder.samples.demo import build_demo_submissions, write_demo_calendar
 from autograder.term import (
     POLICIES,
@@ -63,7 +69,14 @@ from autograder.term import (
     settle,
 )
 
-__all__ = ["export_grades_to", "grade_path", "grade_prepared_run", "release_course", "run_demo"]
+__all__ = [
+    "export_grades_to",
+    "grade_path",
+    "grade_prepared_run",
+    "instructor_submissions",
+    "release_course",
+    "run_demo",
+]
 
 DEFAULT_COURSE_DIR = course.DEFAULT_COURSE_DIR
 DEFAULT_OUT_DIR = Path("grading-out")
@@ -117,6 +130,9 @@ def grade_path(
     on_result: Callable[[SubmissionResult], None] | None = None,
     limits: IntakeLimits | None = None,
     dask: str | None = None,
+    regrade: bool | Collection[str] = False,
+    on_canary: Callable[[list[str], float], None] | None = None,
+    wait: bool = True,
     calendar: str | Path | None = None,
     times: str | Path | None = None,
     policy: str | None = None,
@@ -125,6 +141,16 @@ def grade_path(
     summary.md. ``limits``: how much of the submissions is read (intake's defaults).
     ``dask``: grade on a Dask cluster, ``"local:N"`` or ``"tcp://HOST:PORT"``
     (:mod:`autograder.grading.dask_batch`); default the local process pool.
+    ``regrade``: True grades every submission again instead of reusing what the ledger
+    recorded, a collection of student ids those students' submissions.
+
+    Before any student is graded, the instructor's solution of each assignment to grade
+    is graded the same way (the canary, :mod:`autograder.grading.canary`);
+    ``on_canary(assignments, seconds)`` is called when it got full marks.
+
+    One run per course directory at a time (:meth:`~autograder.course.Course.lock`): while
+    another holds it, this one waits (saying so on stderr), or with ``wait=False`` raises
+    :class:`~autograder.models.CourseBusy` before anything is written.
     ``calendar``: the course's course.toml (default: the course folder's, if any);
     ``times``: a file of submission times (a Moodle grading worksheet, or a CSV
     ``student_id,timestamp``); ``policy``: which of a student's several submissions is
@@ -141,7 +167,11 @@ def grade_path(
         ``assignment`` given, most of them carry none of its graded cells (a wrong
         ``--assignment``: nothing is graded or written).
     GradingError
-        The grader itself cannot run (unknown assignment, sandbox unavailable, database).
+        The grader itself cannot run (unknown assignment, sandbox unavailable, database);
+        :class:`~autograder.models.CanaryFailed` when the instructor's solution does not
+        get full marks (nothing graded or written).
+        :class:`~autograder.models.GraderFault` when a failure of the machine stopped it
+        (a full disk, the gradebook locked or gone: one line saying what to do).
     """
     graded_course = course.Course(course_dir, db_url)
     target = parse_dask_target(dask) if dask is not None else None
@@ -201,28 +231,41 @@ def grade_path(
             )
         raise SubmissionsError(f"no submissions found in {submissions}")
     term.plan = _plan_term(term, assigned, source_notebooks)
-    notebooks = ensure_released(graded_course, sorted({a for a, _ in assigned}))
-    if term.plan.contest:
-        contest = _grade_contest(graded_course, term, notebooks, workers, sandbox, target)
-        for key, (raw, flag) in contest.items():
-            term.plan.chosen[key] = raw
-            term.plan.flags.setdefault(key, []).append(flag)
-    prepared: list[PreparedSubmission] = [
-        prepare(raw, a, notebooks[a]) for (a, _), raw in sorted(term.plan.chosen.items())
-    ]
-    return grade_prepared_run(
-        prepared,
-        graded_course,
-        out_dir=out_dir,
-        workers=workers,
-        sandbox=sandbox,
-        progress=progress,
-        feedback=feedback,
-        unmatched=unmatched,
-        on_result=on_result,
-        dask=target,
-        term=term,
-    )
+    if regrade and regrade is not True:
+        present = {raw.student for _, raw in assigned}
+        absent = sorted(set(regrade) - present)
+        if absent:
+            raise SubmissionsError(
+                f"--student {absent[0]}: no submission of that student in {submissions}"
+            )
+    with graded_course.lock(wait=wait):
+        with faults_as_errors("releasing the assignments"):
+            notebooks = ensure_released(graded_course, sorted({a for a, _ in assigned}))
+        if term.plan.contest:
+            contest = _grade_contest(
+                graded_course, term, notebooks, workers, sandbox, target, regrade
+            )
+            for key, (raw, flag) in contest.items():
+                term.plan.chosen[key] = raw
+                term.plan.flags.setdefault(key, []).append(flag)
+        prepared: list[PreparedSubmission] = [
+            prepare(raw, a, notebooks[a]) for (a, _), raw in sorted(term.plan.chosen.items())
+        ]
+        return grade_prepared_run(
+            prepared,
+            graded_course,
+            out_dir=out_dir,
+            workers=workers,
+            sandbox=sandbox,
+            progress=progress,
+            feedback=feedback,
+            unmatched=unmatched,
+            on_result=on_result,
+            dask=target,
+            regrade=regrade,
+            on_canary=on_canary,
+            term=term,
+        )
 
 
 def _read_term(
@@ -271,18 +314,26 @@ def _grade_contest(
     workers: int | None,
     sandbox: bool,
     dask: int | str | None,
+    regrade: bool | Collection[str] = False,
 ) -> dict[tuple[str, str], tuple[RawSubmission, str]]:
     """Policy best: every submission of a student who handed in several is graded in a
     course of its own (``resubmissions/`` in the course folder, its own gradebook and
-    ledger), and the one with the most points after its late penalty is chosen; the
-    course's gradebook only ever sees the chosen one."""
+    ledger; the canary first, as for the class, so a broken environment's zeros are never
+    recorded as a try's score), and the one with the most points after its late penalty
+    is chosen; the course's gradebook only ever sees the chosen one. ``regrade``: as for
+    :func:`grade_path` (a student's tries are graded again with the student)."""
     scratch = course.Course(graded_course.root / "resubmissions")
-    ensure_released(scratch, sorted({a for a, _ in term.plan.contest}))
+    assignments = sorted({a for a, _ in term.plan.contest})
+    with faults_as_errors("releasing the assignments"):
+        ensure_released(scratch, assignments)
     tried: list[PreparedSubmission] = []
+    again: set[str] = set()
     for (assignment, student), attempts in sorted(term.plan.contest.items()):
         for number, raw in enumerate(attempts, start=1):
             stand_in = replace(raw, student=f"{student}+{number}")
             tried.append(prepare(stand_in, assignment, notebooks[assignment]))
+            if regrade is not True and regrade and student in regrade:
+                again.add(stand_in.student)
     results = grade_prepared(
         scratch,
         tried,
@@ -291,6 +342,8 @@ def _grade_contest(
         feedback=False,
         ledger=Ledger(scratch.root / "ledger.jsonl"),
         dask=dask,
+        canaries=instructor_submissions(scratch, assignments),
+        regrade=True if regrade is True else again,
     )
     chosen = {}
     for key, attempts in sorted(term.plan.contest.items()):
@@ -314,14 +367,68 @@ def grade_prepared_run(
     unmatched: Mapping[str, str] | None = None,
     on_result: Callable[[SubmissionResult], None] | None = None,
     dask: int | str | None = None,
+    regrade: bool | Collection[str] = False,
+    on_canary: Callable[[list[str], float], None] | None = None,
     term: TermInput | None = None,
 ) -> GradeRun:
-    """Grade prepared submissions with the ledger, then write the run's outputs.
-    ``unmatched``: submissions that were not graded, each with why (a flag in the outputs);
-    ``dask``: a parsed ``--dask`` target (grading's ``parse_dask_target``) or None;
-    ``term``: the calendar and what was chosen to grade (the due dates, late penalties and
-    the class's rows are recorded after grading: :func:`autograder.term.settle`)."""
+    """Grade prepared submissions with the ledger, the canary first, then write the run's
+    outputs. ``unmatched``: submissions that were not graded, each with why (a flag in the
+    outputs); ``dask``: a parsed ``--dask`` target (grading's ``parse_dask_target``) or
+    None; ``regrade``, ``on_canary``: as for :func:`grade_path`; ``term``: the calendar
+    and what was chosen to grade (the due dates, late penalties and the class's rows are
+    recorded after grading: :func:`autograder.term.settle`).
+
+    Holds the course (:meth:`~autograder.course.Course.lock`, waiting for another run).
+    A failure of the machine raises :class:`~autograder.models.GraderFault`: while grading,
+    before any output is written (the old files stay); while writing, that file stays the
+    old one. A grading worker that died costs its submission only: the outputs are written
+    with it flagged, then :class:`~autograder.models.GraderFault`. The ledger keeps what
+    was finished, so the same command run again completes the class."""
+    with graded_course.lock():
+        return _grade_and_write(
+            prepared,
+            graded_course,
+            out_dir=out_dir,
+            workers=workers,
+            sandbox=sandbox,
+            progress=progress,
+            feedback=feedback,
+            unmatched=unmatched,
+            on_result=on_result,
+            dask=dask,
+            regrade=regrade,
+            on_canary=on_canary,
+            term=term,
+        )
+
+
+def _grade_and_write(
+    prepared: list[PreparedSubmission],
+    graded_course: course.Course,
+    *,
+    out_dir: Path,
+    workers: int | None,
+    sandbox: bool,
+    progress: bool,
+    feedback: bool,
+    unmatched: Mapping[str, str] | None,
+    on_result: Callable[[SubmissionResult], None] | None,
+    dask: int | str | None,
+    regrade: bool | Collection[str],
+    on_canary: Callable[[list[str], float], None] | None,
+    term: TermInput | None,
+) -> GradeRun:
     ledger = Ledger(graded_course.root / "ledger.jsonl")
+    canaries = instructor_submissions(graded_course, sorted({p.assignment for p in prepared}))
+    if ledger.unreadable:
+        lines = ", ".join(map(str, ledger.unreadable[:5]))
+        more = f" (+{len(ledger.unreadable) - 5} more)" if len(ledger.unreadable) > 5 else ""
+        print(
+            f"note: the course's ledger.jsonl has {len(ledger.unreadable)} unreadable line(s) "
+            f"(line {lines}{more}: cut off by a crash), ignored: those submissions are graded "
+            "again",
+            file=sys.stderr,
+        )
     bar = _progress_bar(len(prepared), progress)
 
     def done(result: SubmissionResult) -> None:
@@ -339,40 +446,81 @@ def grade_prepared_run(
             ledger=ledger,
             on_result=done,
             dask=dask,
+            canaries=canaries,
+            on_canary=on_canary,
+            regrade=regrade,
         )
     finally:
         bar.close()
     term = term or TermInput()
-    settled = settle(
-        graded_course,
-        term.calendar,
-        graded.values(),
-        term.plan.chosen,
-        plan_flags=term.plan.flags,
-        closed=term.plan.closed,
-        roster=term.roster,
-    )
+    with faults_as_errors("recording the due dates and late penalties in the gradebook"):
+        settled = settle(
+            graded_course,
+            term.calendar,
+            graded.values(),
+            term.plan.chosen,
+            plan_flags=term.plan.flags,
+            closed=term.plan.closed,
+            roster=term.roster,
+        )
     results = settled.results
-    out_dir.mkdir(parents=True, exist_ok=True)
-    manual = manual_pending(graded_course, results)
     unmatched = dict(unmatched or {})
-    write_results(results, out_dir / "results.json", list(unmatched), manual)
-    export_grades(
-        graded_course,
-        results,
-        out_dir / "grades.csv",
-        students=settled.students,
-        assignments=settled.assignments,
-        flags=settled.row_flags,
-    )
+    with faults_as_errors("writing the results"):
+        manual = manual_pending(graded_course, results)
+    # each output is written whole (autograder.files.write_atomic): after a fault it is the
+    # old file or the new one, and the message names the one that failed
+    with faults_as_errors(f"creating the output folder {out_dir.name}/"):
+        out_dir.mkdir(parents=True, exist_ok=True)
+    with faults_as_errors("writing results.json"):
+        write_results(results, out_dir / "results.json", list(unmatched), manual)
+    with faults_as_errors("writing grades.csv"):
+        export_grades(
+            graded_course,
+            results,
+            out_dir / "grades.csv",
+            students=settled.students,
+            assignments=settled.assignments,
+            flags=settled.row_flags,
+        )
     if feedback:
-        copy_feedback(graded_course, results, out_dir)
+        with faults_as_errors("writing the feedback pages"):
+            copy_feedback(graded_course, results, out_dir)
     flagged = {f"{r.assignment}/{r.student}": list(r.flags) for r in results if r.flags}
     for name, reason in unmatched.items():
         flagged[name] = [reason]
     text = summary_text(summarise(results), flagged, manual, settled.summary)
-    (out_dir / "summary.md").write_text(text, encoding="utf-8")
+    with faults_as_errors("writing summary.md"):
+        write_atomic(out_dir / "summary.md", text)
+    faulted = [r for r in results if r.fault]
+    if faulted:  # a grading worker died: the rest of the class is written, that one flagged
+        first = faulted[0]
+        others = f" and {len(faulted) - 1} more (flagged)" if len(faulted) > 1 else ""
+        fault = Fault(first.fault, fatal=False)
+        raise GraderFault(fault.message(f"grading {first.assignment}/{first.student}{others}"))
     return GradeRun(results, out_dir, text, list(unmatched))
+
+
+def instructor_submissions(
+    graded_course: course.Course, assignments: Iterable[str]
+) -> list[PreparedSubmission]:
+    """The canary of each assignment: its release notebooks filled with the instructor's
+    solutions from the course's source notebooks, prepared as a student's submission is,
+    under the canary's reserved student id (grading's ``canary_student``)."""
+    student = canary_student(graded_course)
+    out = []
+    for assignment in assignments:
+        names = sorted(p.stem for p in graded_course.source_dir(assignment).glob("*.ipynb"))
+        files = {
+            f"{name}.ipynb": notebook_bytes(
+                make_submission(
+                    graded_course.root / "release" / assignment / f"{name}.ipynb",
+                    graded_course.source_dir(assignment) / f"{name}.ipynb",
+                )
+            )
+            for name in names
+        }
+        out.append(prepare(RawSubmission(student, assignment, files), assignment, names))
+    return out
 
 
 def _carried_ids(raw: RawSubmission) -> set[str]:
@@ -391,29 +539,36 @@ def run_demo(
     sandbox: bool = True,
     progress: bool = False,
     assignments: Iterable[str] | None = None,
+    on_canary: Callable[[list[str], float], None] | None = None,
+    wait: bool = True,
 ) -> GradeRun:
     """Release the course, build the demo class and its term (course.toml: due dates, one
-    extension, one late submission), grade it; returns the run. The demo keeps to its own
-    course folder and gradebook (default ``demo/course``), never an instructor's."""
+    extension, one late submission), grade it (the canary first, as :func:`grade_path`
+    does); returns the run. The demo keeps to its own course folder and gradebook (default
+    ``demo/course``), never an instructor's. ``wait``: as :func:`grade_path`'s (one run per
+    course directory)."""
     demo_course = course.Course(course_dir)
     names = list(assignments) if assignments else course.list_assignments()
     if not names:
         raise GradingError(f"no assignments found in {course.NOTEBOOKS_DIR}")
     if sandbox:
         resolve_sandbox(True)
-    ensure_released(demo_course, names)
-    demo_dir = demo_course.root / "demo_submissions"
-    build_demo_submissions(demo_course.root, demo_dir, names)
-    write_demo_calendar(demo_course.root, names)
-    return grade_path(
-        demo_dir,
-        layout="nbgrader",
-        course_dir=demo_course.root,
-        out_dir=out_dir,
-        workers=workers,
-        sandbox=sandbox,
-        progress=progress,
-    )
+    with demo_course.lock(wait=wait):
+        with faults_as_errors("releasing the assignments"):
+            ensure_released(demo_course, names)
+            demo_dir = demo_course.root / "demo_submissions"
+            build_demo_submissions(demo_course.root, demo_dir, names)
+            write_demo_calendar(demo_course.root, names)
+        return grade_path(
+            demo_dir,
+            layout="nbgrader",
+            course_dir=demo_course.root,
+            out_dir=out_dir,
+            workers=workers,
+            sandbox=sandbox,
+            progress=progress,
+            on_canary=on_canary,
+        )
 
 
 # --------------------------------------------------------------------------- export
