@@ -253,6 +253,13 @@ def test_grades_csv(graded, course, batch):
         )
         assert float(row["max_score"]) == pytest.approx(every_grade_cell)
     assert "corrupt" in by_key[(ASSIGNMENTS[0], "corrupt")]["flags"]
+    # a student seen in the run who handed nothing in for an assignment: a row flagged
+    # "no submission", not a silent 0; a handed-in notebook that scores 0 is not flagged so
+    if len(ASSIGNMENTS) > 1:
+        nothing = by_key[(ASSIGNMENTS[1], "corrupt")]
+        assert nothing["flags"] == "no submission" and nothing["timestamp"] == ""
+    assert by_key[(ASSIGNMENTS[0], "blank")]["flags"] == ""
+    assert float(by_key[(ASSIGNMENTS[0], "blank")]["score"]) == 0.0
     summary = (root / "out" / "summary.md").read_text()
     for assignment in ASSIGNMENTS:
         assert assignment in summary
