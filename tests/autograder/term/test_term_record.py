@@ -140,7 +140,7 @@ def test_summary_lists_late_submissions_extensions_and_no_submission(run):
     ]
     assert term.extensions == [("extended", "2025-10-27 23:59 CET (+3 days: illness)", "on time")]
     assert term.no_submission == ["nothing"] and term.no_time == ["no_time"]
-    text = summary_text(summarise(settled.results), {}, {}, settled.summary)
+    text = summary_text(summarise(settled.results), {}, {}, terms=settled.summary)
     assert "#### 04_naive_bayes_linear: due 2025-10-24 23:59 CEST" in text
     assert "| `late`" in text and "−20 % (−1.2 points)" in text
     assert "- extension: `extended` due 2025-10-27 23:59 CET (+3 days: illness): on time" in text
