@@ -4,11 +4,14 @@ and seed 003's toy corpus. Everything is seeded; nothing is downloaded.
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
+from sklearn.utils._param_validation import Interval
 
-from linlib._validation import check_hyperparameter, check_vector
+from linlib._validation import NON_NEGATIVE, POSITIVE, check_vector, validate_params
 from linlib.geometry import _orthonormal_complement
 
 __all__ = [
@@ -99,14 +102,16 @@ def make_separable(
     Introduced in 02 — the perceptron update rule (separable data); its margin guarantee is
     used in 03 — the convergence proof.
     """
-    n = int(
-        check_hyperparameter(n_samples, "n_samples", minimum=2, allow_minimum=True, integer=True)
+    validate_params(
+        {
+            "n_samples": [Interval(Integral, 2, None, closed="left")],
+            "n_features": [Interval(Integral, 1, None, closed="left")],
+            "radius": [POSITIVE],
+            "margin": [NON_NEGATIVE],
+        },
+        {"n_samples": n_samples, "n_features": n_features, "radius": radius, "margin": margin},
     )
-    d = int(
-        check_hyperparameter(n_features, "n_features", minimum=1, allow_minimum=True, integer=True)
-    )
-    radius = check_hyperparameter(radius, "radius")
-    margin = check_hyperparameter(margin, "margin", allow_minimum=True)
+    n, d, radius, margin = int(n_samples), int(n_features), float(radius), float(margin)
     if not margin < radius:
         raise ValueError(f"margin must satisfy 0 ≤ margin < radius = {radius}; got {margin!r}.")
     rng = np.random.default_rng(0 if random_state is None else random_state)

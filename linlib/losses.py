@@ -9,12 +9,20 @@ for ``z ≤ 1``).
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.utils import check_random_state
 
 from linlib._base import _LinearBinaryClassifier
-from linlib._validation import check_hyperparameter, check_vector, validate_fit_data
+from linlib._validation import (
+    EPOCHS,
+    NON_NEGATIVE,
+    POSITIVE,
+    check_vector,
+    validate_fit_data,
+)
 from linlib.geometry import _check_X_w_b, functional_margin
 
 __all__ = [
@@ -163,9 +171,11 @@ class PegasosSVM(_LinearBinaryClassifier):
     lam : float, default=0.01
         Regularisation strength λ > 0.
     n_epochs : int, default=50
+        Number of passes over the data, all of them run (not a cap: there is no
+        convergence to stop at, unlike the perceptrons' ``max_epochs``).
     t0 : float, default=10.0
-        Offset of the step-size schedule (keeps the first steps from being huge).
-    random_state : int or None, default=None
+        Offset of the step-size schedule (keeps the first steps from being huge), ≥ 0.
+    random_state : int, RandomState or None, default=None
         Seed of the per-epoch permutations (``None`` means 0).
 
     Attributes
@@ -177,8 +187,20 @@ class PegasosSVM(_LinearBinaryClassifier):
     Introduced in 07 — losses, the dual and kernels.
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        "lam": [POSITIVE],
+        "n_epochs": [EPOCHS],
+        "t0": [NON_NEGATIVE],
+        "random_state": ["random_state"],
+    }
+
     def __init__(
-        self, lam: float = 0.01, n_epochs: int = 50, t0: float = 10.0, random_state: object = None
+        self,
+        *,
+        lam: float = 0.01,
+        n_epochs: int = 50,
+        t0: float = 10.0,
+        random_state: int | np.random.RandomState | None = None,
     ) -> None:
         self.lam = lam
         self.n_epochs = n_epochs
@@ -187,13 +209,8 @@ class PegasosSVM(_LinearBinaryClassifier):
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> PegasosSVM:
         """Run the stochastic subgradient descent; returns ``self``."""
-        lam = check_hyperparameter(self.lam, "lam")
-        n_epochs = int(
-            check_hyperparameter(
-                self.n_epochs, "n_epochs", minimum=1, allow_minimum=True, integer=True
-            )
-        )
-        t0 = check_hyperparameter(self.t0, "t0", minimum=0.0, allow_minimum=True)
+        self._validate_params()
+        lam, n_epochs, t0 = float(self.lam), int(self.n_epochs), float(self.t0)
         X_arr, y_pm, classes = validate_fit_data(self, X, y)
         n, d = X_arr.shape
         rng = check_random_state(0 if self.random_state is None else self.random_state)

@@ -1,16 +1,16 @@
 """The perceptron: online, averaged, voted and batch, plus traces and cycle detection.
 
-The course's conventions (CONTENT.md): labels -1/+1, activation ``a = w·x + b``, predict
-+1 iff ``a > 0``, update when ``y·a ≤ 0`` with ``w += y·x`` and ``b += y``, examples in a
-fixed order (the given one, or a seeded shuffle), stop after an epoch without updates or at
-``max_epochs``.
+The course's conventions (notebook 01's table): labels -1/+1, activation ``a = w·x + b``,
+predict +1 iff ``a > 0``, update when ``y·a ≤ 0`` with ``w += y·x`` and ``b += y``, examples
+in a fixed order (the given one, or a seeded shuffle), stop after an epoch without updates
+or at ``max_epochs``.
 """
 
 from __future__ import annotations
 
 import contextlib
 import math
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -18,10 +18,14 @@ from sklearn.utils import check_random_state
 
 from linlib._base import _BinaryClassifier, _LinearBinaryClassifier
 from linlib._validation import (
+    EPOCHS,
+    MAX_EPOCHS,
+    NON_NEGATIVE,
+    POSITIVE,
     check_binary_X_y,
-    check_hyperparameter,
     check_X,
     validate_fit_data,
+    validate_params,
     validate_predict_data,
 )
 
@@ -283,12 +287,6 @@ def _online_perceptron(
     )
 
 
-def _check_max_epochs(max_epochs: object) -> int:
-    return int(
-        check_hyperparameter(max_epochs, "max_epochs", minimum=1, allow_minimum=True, integer=True)
-    )
-
-
 class Perceptron(_LinearBinaryClassifier):
     """The textbook online perceptron (with bias), scikit-learn style.
 
@@ -302,7 +300,7 @@ class Perceptron(_LinearBinaryClassifier):
     Parameters
     ----------
     max_epochs : int, default=1000
-        Cap on the number of passes over the data.
+        Cap on the number of passes over the data (scikit-learn's ``max_iter``).
     average : bool, default=False
         If True, ``coef_`` and ``intercept_`` are the averaged perceptron: the mean of the
         weights *after each of the T·N steps* (T epochs run, N examples; the initial
@@ -332,12 +330,20 @@ class Perceptron(_LinearBinaryClassifier):
     Introduced in 02 — the perceptron update rule.
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        "max_epochs": [EPOCHS],
+        "average": ["boolean"],
+        "shuffle": ["boolean"],
+        "random_state": ["random_state"],
+    }
+
     def __init__(
         self,
-        max_epochs: int = 1000,
+        *,
+        max_epochs: int = MAX_EPOCHS,
         average: bool = False,
         shuffle: bool = False,
-        random_state: object = None,
+        random_state: int | np.random.RandomState | None = None,
     ) -> None:
         self.max_epochs = max_epochs
         self.average = average
@@ -349,9 +355,11 @@ class Perceptron(_LinearBinaryClassifier):
 
         Returns ``self``.
         """
-        max_epochs = _check_max_epochs(self.max_epochs)
+        self._validate_params()
         X_arr, y_pm, classes = validate_fit_data(self, X, y)
-        run = _online_perceptron(X_arr, y_pm, max_epochs, bool(self.shuffle), self.random_state)
+        run = _online_perceptron(
+            X_arr, y_pm, self.max_epochs, bool(self.shuffle), self.random_state
+        )
         w, b = run.w, run.b
         if self.average:
             n_steps = run.n_epochs * X_arr.shape[0]
@@ -382,9 +390,8 @@ class VotedPerceptron(_BinaryClassifier):
 
     Parameters
     ----------
-    max_epochs : int, default=100
-        Cap on the number of passes. Lower than :class:`Perceptron`'s because every
-        update stores a vector.
+    max_epochs : int, default=1000
+        Cap on the number of passes over the data.
 
     Attributes
     ----------
@@ -399,14 +406,16 @@ class VotedPerceptron(_BinaryClassifier):
     Introduced in 02 — the perceptron update rule (voted perceptron).
     """
 
-    def __init__(self, max_epochs: int = 100) -> None:
+    _parameter_constraints: ClassVar[dict] = {"max_epochs": [EPOCHS]}
+
+    def __init__(self, *, max_epochs: int = MAX_EPOCHS) -> None:
         self.max_epochs = max_epochs
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> VotedPerceptron:
         """Run the perceptron and record its weight vectors and survival counts."""
-        max_epochs = _check_max_epochs(self.max_epochs)
+        self._validate_params()
         X_arr, y_pm, classes = validate_fit_data(self, X, y)
-        run = _online_perceptron(X_arr, y_pm, max_epochs)
+        run = _online_perceptron(X_arr, y_pm, self.max_epochs)
         n_steps = run.n_epochs * X_arr.shape[0]
         signs = y_pm[run.update_rows]
         steps = [X_arr[run.update_rows] * signs[:, None]]
@@ -449,8 +458,9 @@ class BatchPerceptron(_LinearBinaryClassifier):
         Learning rate (> 0). From ``w = 0`` it only scales ``(w, b)``, so it changes no
         prediction; it is there because seed 002 has it.
     tol : float, default=1e-9
-        Stop when the norm of the averaged update is below this.
+        Stop when the norm of the averaged update is below this (≥ 0).
     max_epochs : int, default=1000
+        Cap on the number of passes over the data.
 
     Attributes
     ----------
@@ -463,22 +473,29 @@ class BatchPerceptron(_LinearBinaryClassifier):
     Introduced in 02 — the perceptron update rule (batch perceptron).
     """
 
-    def __init__(self, eta: float = 1.0, tol: float = 1e-9, max_epochs: int = 1000) -> None:
+    _parameter_constraints: ClassVar[dict] = {
+        "eta": [POSITIVE],
+        "tol": [NON_NEGATIVE],
+        "max_epochs": [EPOCHS],
+    }
+
+    def __init__(
+        self, *, eta: float = 1.0, tol: float = 1e-9, max_epochs: int = MAX_EPOCHS
+    ) -> None:
         self.eta = eta
         self.tol = tol
         self.max_epochs = max_epochs
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> BatchPerceptron:
         """Run batch updates until the averaged update is below ``tol``."""
-        max_epochs = _check_max_epochs(self.max_epochs)
-        eta = check_hyperparameter(self.eta, "eta")
-        tol = check_hyperparameter(self.tol, "tol", allow_minimum=True)
+        self._validate_params()
+        eta, tol = float(self.eta), float(self.tol)
         X_arr, y_pm, classes = validate_fit_data(self, X, y)
         n = X_arr.shape[0]
         w = np.zeros(X_arr.shape[1])
         b = 0.0
         n_epochs = 0
-        for n_epochs in range(1, max_epochs + 1):  # noqa: B007 (used after the loop)
+        for n_epochs in range(1, self.max_epochs + 1):  # noqa: B007 (used after the loop)
             mistakes = y_pm * (X_arr @ w + b) <= 0.0
             delta_w = y_pm[mistakes] @ X_arr[mistakes] / n
             delta_b = float(y_pm[mistakes].sum()) / n
@@ -509,7 +526,7 @@ class Step(NamedTuple):
     b: float  # after this step
 
 
-def perceptron_trace(X: ArrayLike, y: ArrayLike, max_epochs: int = 100) -> list[Step]:
+def perceptron_trace(X: ArrayLike, y: ArrayLike, max_epochs: int = MAX_EPOCHS) -> list[Step]:
     """Every step of the online perceptron, for step tables and plots.
 
     Same algorithm as :class:`Perceptron` (given order, update when ``y·a ≤ 0``) and same
@@ -521,7 +538,8 @@ def perceptron_trace(X: ArrayLike, y: ArrayLike, max_epochs: int = 100) -> list[
     X : array-like of shape (n_samples, n_features)
     y : array-like of shape (n_samples,)
         Any two labels; scikit-learn's encoding (sorted, the second is +1).
-    max_epochs : int, default=100
+    max_epochs : int, default=1000
+        Cap on the number of passes over the data.
 
     Returns
     -------
@@ -531,7 +549,7 @@ def perceptron_trace(X: ArrayLike, y: ArrayLike, max_epochs: int = 100) -> list[
 
     Introduced in 02 — the perceptron update rule (seed 003's trace).
     """
-    max_epochs = _check_max_epochs(max_epochs)
+    validate_params({"max_epochs": [EPOCHS]}, {"max_epochs": max_epochs})
     X_arr, y_pm, _ = check_binary_X_y(X, y)
     w = np.zeros(X_arr.shape[1])
     b = 0.0
@@ -644,7 +662,9 @@ class PerceptronCycle(NamedTuple):
     intercepts: NDArray[np.float64]  # (period,): b at each boundary of the cycle
 
 
-def perceptron_cycle(X: ArrayLike, y: ArrayLike, max_epochs: int = 1000) -> PerceptronCycle | None:
+def perceptron_cycle(
+    X: ArrayLike, y: ArrayLike, max_epochs: int = MAX_EPOCHS
+) -> PerceptronCycle | None:
     """Detect the perceptron cycling: the same ``(w, b)`` at two epoch boundaries.
 
     The online perceptron (given order) is deterministic, so once ``(w, b)`` at the end of
@@ -660,6 +680,7 @@ def perceptron_cycle(X: ArrayLike, y: ArrayLike, max_epochs: int = 1000) -> Perc
     X : array-like of shape (n_samples, n_features)
     y : array-like of shape (n_samples,)
     max_epochs : int, default=1000
+        Cap on the number of epochs watched.
 
     Returns
     -------
@@ -670,7 +691,7 @@ def perceptron_cycle(X: ArrayLike, y: ArrayLike, max_epochs: int = 1000) -> Perc
 
     Introduced in 05 — XOR and linear separability (the perceptron cycles on XOR).
     """
-    max_epochs = _check_max_epochs(max_epochs)
+    validate_params({"max_epochs": [EPOCHS]}, {"max_epochs": max_epochs})
     X_arr, y_pm, _ = check_binary_X_y(X, y)
     w = np.zeros(X_arr.shape[1])
     b = 0.0

@@ -8,6 +8,7 @@ of the solution is ``1/‖w‖``. Soft margin: minimise ``½‖w‖² + C Σ ξ_
 from __future__ import annotations
 
 import math
+from typing import ClassVar
 
 import numpy as np
 import quadprog
@@ -15,9 +16,11 @@ from numpy.typing import ArrayLike, NDArray
 
 from linlib._base import _LinearBinaryClassifier
 from linlib._validation import (
-    check_hyperparameter,
+    NON_NEGATIVE,
+    POSITIVE,
     check_vector,
     validate_fit_data,
+    validate_params,
 )
 from linlib.geometry import _check_X_w_b, _norm_nonzero, functional_margin
 
@@ -175,14 +178,16 @@ class HardMarginSVM(_LinearBinaryClassifier):
     Introduced in 03 — the convergence proof (the best margin); explained in 06 — SVM margins.
     """
 
-    def __init__(self, tol: float = 1e-8, margin_tol: float = 1e-6) -> None:
+    _parameter_constraints: ClassVar[dict] = {"tol": [NON_NEGATIVE], "margin_tol": [NON_NEGATIVE]}
+
+    def __init__(self, *, tol: float = 1e-8, margin_tol: float = 1e-6) -> None:
         self.tol = tol
         self.margin_tol = margin_tol
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> HardMarginSVM:
         """Find the maximum-margin hyperplane; ValueError if the data are not separable."""
-        tol = check_hyperparameter(self.tol, "tol", allow_minimum=True)
-        margin_tol = check_hyperparameter(self.margin_tol, "margin_tol", allow_minimum=True)
+        self._validate_params()
+        tol, margin_tol = float(self.tol), float(self.margin_tol)
         X_arr, y_pm, classes = validate_fit_data(self, X, y)
         w, b, alpha, polished = _hard_margin(X_arr, y_pm, tol, normalize=False)
         violation = abs(float(np.min(y_pm * (X_arr @ w + b))) - 1.0)
@@ -239,12 +244,15 @@ class SoftMarginSVM(_LinearBinaryClassifier):
     Introduced in 06 — SVM margins (looking ahead to the soft margin).
     """
 
-    def __init__(self, C: float = 1.0) -> None:
+    _parameter_constraints: ClassVar[dict] = {"C": [POSITIVE]}
+
+    def __init__(self, *, C: float = 1.0) -> None:
         self.C = C
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> SoftMarginSVM:
         """Solve the soft-margin QP."""
-        C_val = check_hyperparameter(self.C, "C")
+        self._validate_params()
+        C_val = float(self.C)
         X_arr, y_pm, classes = validate_fit_data(self, X, y)
         n, d = X_arr.shape
         m = d + 1 + n
@@ -375,7 +383,8 @@ def on_margin(
     Introduced in 06 — SVM margins.
     """
     _, w_arr, b_val = _check_X_w_b(X, w, b)
-    tol_val = check_hyperparameter(tol, "tol", allow_minimum=True)
+    validate_params({"tol": [NON_NEGATIVE]}, {"tol": tol})
+    tol_val = float(tol)
     norm = _norm_nonzero(w_arr, "The margin")
     distances = functional_margin(X, y, w_arr, b_val) / norm
     return distances <= distances.min() + tol_val

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from linlib._validation import check_binary_X_y
+from linlib._validation import MAX_EPOCHS, check_binary_X_y
 from linlib.geometry import signed_distance
 from linlib.perceptron import perceptron_trace
 from linlib.plotting import (
@@ -286,7 +286,7 @@ def hyperplane_explorer(
 
 
 def perceptron_stepper(
-    X: Any, y: Any, *, max_epochs: int = 20, live: bool | None = None
+    X: Any, y: Any, *, max_epochs: int = MAX_EPOCHS, live: bool | None = None
 ) -> LiveFigure:
     """A slider over the online perceptron's steps (:func:`linlib.perceptron_trace`):
     the hyperplane after each visit, the visited point circled, updates counted.
@@ -295,8 +295,9 @@ def perceptron_stepper(
     ----------
     X : array-like of shape (n_samples, 2)
     y : array-like of shape (n_samples,)
-    max_epochs : int
-        Passed to :func:`linlib.perceptron_trace`.
+    max_epochs : int, default=1000
+        Cap on the number of passes over the data, passed to
+        :func:`linlib.perceptron_trace`.
     live : bool, optional
         See :class:`LiveFigure`.
 
