@@ -7,12 +7,11 @@ import warnings
 
 import numpy as np
 import pytest
-from sklearn.exceptions import ConvergenceWarning, SkipTestWarning
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import Perceptron as SkPerceptron
 from sklearn.metrics import pairwise
 from sklearn.preprocessing import PolynomialFeatures
 from sklearn.svm import SVC
-from sklearn.utils.estimator_checks import check_estimator
 
 import linlib
 
@@ -264,22 +263,3 @@ def test_multiclass_perceptron_separates_separable_classes():
     y = np.repeat(["a", "b", "c"], 20)
     model = linlib.MulticlassPerceptron().fit(X, y)
     assert model.converged_ and (model.predict(X) == y).all()
-
-
-@pytest.mark.parametrize(
-    "estimator",
-    [
-        linlib.KernelPerceptron(max_epochs=20),
-        linlib.PegasosSVM(n_epochs=5),
-        linlib.MulticlassPerceptron(max_epochs=20),
-    ],
-    ids=lambda e: type(e).__name__,
-)
-def test_sklearn_estimator_checks(estimator):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", SkipTestWarning)
-        results = check_estimator(estimator, on_fail=None)
-    failed = {
-        r["check_name"]: str(r["exception"])[:200] for r in results if r["status"] == "failed"
-    }
-    assert failed == {}
