@@ -75,25 +75,11 @@ def bench_perceptron(
             warnings.simplefilter("ignore", ConvergenceWarning)
             return SkPerceptron(shuffle=False, tol=None, max_iter=epochs).fit(X, y)
 
-    def ours_float64_only():
-        # What the float32 screening buys: the same fit with float64 scans throughout.
-        saved = linlib.perceptron._FLOAT32_MIN_SIZE
-        linlib.perceptron._FLOAT32_MIN_SIZE = float("inf")
-        try:
-            return ours()
-        finally:
-            linlib.perceptron._FLOAT32_MIN_SIZE = saved
-
-    rows = []
     what = f"Perceptron.fit {X.shape[0]}x{X.shape[1]}, {epochs} epochs, {probe.n_updates_} updates"
-    for label, fit in ((what, ours), ("  the same, float64 scans only", ours_float64_only)):
-        t_ours, t_sk, ratios, mine, sk = _alternate(fit, theirs, n_runs)
-        assert np.array_equal(mine.coef_, sk.coef_), "perceptron weights differ from sklearn's"
-        assert np.array_equal(mine.intercept_, sk.intercept_), "perceptron bias differs"
-        rows.append(
-            (label, statistics.median(t_ours), statistics.median(t_sk), statistics.median(ratios))
-        )
-    return rows
+    t_ours, t_sk, ratios, mine, sk = _alternate(ours, theirs, n_runs)
+    assert np.array_equal(mine.coef_, sk.coef_), "perceptron weights differ from sklearn's"
+    assert np.array_equal(mine.intercept_, sk.intercept_), "perceptron bias differs"
+    return [(what, statistics.median(t_ours), statistics.median(t_sk), statistics.median(ratios))]
 
 
 def bench_svm(

@@ -47,10 +47,7 @@ _MIN_BLOCK = 16
 # Largest block, in bytes of X: after a mistake the rest of the block is scanned again with
 # the new weights, and that rescan should hit the CPU cache, not main memory.
 _MAX_BLOCK_BYTES = 1 << 20
-# A float32 copy of X halves the memory traffic of the scans; worth building for large X.
-_FLOAT32_MIN_SIZE = 1 << 16
 _U64 = 2.0**-53  # unit roundoff of float64
-_U32 = 2.0**-24  # unit roundoff of float32
 
 _blas_controller = None
 
@@ -84,17 +81,15 @@ class _Scanner:
     """Runs perceptron epochs over fixed data, finding mistakes block by block.
 
     The textbook loop visits one example at a time. Here the margins ``y_i (w·x_i + b)`` of
-    a block of upcoming examples come from one matrix-vector product — for large data on
-    a float32 copy of the signed, augmented rows ``y_i [x_i, 1]``, which halves the memory
-    traffic — and are compared with a rigorous bound ``thr`` on their rounding error.
-    Rows with a computed margin above ``thr`` are certainly not mistakes, neither in exact
-    arithmetic nor in scikit-learn's float64 loop; below ``-thr`` they certainly are. A
-    row in between is decided exactly: by its float64 margin when that is clear of its own
-    error bound, and otherwise (a near-tie, such as an exact a = 0 on integer data) by
-    summing ``w·x`` left to right and then adding ``b``, as scikit-learn's compiled loop
-    does. After an update the scan
-    restarts just after the updated example. The updates are ``w += y·x``, ``b += y`` in
-    the textbook order, so the weights equal the textbook loop's bit for bit.
+    a block of upcoming examples come from one matrix-vector product, compared with a
+    bound ``thr`` on their rounding error. Rows with a computed margin above ``thr`` are
+    certainly not mistakes, neither in exact arithmetic nor in scikit-learn's loop; below
+    ``-thr`` they certainly are. A row in between is decided exactly: by its own margin
+    when that is clear of its own error bound, and otherwise (a near-tie, such as an exact
+    a = 0 on integer data) by summing ``w·x`` left to right and then adding ``b``, as
+    scikit-learn's compiled loop does. After an update the scan restarts just after the
+    updated example. The updates are ``w += y·x``, ``b += y`` in the textbook order, so
+    the weights equal the textbook loop's bit for bit.
     """
 
     def __init__(
@@ -108,69 +103,26 @@ class _Scanner:
         if aug_norms is None:
             aug_norms = np.sqrt(np.einsum("ij,ij->i", X, X) + 1.0)
         self.aug_norms = aug_norms  # ‖[x_i, 1]‖
-        self.R = float(aug_norms.max())
+        self.R = float(aug_norms.max())  # bounds the norms of a whole block
         # Error of a float64 margin (dot product, + b, times ±1), in any summation order:
         # at most γ_{d+1}·‖[x, 1]‖·‖[w, b]‖ + underflow; (d + 4)·u covers γ_{d+1} and the
         # + b. Our margin and scikit-learn's left-to-right one may err in opposite
         # directions, so a sign is certain to agree with sklearn's only beyond twice that.
         self.k64 = 2.02 * (self.d + 4) * _U64
         self.tiny64 = (self.d + 1) * 2.0**-1020
-        self.Z32 = None
         self.max_block = max(_MIN_BLOCK, _MAX_BLOCK_BYTES // (8 * self.d))
 
-    def use_float32(self) -> None:
-        """Build ``Z32 = float32(y·[X, 1])`` for the screening scans (one pass over X)."""
-        # Out of range for float32, or so many features that γ_{d+1} loses its simple bound.
-        if self.Z32 is not None or not self.R < 1e30 or (self.d + 2) * _U32 > 0.005:
-            return
-        n, d = self.n, self.d
-        Z32 = np.empty((n, d + 1), dtype=np.float32)
-        # y·x is exact (y = ±1), and rounding is symmetric: one pass gives float32(y·x).
-        np.multiply(self.X, self.y[:, None], out=Z32[:, :d], casting="same_kind")
-        Z32[:, d] = self.y
-        self.Z32 = Z32
-        self._v64 = np.empty(d + 1)
-        self.max_block = max(_MIN_BLOCK, _MAX_BLOCK_BYTES // (4 * (d + 1)))
-
-    def _threshold(self, w: NDArray[np.float64], b: float):
-        """(float32 weights or None, threshold) for scanning with the current (w, b).
-
-        Float32: with z = y[x, 1], v = [w, b] and rounded ẑ, v̂, the computed ẑ·v̂ differs
-        from z·v by at most γ_{d+1}‖ẑ‖‖v̂‖ + ‖ẑ‖‖v̂ - v‖ + ‖ẑ - z‖‖v‖ + underflow, where
-        ‖ẑ - z‖ ≤ u·‖z‖ + ε and ‖ẑ‖ ≤ (1 + u)‖z‖ + ε. Below 1e36 nothing can overflow:
-        every partial sum is at most ‖ẑ‖‖v̂‖.
-        """
-        v_norm = math.sqrt(float(w @ w) + b * b)
-        if self.Z32 is not None and self.R * (v_norm + 1.0) < 1e36:
-            d1 = self.d + 1
-            v64 = self._v64
-            v64[:-1] = w
-            v64[-1] = b
-            v32 = v64.astype(np.float32)
-            diff = v64 - v32
-            rounding = math.sqrt(float(diff @ diff))  # ‖v̂ - v‖
-            # Underflow allowances are generous enough even if subnormals flush to zero.
-            # The extra 1% of thr exceeds the float64 error of sklearn's own margin by
-            # far (2^-24 / 100 ≫ 2^-53), so a clear float32 sign is also sklearn's sign.
-            eps = math.sqrt(d1) * 2.0**-125
-            z_norm = (1 + _U32) * self.R + eps
-            thr = (
-                z_norm * (1.01 * (d1 + 1) * _U32 * (v_norm + rounding) + rounding)
-                + (_U32 * self.R + eps) * v_norm
-                + d1 * 2.0**-123
-            )
-            return v32, np.float32(thr * 1.01)
-        if not self.R * v_norm < 1e300:
-            # Some summation order might overflow: leave every decision to the exact path.
-            return None, math.inf
-        return None, self.k64 * self.R * v_norm * 1.01 + self.tiny64
+    def _error_bound(self, norms: float) -> float:
+        """Bound on the error of a margin whose ``‖[x, 1]‖·‖[w, b]‖`` is at most ``norms``."""
+        if not norms < 1e300:
+            return math.inf  # some summation order might overflow: decide exactly
+        return self.k64 * norms * 1.01 + self.tiny64
 
     def _is_mistake(self, k: int, w: NDArray[np.float64], b: float) -> bool:
         """Decide example k exactly as the textbook loop in float64 would."""
         x = self.X[k]
         margin = self.y[k] * (float(x @ w) + b)
-        scale = self.aug_norms[k] * math.sqrt(float(w @ w) + b * b)
-        bound = self.k64 * scale * 1.01 + self.tiny64 if scale < 1e300 else math.inf
+        bound = self._error_bound(self.aug_norms[k] * math.sqrt(float(w @ w) + b * b))
         if margin > bound:
             return False
         if margin < -bound:
@@ -181,21 +133,17 @@ class _Scanner:
         self, w: NDArray[np.float64], b: float, updates: list[int] | None = None
     ) -> tuple[float, int]:
         """One epoch in order; updates ``w`` in place, returns the new ``b`` and #updates."""
-        n, X, y, Z32 = self.n, self.X, self.y, self.Z32
+        n, X, y = self.n, self.X, self.y
         i = 0
         block = _MIN_BLOCK
         n_updates = 0
-        v32, thr = self._threshold(w, b)
+        thr = self._error_bound(self.R * math.sqrt(float(w @ w) + b * b))
         while i < n:
             end = min(i + block, n)
-            if v32 is not None:
-                m = Z32[i:end] @ v32
-                unsure = m <= thr  # no overflow, hence no NaN, in this range
-            else:
-                m = X[i:end] @ w
-                m += b
-                m *= y[i:end]
-                unsure = ~(m > thr)  # NaN (overflow) counts as unsure
+            m = X[i:end] @ w
+            m += b
+            m *= y[i:end]
+            unsure = ~(m > thr)  # NaN (overflow) counts as unsure
             j = int(unsure.argmax())
             k = -1
             while unsure[j]:
@@ -216,7 +164,7 @@ class _Scanner:
             n_updates += 1
             if updates is not None:
                 updates.append(k)
-            v32, thr = self._threshold(w, b)
+            thr = self._error_bound(self.R * math.sqrt(float(w @ w) + b * b))
             # Mistakes come in bursts early on and rarely later: look about twice as far
             # ahead as the gap to this mistake.
             block = min(max(_MIN_BLOCK, 2 * (k + 1 - i)), self.max_block)
@@ -263,12 +211,10 @@ def _online_perceptron(
     # OpenBLAS splits a matrix-vector product over threads from about 9216 entries on.
     with _single_threaded_blas() if n * d >= 9216 else contextlib.nullcontext():
         for epoch, order in enumerate(_epoch_orders(n, max_epochs, shuffle, random_state)):
-            if order is not None:
-                run = _Scanner(X[order], y[order], scanner.aug_norms[order])
-            else:
-                if epoch == 1 and n * d >= _FLOAT32_MIN_SIZE:
-                    scanner.use_float32()  # only once the first epoch did not converge
+            if order is None:
                 run = scanner
+            else:
+                run = _Scanner(X[order], y[order], scanner.aug_norms[order])
             positions: list[int] = []
             b, n_updates = run.run_epoch(w, b, positions)
             n_epochs = epoch + 1
