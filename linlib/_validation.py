@@ -67,6 +67,19 @@ def check_X(X: ArrayLike, n_features: int | None = None) -> NDArray[np.float64]:
         If ``X`` is not 2-D, is empty, has NaN or infinite entries, is not numeric or has
         the wrong number of columns.
 
+    Examples
+    --------
+    >>> import linlib
+    >>> linlib.check_X([[1, 2], [3, 4]])
+    array([[1., 2.],
+           [3., 4.]])
+    >>> linlib.check_X([1, 2])
+    Traceback (most recent call last):
+        ...
+    ValueError: X must be 2-D of shape (n_samples, n_features); got 1-D with shape (2,). Use
+    X.reshape(-1, 1) for one feature, or X.reshape(1, -1) for one sample (a list [x1, x2] is one
+    point only inside an outer list: [[x1, x2]]).
+
     Introduced in 01 — hyperplanes (every function that takes data checks it this way).
     """
     arr = _as_float_array(X, "X")
@@ -198,6 +211,15 @@ def check_binary_X_y(
     ValueError
         Bad ``X`` (see :func:`check_X`), wrong length or shape of ``y``, NaN labels,
         continuous labels, one class only, or more than two classes.
+
+    Examples
+    --------
+    >>> import linlib
+    >>> X, y_pm, classes = linlib.check_binary_X_y([[0], [1], [2]], ["ham", "spam", "ham"])
+    >>> y_pm
+    array([-1.,  1., -1.])
+    >>> classes
+    array(['ham', 'spam'], dtype='<U4')
 
     Introduced in 02 — the perceptron update rule (labels y in {-1, +1}).
     """

@@ -58,6 +58,12 @@ def weights_from_dual(
     ValueError
         If no multiplier exceeds ``tol`` (no point to take ``b`` from).
 
+    Examples
+    --------
+    >>> import linlib
+    >>> linlib.weights_from_dual([[1, 0], [-1, 0]], [1, -1], alpha=[0.5, 0.5])
+    (array([1., 0.]), 0.0)
+
     Introduced in 07 — losses, the dual and kernels (the reference for Exercise 3).
     """
     X_arr = check_X(X)
@@ -77,6 +83,12 @@ def dual_objective(X: ArrayLike, y: ArrayLike, alpha: ArrayLike) -> float:
     """The hard-margin dual objective ``Σ_i α_i - ½ ‖Σ_i α_i y_i x_i‖²``.
 
     At the optimum it equals the primal's ``½‖w‖²`` (strong duality).
+
+    Examples
+    --------
+    >>> import linlib
+    >>> linlib.dual_objective([[1, 0], [-1, 0]], [1, -1], alpha=[0.5, 0.5])
+    0.5
 
     Introduced in 07 — losses, the dual and kernels.
     """

@@ -61,6 +61,13 @@ def linear_kernel(X: ArrayLike, Z: ArrayLike | None = None) -> NDArray[np.float6
     -------
     ndarray of shape (n_samples_X, n_samples_Z)
 
+    Examples
+    --------
+    >>> import linlib
+    >>> linlib.linear_kernel([[1, 2], [3, 4]])
+    array([[ 5., 11.],
+           [11., 25.]])
+
     Introduced in 07 — losses, the dual and kernels.
     """
     X_arr, Z_arr = _pair(X, Z)
@@ -91,6 +98,12 @@ def polynomial_kernel(
     -------
     ndarray of shape (n_samples_X, n_samples_Z)
 
+    Examples
+    --------
+    >>> import linlib
+    >>> linlib.polynomial_kernel([[1, 2]], [[3, 4], [0, 0]])
+    array([[144.,   1.]])
+
     Introduced in 07 — losses, the dual and kernels.
     """
     X_arr, Z_arr = _pair(X, Z)
@@ -109,6 +122,12 @@ def rbf_kernel(X: ArrayLike, Z: ArrayLike | None = None, gamma: float = 1.0) -> 
     Returns
     -------
     ndarray of shape (n_samples_X, n_samples_Z)
+
+    Examples
+    --------
+    >>> import linlib
+    >>> linlib.rbf_kernel([[0, 0]], [[0, 0], [1, 0]], gamma=1.0)
+    array([[1.        , 0.36787944]])
 
     Introduced in 07 — losses, the dual and kernels.
     """
@@ -132,6 +151,15 @@ def quadratic_feature_map(
     Returns
     -------
     ndarray of shape (n_samples, 1 + 2 n_features + n_features (n_features - 1) / 2)
+
+    Examples
+    --------
+    >>> import linlib
+    >>> F = linlib.quadratic_feature_map([[1, 2], [3, 4]])
+    >>> F.shape
+    (2, 6)
+    >>> float(F[0] @ F[1]), float(linlib.polynomial_kernel([[1, 2]], [[3, 4]])[0, 0])
+    (144.0, 144.0)
 
     Introduced in 07 — losses, the dual and kernels.
     """
@@ -197,6 +225,13 @@ def kernel_perceptron(
     -------
     counts : ndarray of shape (n_samples,), int
 
+    Examples
+    --------
+    >>> import linlib
+    >>> X, y = linlib.make_xor()
+    >>> linlib.kernel_perceptron(X, y, linlib.polynomial_kernel)
+    array([1, 1, 1, 1])
+
     Introduced in 07 — losses, the dual and kernels (the reference for Exercise 4).
     """
     X_arr = check_X(X)
@@ -245,6 +280,16 @@ class KernelPerceptron(_BinaryClassifier):
     n_iter_ : int
     converged_ : bool
     n_features_in_ : int
+
+    Examples
+    --------
+    >>> import linlib
+    >>> X, y = linlib.make_xor()
+    >>> model = linlib.KernelPerceptron(kernel="poly").fit(X, y)
+    >>> model.predict(X), model.converged_
+    (array([-1,  1,  1, -1]), True)
+    >>> model.counts_, model.intercept_
+    (array([1, 1, 1, 1]), array([0.]))
 
     Introduced in 07 — losses, the dual and kernels.
     """

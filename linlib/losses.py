@@ -40,6 +40,12 @@ __all__ = [
 def zero_one_loss(z: ArrayLike) -> NDArray[np.float64]:
     """0-1 loss of functional margins ``z = y·a``: 1 where ``z ≤ 0`` (a tie is a mistake).
 
+    Examples
+    --------
+    >>> import linlib
+    >>> linlib.zero_one_loss([-1.0, 0.0, 0.5, 2.0])
+    array([1., 1., 0., 0.])
+
     Introduced in 07 — losses, the dual and kernels.
     """
     return (np.asarray(z, dtype=np.float64) <= 0).astype(np.float64)
@@ -48,6 +54,12 @@ def zero_one_loss(z: ArrayLike) -> NDArray[np.float64]:
 def perceptron_loss(z: ArrayLike) -> NDArray[np.float64]:
     """Perceptron loss ``max(0, -z)`` of functional margins ``z = y·a``.
 
+    Examples
+    --------
+    >>> import linlib
+    >>> linlib.perceptron_loss([-1.5, 0.5, 2.0])
+    array([1.5, 0. , 0. ])
+
     Introduced in 07 — losses, the dual and kernels.
     """
     return np.maximum(0.0, -np.asarray(z, dtype=np.float64))
@@ -55,6 +67,12 @@ def perceptron_loss(z: ArrayLike) -> NDArray[np.float64]:
 
 def hinge_loss(z: ArrayLike) -> NDArray[np.float64]:
     """Hinge loss ``max(0, 1 - z)`` of functional margins ``z = y·a``.
+
+    Examples
+    --------
+    >>> import linlib
+    >>> linlib.hinge_loss([-1.0, 0.0, 0.5, 1.0, 2.0])
+    array([2. , 1. , 0.5, 0. , 0. ])
 
     Introduced in 07 — losses, the dual and kernels.
     """
@@ -70,6 +88,12 @@ def logistic_loss(z: ArrayLike, base: float = np.e) -> NDArray[np.float64]:
     base : float, default=e
         Base of the logarithm; with ``base=2`` the loss is 1 at ``z = 0`` and lies above
         the 0-1 loss everywhere.
+
+    Examples
+    --------
+    >>> import linlib
+    >>> linlib.logistic_loss([0.0, 1.0], base=2)
+    array([1.        , 0.45194108])
 
     Introduced in 07 — losses, the dual and kernels.
     """
@@ -96,6 +120,14 @@ def perceptron_loss_grad(
     -------
     grad_w : ndarray of shape (n_features,), float (a new array)
     grad_b : float
+
+    Examples
+    --------
+    >>> import linlib
+    >>> linlib.perceptron_loss_grad(x=[1, 2], y=1, w=[0, 0], b=0.0)
+    (array([-1., -2.]), -1.0)
+    >>> linlib.perceptron_loss_grad(x=[1, 2], y=1, w=[1, 1], b=0.0)
+    (array([0., 0.]), 0.0)
 
     Introduced in 07 — losses, the dual and kernels (the reference for Exercise 1).
     """
@@ -132,6 +164,14 @@ def pegasos_step(
     w_new : ndarray of shape (n_features,)
     b_new : float
 
+    Examples
+    --------
+    >>> import linlib
+    >>> linlib.pegasos_step(w=[0, 0], b=0.0, x=[1, 2], y=1, lam=0.1, eta=0.5)
+    (array([0.5, 1. ]), 0.5)
+    >>> linlib.pegasos_step(w=[2, 0], b=0.0, x=[1, 2], y=1, lam=0.1, eta=0.5)
+    (array([1.9, 0. ]), 0.0)
+
     Introduced in 07 — losses, the dual and kernels (the reference for Exercise 2).
     """
     w_arr = check_vector(w, "w")
@@ -149,6 +189,13 @@ def soft_margin_objective(X: ArrayLike, y: ArrayLike, w: ArrayLike, b: float, C:
 
     Pegasos minimises ``λ/2 ‖w‖² + (1/n) Σ_i hinge_i``, the same objective times ``λ``
     with ``C = 1/(λ n)``.
+
+    Examples
+    --------
+    >>> import linlib
+    >>> X, y = [[2, 0], [0.5, 0], [-1, 0]], [1, 1, -1]
+    >>> linlib.soft_margin_objective(X, y, w=[1, 0], b=0.0, C=1.0)
+    1.0
 
     Introduced in 07 — losses, the dual and kernels.
     """
@@ -183,6 +230,17 @@ class PegasosSVM(_LinearBinaryClassifier):
     classes_, coef_, intercept_, n_features_in_
     objective_ : float
         ``λ/2 ‖w‖² + mean hinge loss`` of the returned ``(w, b)`` on the training data.
+
+    Examples
+    --------
+    >>> import linlib
+    >>> X, y = linlib.make_separable(60, margin=0.2, random_state=1)
+    >>> model = linlib.PegasosSVM(lam=0.01, random_state=0).fit(X, y)
+    >>> float(model.score(X, y))
+    1.0
+    >>> exact = linlib.SoftMarginSVM(C=1 / (0.01 * len(y))).fit(X, y)
+    >>> bool(abs(model.coef_ - exact.coef_).max() < 0.1)
+    True
 
     Introduced in 07 — losses, the dual and kernels.
     """

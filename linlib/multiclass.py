@@ -36,6 +36,13 @@ def one_vs_rest_predict(X: ArrayLike, W: ArrayLike, b: ArrayLike, classes: Array
     ndarray of shape (n_samples,)
         Entries of ``classes``.
 
+    Examples
+    --------
+    >>> import linlib
+    >>> W, b = [[1, 0], [0, 1]], [0, 0]
+    >>> linlib.one_vs_rest_predict([[2, 1], [0, 3]], W, b, classes=["a", "b"])
+    array(['a', 'b'], dtype='<U1')
+
     Introduced in 07 — losses, the dual and kernels (the reference for Exercise 5).
     """
     X_arr = check_X(X)
@@ -72,6 +79,15 @@ class MulticlassPerceptron(ClassifierMixin, _Estimator):
     n_iter_ : int
     converged_ : bool
     n_features_in_ : int
+
+    Examples
+    --------
+    >>> import linlib
+    >>> X = [[0, 4], [0, 5], [4, 0], [5, 0], [-4, -4], [-5, -5]]
+    >>> y = ["a", "a", "b", "b", "c", "c"]
+    >>> model = linlib.MulticlassPerceptron().fit(X, y)
+    >>> model.predict(X), model.converged_
+    (array(['a', 'a', 'b', 'b', 'c', 'c'], dtype='<U1'), True)
 
     Introduced in 07 — losses, the dual and kernels.
     """

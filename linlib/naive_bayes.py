@@ -51,6 +51,21 @@ class MultinomialNB(_LinearBinaryClassifier):
         ``class_log_prior_[1] - class_log_prior_[0]``.
     n_features_in_ : int
 
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import linlib
+    >>> X, y = linlib.toy_counts()
+    >>> model = linlib.MultinomialNB(alpha=1.0).fit(X, y)
+    >>> model.predict(X)
+    array([ 1,  1, -1,  1, -1, -1])
+    >>> from sklearn.naive_bayes import MultinomialNB
+    >>> reference = MultinomialNB(alpha=1.0, force_alpha=True).fit(X, y)
+    >>> bool(np.allclose(model.feature_log_prob_, reference.feature_log_prob_))
+    True
+    >>> bool((model.predict(X) == reference.predict(X)).all())
+    True
+
     Introduced in 04 — Naive Bayes is a linear classifier.
     """
 

@@ -273,6 +273,22 @@ class Perceptron(_LinearBinaryClassifier):
         True if the last epoch made no update, i.e. the training data are separated.
     n_features_in_ : int
 
+    Examples
+    --------
+    >>> import linlib
+    >>> X, y = linlib.boolean_table("and")
+    >>> model = linlib.Perceptron().fit(X, y)
+    >>> model.coef_, model.intercept_
+    (array([[1., 1.]]), array([-1.]))
+    >>> model.predict(X)
+    array([-1, -1, -1,  1])
+    >>> model.n_iter_, model.n_updates_, model.converged_
+    (2, 1, True)
+    >>> from sklearn.linear_model import Perceptron
+    >>> reference = Perceptron(shuffle=False, tol=None, max_iter=model.n_iter_).fit(X, y)
+    >>> bool((reference.coef_ == model.coef_).all() and reference.intercept_ == model.intercept_)
+    True
+
     Introduced in 02 — the perceptron update rule.
     """
 
@@ -349,6 +365,16 @@ class VotedPerceptron(_BinaryClassifier):
         Survival counts; they sum to ``n_iter_ · n_samples``.
     n_iter_, n_updates_, converged_ : as in :class:`Perceptron`
 
+    Examples
+    --------
+    >>> import linlib
+    >>> X, y = linlib.boolean_table("and")
+    >>> model = linlib.VotedPerceptron().fit(X, y)
+    >>> model.counts_, model.n_iter_ * len(y)
+    (array([0, 8]), 8)
+    >>> model.predict(X)
+    array([-1, -1, -1,  1])
+
     Introduced in 02 — the perceptron update rule (voted perceptron).
     """
 
@@ -416,6 +442,14 @@ class BatchPerceptron(_LinearBinaryClassifier):
     converged_ : bool
         True if the final ``(w, b)`` makes no mistake on the training data.
 
+    Examples
+    --------
+    >>> import linlib
+    >>> X, y = linlib.boolean_table("and")
+    >>> model = linlib.BatchPerceptron().fit(X, y)
+    >>> model.predict(X), model.converged_
+    (array([-1, -1, -1,  1]), True)
+
     Introduced in 02 — the perceptron update rule (batch perceptron).
     """
 
@@ -459,6 +493,13 @@ class BatchPerceptron(_LinearBinaryClassifier):
 class Step(NamedTuple):
     """One example visit of the online perceptron (see :func:`perceptron_trace`).
 
+    Examples
+    --------
+    >>> import linlib
+    >>> linlib.perceptron_trace(*linlib.boolean_table("and"))[0]
+    Step(epoch=1, index=0, x=array([-1., -1.]), y=-1, activation=0.0, updated=True,
+         w=array([1., 1.]), b=-1.0)
+
     Introduced in 02 — the perceptron update rule.
     """
 
@@ -492,6 +533,15 @@ def perceptron_trace(X: ArrayLike, y: ArrayLike, max_epochs: int = MAX_EPOCHS) -
     steps : list of Step
         One per example visit: ``epoch`` (from 1), ``index`` (row of ``X``), ``x``, ``y``
         (-1/+1), ``activation`` before the step, ``updated``, and ``w``, ``b`` after it.
+
+    Examples
+    --------
+    >>> import linlib
+    >>> steps = linlib.perceptron_trace(*linlib.boolean_table("and"))
+    >>> len(steps), sum(step.updated for step in steps), steps[-1].epoch
+    (8, 1, 2)
+    >>> steps[-1].w, steps[-1].b
+    (array([1., 1.]), -1.0)
 
     Introduced in 02 — the perceptron update rule (seed 003's trace).
     """
@@ -540,6 +590,14 @@ def perceptron_update(
     updated : bool
         True when the step changed ``(w, b)``.
 
+    Examples
+    --------
+    >>> import linlib
+    >>> linlib.perceptron_update(w=[0, 0], b=0.0, x=[1, 2], y=1)
+    (array([1., 2.]), 1.0, True)
+    >>> linlib.perceptron_update(w=[1, 2], b=1.0, x=[1, 2], y=1)
+    (array([1., 2.]), 1.0, False)
+
     Introduced in 02 — the perceptron update rule (the reference for Exercise 1).
     """
     w_arr = np.array(w, dtype=np.float64, copy=True)
@@ -580,6 +638,13 @@ def perceptron_epoch(
     n_updates : int
         Number of updates made during the pass.
 
+    Examples
+    --------
+    >>> import linlib
+    >>> X, y = linlib.boolean_table("and")
+    >>> linlib.perceptron_epoch(X, y, w=[0, 0], b=0.0)
+    (array([1., 1.]), -1.0, 1)
+
     Introduced in 02 — the perceptron update rule (the reference for Exercise 2).
     """
     X_arr = check_X(X)
@@ -597,6 +662,13 @@ def perceptron_epoch(
 
 class PerceptronCycle(NamedTuple):
     """A repeated perceptron state at epoch boundaries (see :func:`perceptron_cycle`).
+
+    Examples
+    --------
+    >>> import linlib
+    >>> cycle = linlib.perceptron_cycle(*linlib.make_xor())
+    >>> cycle.start, cycle.period, cycle.updates_per_cycle
+    (0, 1, 4)
 
     Introduced in 05 — XOR and linear separability.
     """
@@ -634,6 +706,15 @@ def perceptron_cycle(
         ``None`` if the perceptron converges (an epoch without updates: a fixed point, not a
         cycle) or no state repeats within ``max_epochs`` epochs. A returned cycle always has
         ``updates_per_cycle > 0``.
+
+    Examples
+    --------
+    >>> import linlib
+    >>> cycle = linlib.perceptron_cycle(*linlib.make_xor())
+    >>> cycle.period, cycle.weights, cycle.intercepts
+    (1, array([[0., 0.]]), array([0.]))
+    >>> linlib.perceptron_cycle(*linlib.boolean_table("and")) is None
+    True
 
     Introduced in 05 — XOR and linear separability (the perceptron cycles on XOR).
     """

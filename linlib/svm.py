@@ -175,6 +175,17 @@ class HardMarginSVM(_LinearBinaryClassifier):
     ValueError
         From ``fit``, if the data are not linearly separable (the QP is infeasible).
 
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import linlib
+    >>> X, y = [[2, 0], [0, 0], [4, 1]], [1, -1, 1]
+    >>> model = linlib.HardMarginSVM().fit(X, y)
+    >>> np.round(model.coef_, 6), np.round(model.intercept_, 6)
+    (array([[1., 0.]]), array([-1.]))
+    >>> round(model.margin_, 6), model.support_
+    (1.0, array([0, 1]))
+
     Introduced in 03 — the convergence proof (the best margin); explained in 06 — SVM margins.
     """
 
@@ -240,6 +251,17 @@ class SoftMarginSVM(_LinearBinaryClassifier):
         ``X[support_]``.
     dual_coef_ : ndarray of shape (1, n_support)
         ``y_i α_i`` for the support vectors, as in scikit-learn.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import linlib
+    >>> X, y = [[1, 0], [-1, 0], [3, 1], [-0.5, 0]], [1, -1, 1, 1]
+    >>> model = linlib.SoftMarginSVM(C=1.0).fit(X, y)
+    >>> model.predict(X)
+    array([ 1, -1,  1,  1])
+    >>> np.round(model.slack_, 3)
+    array([0.  , 1.  , 0.  , 0.75])
 
     Introduced in 06 — SVM margins (looking ahead to the soft margin).
     """
@@ -316,6 +338,12 @@ def canonical_form(
     ValueError
         If some point has ``y_i (w·x_i + b) ≤ 0`` (``(w, b)`` does not separate the data).
 
+    Examples
+    --------
+    >>> import linlib
+    >>> linlib.canonical_form([[2, 0], [-2, 0]], [1, -1], w=[3, 0], b=0.0)
+    (array([0.5, 0. ]), 0.0)
+
     Introduced in 06 — SVM margins.
     """
     _, w_arr, b_val = _check_X_w_b(X, w, b)
@@ -344,6 +372,12 @@ def two_point_svm(x_pos: ArrayLike, x_neg: ArrayLike) -> tuple[NDArray[np.float6
     ------
     ValueError
         If the two points are equal.
+
+    Examples
+    --------
+    >>> import linlib
+    >>> linlib.two_point_svm(x_pos=[2, 1], x_neg=[0, 1])
+    (array([1., 0.]), -1.0)
 
     Introduced in 06 — SVM margins.
     """
@@ -380,6 +414,12 @@ def on_margin(
     -------
     ndarray of bool, shape (n_samples,)
 
+    Examples
+    --------
+    >>> import linlib
+    >>> linlib.on_margin([[1, 0], [-1, 0], [3, 0]], [1, -1, 1], w=[1, 0], b=0.0)
+    array([ True,  True, False])
+
     Introduced in 06 — SVM margins.
     """
     _, w_arr, b_val = _check_X_w_b(X, w, b)
@@ -406,6 +446,12 @@ def hinge_slacks(X: ArrayLike, y: ArrayLike, w: ArrayLike, b: float) -> NDArray[
     ndarray of shape (n_samples,)
         0 on or beyond the margin on the correct side, in (0, 1) inside the band on the
         correct side, 1 on the plane, > 1 on the wrong side.
+
+    Examples
+    --------
+    >>> import linlib
+    >>> linlib.hinge_slacks([[2, 0], [0.5, 0], [-1, 0]], [1, 1, 1], w=[1, 0], b=0.0)
+    array([0. , 0.5, 2. ])
 
     Introduced in 06 — SVM margins.
     """
