@@ -12,7 +12,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from linlib._validation import validate_params, validate_predict_data
+from linlib._validation import validate_parameter_constraints, validate_predict_data
 
 
 class _Estimator(BaseEstimator):
@@ -26,7 +26,7 @@ class _Estimator(BaseEstimator):
     _parameter_constraints: ClassVar[dict] = {}
 
     def _validate_params(self) -> None:
-        validate_params(self._parameter_constraints, self.get_params(deep=False))
+        validate_parameter_constraints(self._parameter_constraints, self.get_params(deep=False))
 
 
 class _BinaryClassifier(ClassifierMixin, _Estimator):

@@ -25,7 +25,7 @@ __all__ = [
     "check_binary_X_y",
     "check_vector",
     "pm_labels_and_classes",
-    "validate_params",
+    "validate_parameter_constraints",
 ]
 
 
@@ -305,15 +305,17 @@ def _satisfies(constraint: object, value: object) -> bool:
     return make_constraint(constraint).is_satisfied_by(value)
 
 
-def validate_params(
+def validate_parameter_constraints(
     constraints: Mapping[str, Sequence[object]], params: Mapping[str, object]
 ) -> None:
     """Check each parameter against its constraints (any one of them may hold).
 
-    Raises scikit-learn's ``InvalidParameterError`` (a ``ValueError`` and a ``TypeError``)
-    with linlib's message, e.g. ``max_epochs must be an integer ≥ 1; got 0.``. Estimators
-    call it in ``fit`` (scikit-learn's convention: ``__init__`` only stores), through
-    ``_validate_params``; functions call it first thing.
+    scikit-learn's function of the same name, with linlib's messages and linlib's rule
+    that a bool is not a number. Raises scikit-learn's ``InvalidParameterError`` (a
+    ``ValueError`` and a ``TypeError``) with linlib's message, e.g. ``max_epochs must be
+    an integer ≥ 1; got 0.``. Estimators call it in ``fit`` (scikit-learn's convention:
+    ``__init__`` only stores), through ``_validate_params``; functions call it first
+    thing.
     """
     for name, value in params.items():
         options = constraints.get(name)

@@ -11,7 +11,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 from sklearn.utils._param_validation import Interval
 
-from linlib._validation import NON_NEGATIVE, POSITIVE, check_vector, validate_params
+from linlib._validation import NON_NEGATIVE, POSITIVE, check_vector, validate_parameter_constraints
 from linlib.geometry import _orthonormal_complement
 
 __all__ = [
@@ -115,7 +115,7 @@ def make_separable(
     Introduced in 02 — the perceptron update rule (separable data); its margin guarantee is
     used in 03 — the convergence proof.
     """
-    validate_params(
+    validate_parameter_constraints(
         {
             "n_samples": [Interval(Integral, 2, None, closed="left")],
             "n_features": [Interval(Integral, 1, None, closed="left")],

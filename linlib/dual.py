@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from linlib._validation import NON_NEGATIVE, as_pm_labels, check_X, validate_params
+from linlib._validation import NON_NEGATIVE, as_pm_labels, check_X, validate_parameter_constraints
 
 __all__ = ["dual_objective", "weights_from_dual"]
 
@@ -69,7 +69,7 @@ def weights_from_dual(
     X_arr = check_X(X)
     y_pm = as_pm_labels(y, X_arr.shape[0])
     alpha_arr = _check_alpha(alpha, X_arr.shape[0])
-    validate_params({"tol": [NON_NEGATIVE]}, {"tol": tol})
+    validate_parameter_constraints({"tol": [NON_NEGATIVE]}, {"tol": tol})
     tol_val = float(tol)
     w = (alpha_arr * y_pm) @ X_arr
     support = alpha_arr > tol_val

@@ -26,7 +26,7 @@ from linlib._validation import (
     NON_NEGATIVE,
     check_X,
     validate_fit_data,
-    validate_params,
+    validate_parameter_constraints,
     validate_predict_data,
 )
 
@@ -238,7 +238,7 @@ def kernel_perceptron(
     y_pm = np.asarray(y, dtype=np.float64)
     if y_pm.shape != (X_arr.shape[0],) or not np.isin(y_pm, (-1.0, 1.0)).all():
         raise ValueError("y must hold one label -1 or +1 per row of X")
-    validate_params({"max_epochs": [EPOCHS]}, {"max_epochs": max_epochs})
+    validate_parameter_constraints({"max_epochs": [EPOCHS]}, {"max_epochs": max_epochs})
     K = np.asarray(kernel(X_arr, X_arr), dtype=np.float64)
     return _kernel_perceptron_counts(K, y_pm, max_epochs)[0]
 

@@ -25,7 +25,7 @@ from linlib._validation import (
     check_binary_X_y,
     check_X,
     validate_fit_data,
-    validate_params,
+    validate_parameter_constraints,
     validate_predict_data,
 )
 
@@ -545,7 +545,7 @@ def perceptron_trace(X: ArrayLike, y: ArrayLike, max_epochs: int = MAX_EPOCHS) -
 
     Introduced in 02 — the perceptron update rule (seed 003's trace).
     """
-    validate_params({"max_epochs": [EPOCHS]}, {"max_epochs": max_epochs})
+    validate_parameter_constraints({"max_epochs": [EPOCHS]}, {"max_epochs": max_epochs})
     X_arr, y_pm, _ = check_binary_X_y(X, y)
     w = np.zeros(X_arr.shape[1])
     b = 0.0
@@ -718,7 +718,7 @@ def perceptron_cycle(
 
     Introduced in 05 — XOR and linear separability (the perceptron cycles on XOR).
     """
-    validate_params({"max_epochs": [EPOCHS]}, {"max_epochs": max_epochs})
+    validate_parameter_constraints({"max_epochs": [EPOCHS]}, {"max_epochs": max_epochs})
     X_arr, y_pm, _ = check_binary_X_y(X, y)
     w = np.zeros(X_arr.shape[1])
     b = 0.0

@@ -20,7 +20,7 @@ from linlib._validation import (
     POSITIVE,
     check_vector,
     validate_fit_data,
-    validate_params,
+    validate_parameter_constraints,
 )
 from linlib.geometry import _check_X_w_b, _norm_nonzero, functional_margin
 
@@ -423,7 +423,7 @@ def on_margin(
     Introduced in 06 — SVM margins.
     """
     _, w_arr, b_val = _check_X_w_b(X, w, b)
-    validate_params({"tol": [NON_NEGATIVE]}, {"tol": tol})
+    validate_parameter_constraints({"tol": [NON_NEGATIVE]}, {"tol": tol})
     tol_val = float(tol)
     norm = _norm_nonzero(w_arr, "The margin")
     distances = functional_margin(X, y, w_arr, b_val) / norm
