@@ -1,5 +1,6 @@
 """What the grader knows of a notebook's cells: nbgrader's cell kinds, the grader's flags in a
-notebook's metadata, the hidden tests of a test cell, a notebook as .ipynb bytes, and which
+notebook's metadata, the hidden tests of a test cell, the rubric of a written answer, a
+notebook as .ipynb bytes, and which
 assignment a notebook's grade ids belong to (:func:`assignment_mismatch`,
 :func:`closest_assignment`: the one home of that matching, used before grading and by the
 grading batch), and the library references a test cell makes unusable
@@ -8,6 +9,13 @@ grading batch), and the library references a test cell makes unusable
 The hidden-test regions are found one way, with nbgrader's own delimiters and rule
 (``ClearHiddenTests``: a line containing ``BEGIN HIDDEN TESTS`` opens a region, a line
 containing ``END HIDDEN TESTS`` closes it); a region left open runs to the end of the cell.
+
+A written answer (a markdown cell that nbgrader grades and students write) carries, in the
+source notebook, the model answer and then, from a line ``#### Rubric`` on, the grader's
+rubric (:func:`split_rubric`, the one parser). nbgrader's release replaces the whole cell by
+its stub, so students never get the rubric; formgrader shows it beside the student's answer
+(:class:`autograder.grading.preprocessors.ShowRubric`), the lecture site under the model
+answer, the slides not at all.
 """
 
 from __future__ import annotations
@@ -30,6 +38,8 @@ FLAGS_KEY = "autograder"
 
 HIDDEN_BEGIN: str = ClearHiddenTests.begin_test_delimeter.default_value
 HIDDEN_END: str = ClearHiddenTests.end_test_delimeter.default_value
+#: The line that starts the grader's rubric in a written answer of a source notebook.
+RUBRIC_HEADING = "#### Rubric"
 
 
 def grade_id(cell: NotebookNode) -> str | None:
@@ -45,6 +55,37 @@ def is_test_cell(cell: NotebookNode) -> bool:
         and not utils.is_solution(cell)
         and bool(grade_id(cell))
     )
+
+
+def is_written_answer(cell: NotebookNode) -> bool:
+    """A written answer: a markdown cell nbgrader grades (by hand) that students write."""
+    return (
+        cell.get("cell_type") == "markdown"
+        and bool(utils.is_grade(cell))
+        and bool(utils.is_solution(cell))
+    )
+
+
+def split_rubric(source: str) -> tuple[str, str | None]:
+    """A written answer's source split at its ``#### Rubric`` line: the model answer above
+    it (trailing blank lines dropped) and the rubric below it, or ``(source, None)`` when
+    the cell has no such line."""
+    lines = source.split("\n")
+    for number, line in enumerate(lines):
+        if line.strip() == RUBRIC_HEADING:
+            return "\n".join(lines[:number]).rstrip(), "\n".join(lines[number + 1 :]).strip()
+    return source, None
+
+
+def rubrics(nb: NotebookNode) -> dict[str, str]:
+    """grade id -> the rubric of every written answer of *nb* that has one."""
+    found = {}
+    for cell in nb.cells:
+        if is_written_answer(cell) and grade_id(cell):
+            rubric = split_rubric(cell.source)[1]
+            if rubric:
+                found[str(grade_id(cell))] = rubric
+    return found
 
 
 def add_flag(nb: NotebookNode, text: str) -> None:

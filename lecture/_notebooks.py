@@ -8,6 +8,8 @@ from pathlib import Path
 import nbformat
 from nbgrader.utils import is_grade, is_solution
 
+from autograder.notebook import is_written_answer, split_rubric
+
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS_DIR = ROOT / "notebooks"
 
@@ -42,18 +44,29 @@ def mark_solutions(nb: nbformat.NotebookNode, *, fence_markdown: bool) -> nbform
     changed. Both MyST-NB and nbconvert turn a code cell's tags into CSS classes
     (``tag_solution``, ``celltag_solution``). A written answer (a markdown solution
     cell) is, with *fence_markdown*, wrapped in a MyST admonition of class ``solution``
-    for the site, whose markdown cells carry no classes.
+    for the site, whose markdown cells carry no classes, and its grader's rubric (below
+    the cell's ``#### Rubric`` line, :func:`autograder.notebook.split_rubric`) follows in
+    an admonition of class ``rubric``: the site is for lecturers. Without *fence_markdown*
+    (the slides, shown in class) the rubric is left out.
     """
     nb = nbformat.from_dict(nb)
     for cell in nb.cells:
         tags = list(cell.metadata.get("tags", []))
         if is_solution(cell):
             tags.append(SOLUTION_TAG)
-            if cell.cell_type == "markdown" and fence_markdown:
-                cell.source = (
-                    "::::{admonition} Students write this answer\n:class: solution\n"
-                    f"{cell.source}\n::::"
-                )
+            if is_written_answer(cell):
+                answer, rubric = split_rubric(cell.source)
+                cell.source = answer
+                if fence_markdown:
+                    cell.source = (
+                        "::::{admonition} Students write this answer\n:class: solution\n"
+                        f"{answer}\n::::"
+                    )
+                    if rubric:
+                        cell.source += (
+                            "\n\n::::{admonition} Rubric for the grader (not in the students' "
+                            f"release)\n:class: grader-rubric\n{rubric}\n::::"
+                        )
         elif is_test(cell):
             tags.append(TEST_TAG)
         if tags:

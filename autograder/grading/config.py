@@ -10,6 +10,7 @@ from pathlib import Path
 from traitlets.config import Config
 
 from autograder.course import Course
+from lecture.assets import FEEDBACK_MATHJAX, MATHJAX_PAGE, mathjax_available
 
 
 def autograde_config(course: Course, *, sandbox: bool, prewarm: bool = False) -> Config:
@@ -58,8 +59,13 @@ def feedback_config(course: Course) -> Config:
     """GenerateFeedback configuration: nbgrader's, with hidden-test source redacted, the
     grader machine's folders taken out of the outputs, and every active element of the
     student's notebook taken out (:mod:`autograder.grading.sanitise`: the notebook cleaned,
-    the page rendered by its ``SafeHTMLExporter`` with a Content-Security-Policy)."""
-    from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
+    the page rendered by its ``SafeHTMLExporter`` with a Content-Security-Policy).
+
+    nbgrader's list ends with nbconvert's ``CSSHTMLHeaderPreprocessor``, which never runs
+    there (an nbconvert preprocessor is off unless switched on; the template's own
+    ``conf.json`` registers one that is on): it is left out. Every preprocessor listed here
+    is on wherever it is registered (``tests/autograder/grading/test_grading_config.py``).
+    """
     from nbgrader.preprocessors import GetGrades
 
     from autograder.grading.preprocessors import HideGraderPaths, RedactHiddenTests
@@ -71,31 +77,46 @@ def feedback_config(course: Course) -> Config:
         RedactHiddenTests,
         HideGraderPaths,
         SanitiseNotebook,
-        CSSHTMLHeaderPreprocessor,
     ]
     config.GenerateFeedback.exporter_class = SafeHTMLExporter
     config.HideGraderPaths.course_root = str(course.root)
-    from lecture.assets import TEMPLATES, mathjax_available
-
     if mathjax_available():
         # Formulas typeset without a network: the lecture build's base/mathjax.html.j2
         # shadows nbconvert's MathJax from a CDN with the copy that report.copy_feedback
         # ships beside the pages. nbgrader's own templates stay (it sets this only when
         # the configuration does not). Set on the feedback's exporter only: formgrader's
         # HTMLExporter keeps its own folders (formgrader_config puts this in its config).
-        import nbgrader.converters
-
-        nbgrader_templates = (
-            Path(nbgrader.converters.__file__).parent.parent
-            / "server_extensions"
-            / "formgrader"
-            / "templates"
-        )
-        config.SafeHTMLExporter.extra_template_basedirs = [
-            str(TEMPLATES),
-            str(nbgrader_templates),
-        ]
+        config.SafeHTMLExporter.extra_template_basedirs = _offline_template_dirs()
     return config
+
+
+def _offline_template_dirs() -> list[str]:
+    """The lecture's templates (its ``base/mathjax.html.j2``: MathJax from a local copy)
+    before nbgrader's formgrader templates (the ``feedback`` and ``formgrade`` ones)."""
+    import nbgrader.converters
+
+    from lecture.assets import TEMPLATES
+
+    nbgrader_templates = (
+        Path(nbgrader.converters.__file__).parent.parent
+        / "server_extensions"
+        / "formgrader"
+        / "templates"
+    )
+    return [str(TEMPLATES), str(nbgrader_templates)]
+
+
+#: Where formgrader's submission view (``{base_url}/formgrader/submissions/<id>/``) finds
+#: MathJax: the copy in the course directory's ``feedback/_mathjax/`` (the one the
+#: course's own feedback pages load, :meth:`autograder.course.Course.make` puts it there),
+#: through the Jupyter server's ``/files/`` of the course directory opened as its root.
+FORMGRADER_MATHJAX_URL = f"../../../files/feedback/{FEEDBACK_MATHJAX}/{MATHJAX_PAGE}"
+
+
+def formgrader_mathjax_url(default: str) -> str:
+    """The Jinja filter ``mathjax_url`` of formgrader's exporter: the MathJax template's
+    default URL (beside a feedback page) becomes :data:`FORMGRADER_MATHJAX_URL`."""
+    return FORMGRADER_MATHJAX_URL
 
 
 def formgrader_config(course: Course) -> Config:
@@ -104,19 +125,34 @@ def formgrader_config(course: Course) -> Config:
     the file, so they are left out here):
 
     - its submission view (nbconvert's ``HTMLExporter`` with nbgrader's ``formgrade``
-      template) renders the notebook after :class:`~.sanitise.SanitiseNotebook` and with
-      :class:`~.sanitise.CleanMarkdown` as its ``markdown2html`` filter;
+      template) shows, under each written answer, the grader's rubric from the course's
+      source notebook (:class:`~.preprocessors.ShowRubric`), and renders the notebook after
+      :class:`~.sanitise.SanitiseNotebook` and with :class:`~.sanitise.CleanMarkdown` as its
+      ``markdown2html`` filter (the rubric cell too);
     - its "Generate feedback" button runs ``GenerateFeedback`` with :func:`feedback_config`'s
       preprocessors and exporter, as ``python -m autograder grade`` does (the exporter's
-      own preprocessor list stays empty: the feedback's list is the one that runs).
+      own preprocessor list stays empty: the feedback's list is the one that runs);
+    - its submission view typesets formulas offline: the lecture's MathJax template, its
+      URL mapped by the filter :func:`formgrader_mathjax_url` to the course's own copy of
+      MathJax (``feedback/_mathjax/``, served by the Jupyter server's ``/files/``).
     """
+    from autograder.grading.preprocessors import ShowRubric
     from autograder.grading.sanitise import CleanMarkdown, SanitiseNotebook
 
     own = course.config()
     config = Config(
         {name: section for name, section in feedback_config(course).items() if name not in own}
     )
-    config.HTMLExporter.preprocessors = [SanitiseNotebook]
+    config.HTMLExporter.preprocessors = [ShowRubric, SanitiseNotebook]
     config.HTMLExporter.filters = {"markdown2html": CleanMarkdown}
+    config.ShowRubric.source_root = str(course.root / "source")
+    # The feedback pages' exporter is an HTMLExporter too: it must not inherit the view's
+    # preprocessors (a rubric in a student's feedback page).
     config.SafeHTMLExporter.preprocessors = []
+    # the feedback's exporter subclasses HTMLExporter: none of the view's filters for it
+    # (its pages load MathJax from beside them, as the command line's do)
+    config.SafeHTMLExporter.filters = {}
+    if mathjax_available():
+        config.HTMLExporter.extra_template_basedirs = _offline_template_dirs()
+        config.HTMLExporter.filters["mathjax_url"] = formgrader_mathjax_url
     return config

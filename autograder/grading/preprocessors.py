@@ -21,10 +21,13 @@
 - :class:`HideGraderPaths` (feedback): the grader machine's folders (the course's checkout,
   the Python environment, the course directory) never reach a student's feedback: a
   traceback's ``File /srv/course/linlib/grading.py`` reads ``File linlib/grading.py``.
+- :class:`ShowRubric` (formgrader's submission view only, never feedback): under each
+  written answer, the grader's rubric from the course's source notebook.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import reprlib
@@ -34,6 +37,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import nbformat
 from nbconvert.exporters.exporter import ResourcesDict
 from nbformat import NotebookNode, from_dict
 from nbgrader import utils
@@ -46,7 +50,9 @@ from autograder.notebook import (
     add_flag,
     cell_kind,
     grade_id,
+    is_written_answer,
     redact_hidden_source,
+    rubrics,
     strip_hidden_tests,
 )
 
@@ -405,6 +411,77 @@ class HideGraderPaths(NbGraderPreprocessor):
 
     def _hide(self, text: str) -> str:
         return self._pattern.sub(lambda m: self._names[m.group(0)], text) if text else text
+
+
+#: What heads the rubric in formgrader's view (tests look for it).
+RUBRIC_LABEL = "Rubric for the grader"
+#: The box the rubric is shown in (inline style: the cleaning keeps these properties).
+_RUBRIC_BOX = (
+    '<div class="autograder-rubric" '
+    'style="border: 2px solid #b35900; padding: 0.2em 1em; background-color: #fff8e6">'
+)
+
+
+def rubric_cell(grade_id: str, rubric: str) -> NotebookNode:
+    """A markdown cell that shows *rubric* (of the written answer *grade_id*) as the
+    grader's: in a framed box headed by :data:`RUBRIC_LABEL` (the markdown between the
+    box's tags is rendered as usual, tables and math included)."""
+    head = (
+        f"**{RUBRIC_LABEL}** of `{grade_id}`, from the course's source notebook "
+        "(students never see it)"
+    )
+    digest = hashlib.sha1(grade_id.encode("utf-8")).hexdigest()[:12]
+    return from_dict(
+        {
+            "cell_type": "markdown",
+            "id": f"rubric-{digest}",
+            "metadata": {"autograder": {"rubric": grade_id}},
+            "source": f"{_RUBRIC_BOX}\n\n{head}\n\n{rubric}\n\n</div>",
+        }
+    )
+
+
+def _notebook_names(resources: ResourcesDict) -> tuple[str, str]:
+    """The assignment and notebook being rendered: formgrader's submission view passes
+    ``assignment_id`` and ``notebook_id``, nbgrader's converters ``nbgrader.assignment`` and
+    ``nbgrader.notebook``; ``("", "")`` when neither (or a name that is not one folder)."""
+    converter = resources.get("nbgrader") or {}
+    names = (
+        str(resources.get("assignment_id") or converter.get("assignment") or ""),
+        str(resources.get("notebook_id") or converter.get("notebook") or ""),
+    )
+    if not all(name and Path(name).name == name and name not in (".", "..") for name in names):
+        return "", ""
+    return names
+
+
+class ShowRubric(NbGraderPreprocessor):
+    """formgrader's submission view: under every written answer, the rubric that the
+    course's source notebook (``source/<assignment>/<notebook>.ipynb``) has for it below
+    its ``#### Rubric`` line (:func:`autograder.notebook.split_rubric`), in a markdown cell
+    of its own (:func:`rubric_cell`), which the view then sanitises and renders like any
+    other. Put in formgrader's exporter only (:func:`autograder.grading.formgrader_config`):
+    the student's notebook never carries a rubric, and feedback pages never run this."""
+
+    source_root = Unicode("", help="The course's source folder.").tag(config=True)
+
+    def preprocess(self, nb: NotebookNode, resources: ResourcesDict):
+        assignment, notebook = _notebook_names(resources)
+        if not self.source_root or not assignment or not notebook:
+            return nb, resources
+        path = Path(self.source_root) / assignment / f"{notebook}.ipynb"
+        try:
+            found = rubrics(nbformat.read(path, as_version=4))
+        except Exception as exc:  # no source notebook: the view without rubrics
+            self.log.warning("no rubrics for %s/%s: %s", assignment, notebook, exc)
+            return nb, resources
+        cells = []
+        for cell in nb.cells:
+            cells.append(cell)
+            if is_written_answer(cell) and grade_id(cell) in found:
+                cells.append(rubric_cell(str(grade_id(cell)), found[str(grade_id(cell))]))
+        nb.cells = cells
+        return nb, resources
 
 
 def _grader_folders(course_root: str = "") -> tuple[re.Pattern[str], dict[str, str]]:

@@ -9,7 +9,9 @@ Two layers, both put in by :func:`autograder.grading.config.feedback_config`:
   JavaScript, widget and unknown outputs are dropped, and so is the notebook's widget state;
   image data that is not base64 and output metadata that the template writes into a tag
   (``width=…``, ``isolated``, ``filenames``) are dropped; an ``execution_count`` or a grade
-  id that is not what nbformat/nbgrader allow is made inert.
+  id that is not what nbformat/nbgrader allow is made inert. It is on wherever it is
+  registered (nbconvert's preprocessors are off by default, and nbgrader's converters do
+  not switch on what they register).
 - :class:`SafeHTMLExporter`, nbconvert's HTML exporter (nbgrader's ``feedback`` template is
   unchanged) whose ``markdown2html`` cleans what Markdown renders to — markdown cells, their
   attachments, ``text/markdown`` outputs, nbgrader's comments — and which puts a
@@ -18,7 +20,8 @@ Two layers, both put in by :func:`autograder.grading.config.feedback_config`:
   (by hash: those of the same template rendered for an empty notebook); no plugins,
   frames, forms or ``<base>``; images only from the page's folder tree or ``data:``.
   An image naming an attachment its cell does not carry shows its alt text
-  (:func:`markdown_html`; nbconvert would refuse the whole page).
+  (:func:`markdown_html`; nbconvert would refuse the whole page). It refuses to render a
+  notebook that :class:`SanitiseNotebook` has not cleaned.
 
 nbgrader's formgrader renders a submission with nbconvert's own ``HTMLExporter`` (its class
 is not configurable): there :func:`autograder.grading.config.formgrader_config` puts in
@@ -174,12 +177,27 @@ def _clean_output(output: dict[str, Any]) -> bool:
     return bool(data)
 
 
+#: Set in a page's resources by :class:`SanitiseNotebook`: the notebook was cleaned.
+SANITISED = "sanitised"
+
+
 class SanitiseNotebook(Preprocessor):
     """Take every active element out of a notebook before it is rendered as a feedback page
     (see the module's docstring); run it after nbgrader's ``GetGrades``, which reads the
-    grade ids."""
+    grade ids.
+
+    On wherever it is registered: nbconvert's ``Preprocessor`` is off by default
+    (``enabled`` False) and only an exporter's own ``preprocessors`` list switches it on;
+    nbgrader's converters register their ``preprocessors`` as they are (nbgrader's own
+    preprocessors default to on), so in ``GenerateFeedback`` an nbconvert preprocessor
+    never runs unless it is on by itself.
+    """
+
+    # not configurable: a page without it would run the student's scripts
+    enabled = Bool(True)
 
     def preprocess(self, nb, resources):
+        resources[SANITISED] = True
         nb.metadata.pop("widgets", None)
         for cell in nb.cells:
             if cell.cell_type == "raw":
@@ -248,6 +266,9 @@ class SafeHTMLExporter(HTMLExporter):
 
     def from_notebook_node(self, nb, resources=None, **kw):
         page, resources = super().from_notebook_node(nb, resources, **kw)
+        if not resources.get(SANITISED):
+            # fail closed: no page at all rather than one that runs the student's scripts
+            raise ValueError("refusing to write a feedback page: SanitiseNotebook did not run")
         policy = content_security_policy(self._template_script_hashes(resources or {}))
         content = html.escape(policy, quote=False).replace('"', "&quot;")
         meta = f'<meta http-equiv="Content-Security-Policy" content="{content}">'

@@ -37,7 +37,7 @@ from nbformat import NotebookNode
 from nbgrader.preprocessors import ClearSolutions
 from nbgrader.utils import is_solution
 
-from autograder.notebook import grade_id
+from autograder.notebook import grade_id, is_written_answer, split_rubric
 
 __all__ = [
     "ASSIGNMENTS",
@@ -135,11 +135,15 @@ def solution_sources(source_nb: NotebookNode | str | os.PathLike[str]) -> dict[s
     dict[str, str]
         grade id -> the cell's source with the ``### BEGIN SOLUTION`` / ``### END
         SOLUTION`` lines removed, i.e. what a student who wrote exactly the instructor's
-        solution hands in.
+        solution hands in (a written answer without its grader's rubric).
     """
     nb = _as_notebook(source_nb)
     return {
-        str(grade_id(cell)): _strip_markers(cell.source) for cell in nb.cells if is_solution(cell)
+        str(grade_id(cell)): _strip_markers(
+            split_rubric(cell.source)[0] if is_written_answer(cell) else cell.source
+        )
+        for cell in nb.cells
+        if is_solution(cell)
     }
 
 

@@ -258,6 +258,23 @@ def is_separable_lp(X, y):
     return 2 - result.status
 '''
 
+IS_SEPARABLE_IN_PLACE = '''
+def is_separable_lp(X, y):
+    """Builds the constraint rows in the caller's array: X *= -y changes a float X."""
+    A = np.asarray(X, dtype=float)
+    y = np.asarray(y, dtype=float)
+    A *= -y[:, None]
+    A_ub = np.column_stack([A, -y])
+    result = linprog(
+        np.zeros(A_ub.shape[1]),
+        A_ub=A_ub,
+        b_ub=-np.ones(len(y)),
+        bounds=[(None, None)] * A_ub.shape[1],
+        method="highs",
+    )
+    return bool(result.status == 0)
+'''
+
 XOR_FEATURES_LOOP = '''
 def xor_features(X):
     """A list comprehension."""
@@ -455,6 +472,13 @@ VARIANTS = [
         IS_SEPARABLE_STATUS,
         ("is_separable_lp_hidden",),
         "returns an int built from linprog's status, not a bool",
+    ),
+    _bug(
+        "is_separable_lp_modifies_X",
+        "is_separable_lp",
+        IS_SEPARABLE_IN_PLACE,
+        ("is_separable_lp_inputs_unchanged",),
+        "X *= -y on the caller's float array to build the constraints",
     ),
     _correct("xor_features_loop", "xor_features", XOR_FEATURES_LOOP, "a list comprehension"),
     _correct("xor_features_prod", "xor_features", XOR_FEATURES_PROD, "np.prod and np.concatenate"),

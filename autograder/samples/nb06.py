@@ -97,6 +97,19 @@ def canonical_form(X, y, w, b):
     return w_c, b / smallest
 '''
 
+CANONICAL_DECISION_RULE = '''
+def canonical_form(X, y, w, b):
+    """Checks the predictions with the decision rule (a point on the plane is -1) instead
+    of y·a > 0: a -1 point on the plane passes as separated."""
+    X, w = np.asarray(X, dtype=float), np.asarray(w, dtype=float)
+    y = np.asarray(y)
+    a = X @ w + b
+    if np.any(np.where(a > 0, 1, -1) != y):
+        raise ValueError("(w, b) misclassifies a point")
+    smallest = np.min(y * a)
+    return w / smallest, float(b / smallest)
+'''
+
 # --- Exercise 2: two_point_svm --------------------------------------------------------
 
 TWO_POINT_GEOMETRIC = '''
@@ -258,6 +271,23 @@ def on_margin(X, y, w, b, tol=1e-6):
     return distances <= distances.min() + tol
 '''
 
+ON_MARGIN_AUGMENTED_NORM = '''
+def on_margin(X, y, w, b, tol=1e-6):
+    """Divides by ‖[w, b]‖, the augmented norm of notebook 03's bound, instead of ‖w‖."""
+    X, y, w = np.asarray(X, dtype=float), np.asarray(y, dtype=float), np.asarray(w, dtype=float)
+    distances = y * (X @ w + b) / np.linalg.norm(np.append(w, b))
+    return distances <= distances.min() + tol
+'''
+
+ON_MARGIN_ISCLOSE_RTOL = '''
+def on_margin(X, y, w, b, tol=1e-6):
+    """np.isclose with atol=tol, its default rtol=1e-05 left in: far from the plane a point
+    more than tol beyond the closest still counts."""
+    X, y, w = np.asarray(X, dtype=float), np.asarray(y, dtype=float), np.asarray(w, dtype=float)
+    distances = y * (X @ w + b) / np.linalg.norm(w)
+    return np.isclose(distances, distances.min(), atol=tol)
+'''
+
 # --- Exercise 4: hinge_slacks ---------------------------------------------------------
 
 HINGE_CLIP = '''
@@ -318,7 +348,9 @@ def hinge_slacks(X, y, w, b):
     return np.maximum(0.0, 1.0 - (X @ np.asarray(w, dtype=float) + np.asarray(y) * b))
 '''
 
-_CANONICAL = frozenset({"canonical_form_visible", "canonical_form_hidden"})
+_CANONICAL = frozenset(
+    {"canonical_form_visible", "canonical_form_hidden", "canonical_form_plane_ties"}
+)
 _TWO_POINT = frozenset({"two_point_svm_visible", "two_point_svm_hidden"})
 _ON_MARGIN = frozenset({"on_margin_visible", "on_margin_hidden"})
 _HINGE = frozenset({"hinge_slacks_visible", "hinge_slacks_hidden"})
@@ -349,13 +381,13 @@ VARIANTS = [
     Variant(
         "canonical_form_no_separation_check",
         {"canonical_form": CANONICAL_NO_CHECK},
-        lost=frozenset({"canonical_form_hidden"}),
+        lost=frozenset({"canonical_form_hidden", "canonical_form_plane_ties"}),
         description="no ValueError when (w, b) does not separate (uses |w·x + b|)",
     ),
     Variant(
         "canonical_form_strict_comparison",
         {"canonical_form": CANONICAL_STRICT},
-        lost=frozenset({"canonical_form_hidden"}),
+        lost=frozenset({"canonical_form_hidden", "canonical_form_plane_ties"}),
         description="raises only for y·a < 0, so a point on the plane is accepted",
     ),
     Variant(
@@ -369,6 +401,12 @@ VARIANTS = [
         {"canonical_form": CANONICAL_INTEGER_ARRAY},
         lost=frozenset({"canonical_form_hidden"}),
         description="np.zeros_like(w) truncates w/m when w is given as integers",
+    ),
+    Variant(
+        "canonical_form_decision_rule",
+        {"canonical_form": CANONICAL_DECISION_RULE},
+        lost=frozenset({"canonical_form_plane_ties"}),
+        description="checks predictions (a point on the plane is -1), not y·a > 0",
     ),
     # two_point_svm
     Variant(
@@ -435,13 +473,13 @@ VARIANTS = [
     Variant(
         "on_margin_functional_not_geometric",
         {"on_margin": ON_MARGIN_FUNCTIONAL},
-        lost=frozenset({"on_margin_hidden"}),
+        lost=frozenset({"on_margin_hidden", "on_margin_far_plane"}),
         description="tolerance on y(w·x + b) instead of the distance: not scale-invariant",
     ),
     Variant(
         "on_margin_ignores_tol",
         {"on_margin": ON_MARGIN_IGNORES_TOL},
-        lost=frozenset({"on_margin_hidden"}),
+        lost=frozenset({"on_margin_hidden", "on_margin_far_plane"}),
         description="np.isclose with default tolerances; the tol argument is ignored",
     ),
     Variant(
@@ -455,6 +493,18 @@ VARIANTS = [
         {"on_margin": ON_MARGIN_UNSIGNED},
         lost=frozenset({"on_margin_hidden"}),
         description="|w·x + b|/‖w‖ where the signed distance on the correct side is asked for",
+    ),
+    Variant(
+        "on_margin_augmented_norm",
+        {"on_margin": ON_MARGIN_AUGMENTED_NORM},
+        lost=frozenset({"on_margin_far_plane"}),
+        description="divides by ‖[w, b]‖ instead of ‖w‖",
+    ),
+    Variant(
+        "on_margin_isclose_relative_tolerance",
+        {"on_margin": ON_MARGIN_ISCLOSE_RTOL},
+        lost=frozenset({"on_margin_far_plane"}),
+        description="np.isclose(..., atol=tol) keeps numpy's relative tolerance 1e-05",
     ),
     # hinge_slacks
     Variant(

@@ -38,6 +38,15 @@ def perceptron_loss_grad(x, y, w, b):
     return -y * wrong * x, -y * wrong
 '''
 
+GRAD_INTEGER_BIAS = '''
+def perceptron_loss_grad(x, y, w, b):
+    """The prompt's (-y * x, -y) as written: grad_b is an integer for integer labels."""
+    x = np.asarray(x, dtype=float)
+    if y * (x @ np.asarray(w, dtype=float) + b) <= 0:
+        return -y * x, -y
+    return np.zeros(len(x)), 0
+'''
+
 GRAD_STRICT = '''
 def perceptron_loss_grad(x, y, w, b):
     """Takes the step only for y·a < 0: a tie (a = 0) gives a zero gradient."""
@@ -163,6 +172,18 @@ def pegasos_step(w, b, x, y, lam, eta):
     return w, float(b)
 '''
 
+PEGASOS_NEGATIVE_STRICT = '''
+def pegasos_step(w, b, x, y, lam, eta):
+    """The band condition written per class: a <= 1 for +1, but a > -1 (strict) for -1, so
+    a -1 point exactly on its margin takes no step."""
+    w, x = np.asarray(w, dtype=float), np.asarray(x, dtype=float)
+    a = w @ x + b
+    inside = a <= 1 if y > 0 else a > -1
+    if inside:
+        return (1 - eta * lam) * w + eta * y * x, float(b + eta * y)
+    return (1 - eta * lam) * w, float(b)
+'''
+
 PEGASOS_INT = '''
 def pegasos_step(w, b, x, y, lam, eta):
     """Writes the new weights into an array with w's dtype: integer w truncates."""
@@ -272,6 +293,18 @@ def weights_from_dual(X, y, alpha, tol=1e-8):
     return w, float(np.mean(y[support] - X[support] @ w))
 '''
 
+DUAL_TOL_INCLUSIVE = '''
+def weights_from_dual(X, y, alpha, tol=1e-8):
+    """alpha >= tol: a multiplier exactly at tol counts, where at most tol is zero."""
+    X = np.asarray(X, dtype=float)
+    y, alpha = np.asarray(y, dtype=float), np.asarray(alpha, dtype=float)
+    w = (alpha * y) @ X
+    support = alpha >= tol
+    if not support.any():
+        raise ValueError("no support vector")
+    return w, float(np.mean(y[support] - X[support] @ w))
+'''
+
 DUAL_NO_RAISE = '''
 def weights_from_dual(X, y, alpha, tol=1e-8):
     """No ValueError without a multiplier above tol (the mean of nothing)."""
@@ -299,6 +332,24 @@ def kernel_perceptron(X, y, kernel, max_epochs=1000):
                 counts[i] += 1
                 changed = True
         if not changed:
+            break
+    return counts
+'''
+
+KERNEL_ROWS = '''
+def kernel_perceptron(X, y, kernel, n_epochs=100):
+    """One kernel row per visit, kernel(X[i:i+1], X): a call per example, on matrices."""
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y, dtype=float)
+    counts = np.zeros(len(y), dtype=int)
+    for _ in range(n_epochs):
+        mistakes = 0
+        for i in range(len(y)):
+            row = np.asarray(kernel(X[i : i + 1], X), dtype=float)[0]
+            if y[i] * np.dot(counts * y, row + 1) <= 0:
+                counts[i] += 1
+                mistakes += 1
+        if not mistakes:
             break
     return counts
 '''
@@ -501,8 +552,10 @@ _GRAD = frozenset({"perceptron_loss_grad_visible", "perceptron_loss_grad_hidden"
 _GRAD_HIDDEN = frozenset({"perceptron_loss_grad_hidden"})
 _PEGASOS = frozenset({"pegasos_step_visible", "pegasos_step_hidden"})
 _PEGASOS_HIDDEN = frozenset({"pegasos_step_hidden"})
+_PEGASOS_TIES = frozenset({"pegasos_step_margin_ties"})
 _DUAL = frozenset({"weights_from_dual_visible", "weights_from_dual_hidden"})
 _DUAL_HIDDEN = frozenset({"weights_from_dual_hidden"})
+_DUAL_BOUNDARY = frozenset({"weights_from_dual_tol_boundary"})
 _KERNEL = frozenset({"kernel_perceptron_visible", "kernel_perceptron_hidden"})
 _KERNEL_HIDDEN = frozenset({"kernel_perceptron_hidden"})
 _OVR = frozenset({"one_vs_rest_predict_visible", "one_vs_rest_predict_hidden"})
@@ -539,6 +592,13 @@ VARIANTS = [
         _NONE,
         "linlib.functional_margin and a 0/1 factor",
     ),
+    _v(
+        "grad_integer_bias",
+        _G,
+        GRAD_INTEGER_BIAS,
+        _NONE,
+        "grad_b as the integer -y (or 0): the prompt accepts an int or a float",
+    ),
     _v("grad_strict", _G, GRAD_STRICT, _GRAD, "y·a < 0: a tie gives no step"),
     _v("grad_sign_flipped", _G, GRAD_SIGN, _GRAD, "returns the step, not the gradient"),
     _v(
@@ -562,23 +622,36 @@ VARIANTS = [
         "pegasos_strict",
         _P,
         PEGASOS_STRICT,
-        _PEGASOS,
+        _PEGASOS | _PEGASOS_TIES,
         "y·a < 1: a point on the margin takes no step",
     ),
     _v(
         "pegasos_no_shrink_outside",
         _P,
         PEGASOS_NO_SHRINK,
-        _PEGASOS,
+        _PEGASOS | _PEGASOS_TIES,
         "the regulariser's shrinking only with a hinge step",
     ),
-    _v("pegasos_shrinks_b", _P, PEGASOS_SHRINKS_B, _PEGASOS, "the bias is regularised too"),
+    _v(
+        "pegasos_shrinks_b",
+        _P,
+        PEGASOS_SHRINKS_B,
+        _PEGASOS | _PEGASOS_TIES,
+        "the bias is regularised too",
+    ),
     _v("pegasos_in_place", _P, PEGASOS_IN_PLACE, _PEGASOS_HIDDEN, "w *= ... on the caller's array"),
+    _v(
+        "pegasos_negative_class_strict",
+        _P,
+        PEGASOS_NEGATIVE_STRICT,
+        _PEGASOS_TIES,
+        "a > -1 (strict) for the -1 class: its point on the margin takes no step",
+    ),
     _v(
         "pegasos_integer_array",
         _P,
         PEGASOS_INT,
-        _PEGASOS_HIDDEN,
+        _PEGASOS_HIDDEN | _PEGASOS_TIES,
         "np.empty_like(w) truncates for integer w",
     ),
     # weights_from_dual
@@ -591,20 +664,46 @@ VARIANTS = [
         _NONE,
         "b from the functional margins at b = 0 (linlib.functional_margin)",
     ),
-    _v("dual_ignores_tol", _D, DUAL_IGNORES_TOL, _DUAL_HIDDEN, "alpha > 0 instead of alpha > tol"),
-    _v("dual_b_from_all_points", _D, DUAL_ALL_POINTS, _DUAL_HIDDEN, "b averaged over every point"),
-    _v("dual_b_sign", _D, DUAL_SIGN_B, _DUAL, "b = w·x_i - y_i"),
+    _v(
+        "dual_ignores_tol",
+        _D,
+        DUAL_IGNORES_TOL,
+        _DUAL_HIDDEN | _DUAL_BOUNDARY,
+        "alpha > 0 instead of alpha > tol",
+    ),
+    _v(
+        "dual_b_from_all_points",
+        _D,
+        DUAL_ALL_POINTS,
+        _DUAL_HIDDEN | _DUAL_BOUNDARY,
+        "b averaged over every point",
+    ),
+    _v("dual_b_sign", _D, DUAL_SIGN_B, _DUAL | _DUAL_BOUNDARY, "b = w·x_i - y_i"),
     _v("dual_without_labels", _D, DUAL_NO_LABELS, _DUAL_HIDDEN, "w = Σ alpha_i x_i"),
     _v(
         "dual_w_from_support_only",
         _D,
         DUAL_SUPPORT_ONLY_W,
-        _DUAL_HIDDEN,
+        _DUAL_HIDDEN | _DUAL_BOUNDARY,
         "small multipliers left out of w",
     ),
-    _v("dual_no_value_error", _D, DUAL_NO_RAISE, _DUAL_HIDDEN, "no ValueError without support"),
+    _v(
+        "dual_tol_inclusive",
+        _D,
+        DUAL_TOL_INCLUSIVE,
+        _DUAL_BOUNDARY,
+        "alpha >= tol: a multiplier equal to tol is not counted as zero",
+    ),
+    _v(
+        "dual_no_value_error",
+        _D,
+        DUAL_NO_RAISE,
+        _DUAL_HIDDEN | _DUAL_BOUNDARY,
+        "no ValueError without support",
+    ),
     # kernel_perceptron
     _v("kernel_columns", _K, KERNEL_COLUMNS, _NONE, "one kernel column per visit"),
+    _v("kernel_rows", _K, KERNEL_ROWS, _NONE, "one kernel row per visit, kernel(X[i:i+1], X)"),
     _v("kernel_incremental", _K, KERNEL_INCREMENTAL, _NONE, "activations kept up to date"),
     _v("kernel_lists", _K, KERNEL_LISTS, _NONE, "plain Python lists"),
     _v("kernel_strict", _K, KERNEL_STRICT, _KERNEL, "y·a < 0: nothing is ever learned"),

@@ -11,9 +11,11 @@ if it ran, would append its name to ``window.__pwned`` or open a dialog.
   the template's own, no event handler, no ``javascript:`` or ``data:text/html`` URL, none
   of the active tags; a Content-Security-Policy in ``<head>``;
 - slow: the same page opened in chromium: no payload ran, no dialog, MathJax typeset the
-  math, the PNG plot shows; and a batch (one hostile submission, one honest one, graded
-  with feedback by the command line) whose honest row in grades.csv is full and whose
-  hostile feedback page is clean in the browser too.
+  math, the PNG plot shows.
+
+:func:`grade_hostile_batch` grades the hostile submission next to an honest one through
+the command line; ``test_defences`` (every page it writes, parsed and in chromium) and
+``test_hostile_formgrader`` (formgrader on that course) use it.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from __future__ import annotations
 import base64
 import csv
 import io
+from collections.abc import Callable
 from pathlib import Path
 
 import nbformat
@@ -68,85 +71,143 @@ MARKDOWN_PAYLOADS = f"""{MATH}
 ![attached](attachment:evil.html)
 """
 
-# Code a student could run: every output kind nbconvert renders, each hostile.
-HOSTILE_CODE = f"""
-from IPython.display import HTML, SVG, Javascript, Markdown, display
-display(HTML('<script>{pwn("out-script")}</script><img src=x onerror="{pwn("out-onerror")}">'))
-display(Javascript("{pwn("out-js")}"))
-display(SVG('<svg xmlns="http://www.w3.org/2000/svg" onload="{pwn("out-svg")}">'
-            '<script>{pwn("out-svg-script")}</script><circle r="4"/></svg>'))
-display(Markdown('<img src=x onerror="{pwn("out-md")}">'))
-display({{"application/vnd.jupyter.widget-view+json": {{"model_id": "x", "version_major": 2,
-          "version_minor": 0}}, "text/plain": "a widget"}}, raw=True)
-display({{"text/html": "<p>isolated</p>"}}, raw=True,
-        metadata={{"text/html": {{"isolated": True}}}})
-display({{"image/png": 'AAAA" onerror="{pwn("out-png")}', "text/plain": "png"}}, raw=True)
-""".strip()
-
-# A 1x1 PNG (a plot stand-in) with a width that tries to break out of the <img> tag.
+# A 1x1 PNG (a plot stand-in).
 PNG = (
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5"
     "ErkJggg=="
 )
 
+#: What a student's code can display (MIME bundle, output metadata), each hostile: every
+#: output kind nbconvert renders, and metadata the template writes into a tag.
+DISPLAYS: list[tuple[dict, dict]] = [
+    (
+        {
+            "text/html": f"<script>{pwn('out-script')}</script>"
+            f'<img src=x onerror="{pwn("out-onerror")}">'
+            f'<a id="out-js-link" href="javascript:{pwn("out-href")}">an output link</a>'
+            f'<embed src="data:text/html;base64,{_b64("<script>alert(4)</script>")}">'
+            f'<iframe srcdoc="<script>parent.{pwn("out-iframe")}</script>"></iframe>',
+            "text/plain": "<HTML>",
+        },
+        {},
+    ),
+    ({"application/javascript": pwn("out-js"), "text/plain": "<Javascript>"}, {}),
+    (
+        {
+            "image/svg+xml": f'<svg xmlns="http://www.w3.org/2000/svg" '
+            f'onload="{pwn("out-svg")}"><script>{pwn("out-svg-script")}</script>'
+            '<circle r="4"/></svg>'
+        },
+        {},
+    ),
+    ({"text/markdown": f'<img src=x onerror="{pwn("out-md")}">'}, {}),
+    ({"text/latex": f"$x$ </div><script>{pwn('out-latex')}</script>"}, {}),
+    (
+        {
+            "application/vnd.jupyter.widget-view+json": {
+                "model_id": "x",
+                "version_major": 2,
+                "version_minor": 0,
+            },
+            "text/plain": "a widget",
+        },
+        {},
+    ),
+    ({"text/vnd.mermaid": f"graph TD; A[<img src=x onerror={pwn('out-mermaid')}>]"}, {}),
+    (
+        {"text/html": f"<p>isolated</p><script>{pwn('out-isolated')}</script>"},
+        {"text/html": {"isolated": True}},
+    ),
+    ({"image/png": f'AAAA" onerror="{pwn("out-png")}', "text/plain": "png"}, {}),
+    (
+        {"image/png": PNG, "text/plain": "<Figure>"},
+        {
+            "image/png": {
+                "width": f"1 onerror={pwn('out-width')}",
+                "alt": f'x" onerror="{pwn("out-alt")}',
+            },
+            "filenames": {"image/png": f'x" onerror="{pwn("out-filename")}'},
+        },
+    ),
+]
+#: What a student's object shows as a cell's result (an ``execute_result``).
+REPR_HTML = f'<b>result</b><img src=x onerror="{pwn("out-repr")}">'
+
+# Code a student could run: it displays DISPLAYS and ends with an object whose HTML is
+# hostile (so the cell's outputs are hostile_outputs()).
+HOSTILE_CODE = f"""
+from IPython.display import display
+for data, metadata in {DISPLAYS!r}:
+    display(data, metadata=metadata, raw=True)
+class Result:
+    def __repr__(self):
+        return "<Result>"
+    def _repr_html_(self):
+        return {REPR_HTML!r}
+Result()
+""".strip()
+
 
 def hostile_outputs() -> list:
-    """The outputs HOSTILE_CODE produces (as a kernel would store them), plus a plot with
-    a width that tries to break out of its tag."""
-    return [
+    """The outputs HOSTILE_CODE produces, as a kernel stores them."""
+    outputs = []
+    for data, metadata in DISPLAYS:
+        outputs.append(new_output("display_data", data=data, metadata=metadata))
+    outputs.append(
         new_output(
-            "display_data",
-            data={
-                "text/html": f"<script>{pwn('out-script')}</script>"
-                f'<img src=x onerror="{pwn("out-onerror")}">',
-                "text/plain": "<HTML>",
-            },
-        ),
-        new_output("display_data", data={"application/javascript": pwn("out-js")}),
-        new_output(
-            "display_data",
-            data={
-                "image/svg+xml": f'<svg xmlns="http://www.w3.org/2000/svg" '
-                f'onload="{pwn("out-svg")}"><script>{pwn("out-svg-script")}</script></svg>'
-            },
-        ),
-        new_output(
-            "display_data", data={"text/markdown": f'<img src=x onerror="{pwn("out-md")}">'}
-        ),
-        new_output(
-            "display_data",
-            data={
-                "application/vnd.jupyter.widget-view+json": {"model_id": "x"},
-                "text/plain": "a widget",
-            },
-        ),
-        new_output(
-            "display_data",
-            data={"text/html": "<p>isolated</p>"},
-            metadata={"text/html": {"isolated": True}},
-        ),
-        new_output(
-            "display_data",
-            data={"image/png": f'AAAA" onerror="{pwn("out-png")}', "text/plain": "png"},
-        ),
-        new_output(
-            "display_data",
-            data={"image/png": PNG, "text/plain": "<Figure>"},
-            metadata={"image/png": {"width": f"1 onerror={pwn('out-width')}"}},
-        ),
-    ]
+            "execute_result",
+            data={"text/html": REPR_HTML, "text/plain": "<Result>"},
+            execution_count=1,
+        )
+    )
+    return outputs
+
+
+def hostile_cells(extra_markdown: str = "") -> list[nbformat.NotebookNode]:
+    """Cells a student adds to a notebook: the markdown payloads (and *extra_markdown*) with
+    an attachment that is HTML, HOSTILE_CODE (not run), a raw HTML cell, and a markdown
+    cell marked as a graded answer under a grade id that breaks out of the attributes
+    nbgrader's templates write it into; every one tagged with a tag that tries the same."""
+    markdown = new_markdown_cell(MARKDOWN_PAYLOADS + extra_markdown)
+    markdown.attachments = {"evil.html": {"text/html": _b64(f"<script>{pwn('attach')}</script>")}}
+    raw = new_raw_cell(f"<script>{pwn('raw')}</script>", metadata={"raw_mimetype": "text/html"})
+    graded = new_markdown_cell("an answer")
+    graded.metadata["nbgrader"] = {
+        "grade": True,
+        "solution": True,
+        "locked": False,
+        "points": 1,
+        "schema_version": 3,
+        "grade_id": f'x"><script>{pwn("grade-id")}</script>',
+    }
+    cells = [markdown, new_code_cell(HOSTILE_CODE), raw, graded]
+    for cell in cells:
+        cell.metadata["tags"] = [f'x"><script>{pwn("tag")}</script>']
+    return cells
+
+
+def add_hostile_metadata(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """*nb* with a title and widget state that try to close their tags."""
+    nb.metadata["title"] = f"</title><script>{pwn('title')}</script>"
+    state = {"x": f"</script><script>{pwn('widget-state')}</script>"}
+    nb.metadata["widgets"] = {
+        "application/vnd.jupyter.widget-state+json": {
+            "state": state,
+            "version_major": 2,
+            "version_minor": 0,
+        }
+    }
+    return nb
 
 
 def hostile_notebook() -> nbformat.NotebookNode:
-    markdown = new_markdown_cell(MARKDOWN_PAYLOADS)
-    markdown.attachments = {"evil.html": {"text/html": _b64(f"<script>{pwn('attach')}</script>")}}
-    code = new_code_cell(HOSTILE_CODE, execution_count=1, outputs=hostile_outputs())
-    raw = new_raw_cell(f"<script>{pwn('raw')}</script>", metadata={"raw_mimetype": "text/html"})
-    nb = new_notebook(cells=[markdown, code, raw])
-    nb.metadata["widgets"] = {
-        "application/vnd.jupyter.widget-state+json": {"state": {}, "version_major": 2}
-    }
-    return nb
+    """hostile_cells(), the code cell with the outputs HOSTILE_CODE produces, in a notebook
+    with hostile metadata."""
+    cells = hostile_cells()
+    cells[1].execution_count = 1
+    cells[1].outputs = hostile_outputs()
+    cells[3].metadata.nbgrader["score"] = 0.0  # as GetGrades puts it in from the gradebook
+    return add_hostile_metadata(new_notebook(cells=cells))
 
 
 ACTIVE_TAGS = ("script", "iframe", "object", "embed", "form", "base", "svg", "frame", "style")
@@ -181,16 +242,24 @@ def active_content(page: str) -> list[str]:
 
 
 def render_feedback(nb: nbformat.NotebookNode, tmp_path: Path) -> Path:
-    """*nb* rendered as the grader renders feedback, copied as copy_feedback ships it."""
+    """*nb* rendered as the grader renders feedback (GenerateFeedback's exporter, its
+    preprocessors registered the way nbgrader registers them: one that is off stays off;
+    ``GetGrades``, which needs a gradebook, left out), copied as copy_feedback ships it."""
     from nbgrader.converters import GenerateFeedback
     from nbgrader.coursedir import CourseDirectory
+    from nbgrader.preprocessors import GetGrades
 
     from autograder.grading import feedback_config
 
     config = feedback_config(Course(tmp_path / "course"))
     app = GenerateFeedback(coursedir=CourseDirectory(config=config), config=config)
     exporter = app.exporter_class(parent=app, config=app.config)
-    nb, resources = _preprocess(app, nb, tmp_path)
+    for preprocessor in app.preprocessors:  # as nbgrader's BaseConverter.start does
+        if preprocessor is not GetGrades:
+            exporter.register_preprocessor(preprocessor)
+    resources = {"nbgrader": {"notebook": "01_hyperplanes", "score": 0, "max_score": 1}}
+    resources["nbgrader"]["late_penalty"] = 0
+    resources["config_dir"] = str(tmp_path)  # CSSHTMLHeaderPreprocessor's custom CSS
     body, _ = exporter.from_notebook_node(nb, resources=resources)
     page = tmp_path / "course" / "feedback" / "eve" / "01_hyperplanes" / "01_hyperplanes.html"
     page.parent.mkdir(parents=True)
@@ -202,20 +271,6 @@ def render_feedback(nb: nbformat.NotebookNode, tmp_path: Path) -> Path:
         out,
     )
     return out / "feedback" / "eve" / "01_hyperplanes" / "01_hyperplanes.html"
-
-
-def _preprocess(app, nb, config_dir: Path):
-    """The feedback preprocessors that need no gradebook (GetGrades does)."""
-    from nbgrader.preprocessors import GetGrades
-
-    resources = {"nbgrader": {"notebook": "01_hyperplanes", "score": 0, "max_score": 1}}
-    resources["nbgrader"]["late_penalty"] = 0
-    resources["config_dir"] = str(config_dir)  # CSSHTMLHeaderPreprocessor's custom CSS
-    for cls in app.preprocessors:
-        if cls is GetGrades:
-            continue
-        nb, resources = cls(parent=app, config=app.config).preprocess(nb, resources)
-    return nb, resources
 
 
 def test_rendered_feedback_has_no_active_content(tmp_path):
@@ -322,13 +377,20 @@ def test_csp_alone_stops_an_inline_script_in_chromium(browser, tmp_path):
 
 
 def grade_hostile_batch(
-    tmp_path: Path, *, unsandboxed: bool | None = None, extra_markdown: str = ""
+    tmp_path: Path,
+    *,
+    unsandboxed: bool | None = None,
+    extra_markdown: str = "",
+    more_students: Callable[[Path, Path, nbformat.NotebookNode], None] | None = None,
 ) -> tuple[Path, Path, str, dict[str, dict[str, str]], float]:
-    """Grade one hostile submission ("eve": the markdown payloads, *extra_markdown* and
-    HOSTILE_CODE put into an honest answer) and one honest one with the command line, with
+    """Grade one hostile submission ("eve": hostile_cells() with *extra_markdown* put into
+    an honest answer, with hostile metadata) and one honest one with the command line, with
     feedback (sandboxed where the sandbox works, unless *unsandboxed* says); the honest row
-    is checked full. Returns the course folder, the output folder, the assignment, the rows
-    of grades.csv by student, and the assignment's full points."""
+    is checked full, and eve's graded notebook checked to hold every output of
+    HOSTILE_CODE (what the feedback must not show). *more_students*, if given, writes more
+    submissions into the class folder first (called with the folder, the release notebook
+    and the source notebook). Returns the course folder, the output folder, the
+    assignment, the rows of grades.csv by student, and the assignment's full points."""
     from autograder.__main__ import main
     from autograder.course import list_assignments
     from autograder.grading import sandbox_status
@@ -344,16 +406,15 @@ def grade_hostile_batch(
         course_dir / "source" / assignment / f"{assignment}.ipynb", as_version=4
     )
     honest = make_submission(release_nb, source_nb)
-    hostile = make_submission(release_nb, source_nb)
-    markdown = new_markdown_cell(MARKDOWN_PAYLOADS + extra_markdown)
-    markdown.attachments = {"evil.html": {"text/html": _b64(f"<script>{pwn('attach')}</script>")}}
-    hostile.cells[1:1] = [markdown, new_code_cell(HOSTILE_CODE)]
-    hostile.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": {}}}
+    hostile = add_hostile_metadata(make_submission(release_nb, source_nb))
+    hostile.cells[1:1] = hostile_cells(extra_markdown)
     folder = tmp_path / "submitted"
     for student, nb in (("honest", honest), ("eve", hostile)):
         target = folder / student / assignment / f"{assignment}.ipynb"
         target.parent.mkdir(parents=True)
         target.write_bytes(notebook_bytes(nb))
+    if more_students is not None:
+        more_students(folder, release_nb, source_nb)
     out = tmp_path / "out"
     if unsandboxed is None:
         unsandboxed = not sandbox_status()[0]
@@ -371,18 +432,9 @@ def grade_hostile_batch(
     }
     assert float(rows["honest"]["score"]) == pytest.approx(full)
     assert rows["honest"]["flags"] == ""
+    graded = nbformat.read(
+        Course(course_dir).autograded_dir("eve", assignment) / f"{assignment}.ipynb", 4
+    )
+    (code,) = [c for c in graded.cells if c.cell_type == "code" and c.source == HOSTILE_CODE]
+    assert [o.get("data") for o in code.outputs] == [o.get("data") for o in hostile_outputs()]
     return course_dir, out, assignment, rows, full
-
-
-@pytest.mark.slow
-def test_hostile_and_honest_in_one_batch(browser, tmp_path):
-    _, out, assignment, rows, full = grade_hostile_batch(tmp_path)
-    assert float(rows["eve"]["score"]) == pytest.approx(full)  # the payloads cost nothing
-
-    page = out / "feedback" / "eve" / assignment / f"{assignment}.html"
-    text = page.read_text(encoding="utf-8")
-    assert "a link" in text  # the hostile markdown cell was rendered, inert
-    assert active_content(text) == []
-    probe = open_and_probe(browser, page)
-    assert probe["pwned"] == [] and probe["dialogs"] == []
-    assert probe["typeset"] >= 1

@@ -76,9 +76,19 @@ def _size(folder: Path) -> int:
 
 @pytest.mark.slow
 def test_zip_bomb_and_a_lying_member_next_to_honest_students(course, tmp_path, capsys):
+    """Zip bombs (one as a student's notebook, one beside an honest notebook), a member
+    whose headers lie about its size, and a file over --max-file-mb, next to honest
+    students: each skipped and flagged, nothing big read or written.
+
+    Switched off: without the compression-ratio check the bombs are skipped for their size
+    instead (no "zip bomb" flag); without the one-file bound 669's file is read (and only
+    ignored as an extra file) and the liar's 256 MiB are read into memory.
+    """
     course_dir, full, _, points = course
     honest = {_canvas(101, f"{A}.ipynb"): full, _canvas(102, f"{A}.ipynb"): full}
     honest[_canvas(668, f"{A}.ipynb")] = full  # honest notebook, and a bomb beside it
+    honest[_canvas(669, f"{A}.ipynb")] = full  # honest notebook, and a big file beside it
+    honest[_canvas(669, "data.bin")] = os.urandom(2 * MIB)  # incompressible: no bomb
     archive = write_bomb_zip(
         tmp_path / "bomb.zip",
         honest,
@@ -88,20 +98,21 @@ def test_zip_bomb_and_a_lying_member_next_to_honest_students(course, tmp_path, c
     )
     assert archive.stat().st_size < 5 * MIB
 
-    memory = measure(archive, A)
-    assert memory["above_baseline_mib"] < BOUND_MIB, memory
-    assert "zip bomb" in " ".join(memory["students"]["666"]["flags"])
-
     out = tmp_path / "out"
-    status = _grade(course_dir, archive, out)
+    status = _grade(course_dir, archive, out, "--max-file-mb", "1")
     assert status == 0, capsys.readouterr().err
     rows = _rows(out)
-    _assert_full(rows, ["101", "102", "668"], points)
+    _assert_full(rows, ["101", "102", "668", "669"], points)
+    assert "data.bin' is 2 MiB, over the 1 MiB limit for one file" in rows["669"]["flags"]
     assert float(rows["666"]["score"]) == 0 and "zip bomb" in rows["666"]["flags"]
     assert "missing" in rows["666"]["flags"]
     assert float(rows["667"]["score"]) == 0 and "could not be read" in rows["667"]["flags"]
     assert "zip bomb" in rows["668"]["flags"] and "data.bin" in rows["668"]["flags"]
-    # nothing oversized comes out: the outputs and the course's copies stay small
+    # nothing oversized is held (intake alone, default limits, in a fresh process) ...
+    memory = measure(archive, A)
+    assert memory["above_baseline_mib"] < BOUND_MIB, memory
+    assert "zip bomb" in " ".join(memory["students"]["666"]["flags"])
+    # ... or comes out: the outputs and the course's copies stay small
     assert _size(out) < MIB
     assert _size(course_dir / "submitted") < 10 * MIB
 
@@ -133,6 +144,11 @@ def test_thousands_of_junk_entries(course, tmp_path, capsys):
 
 
 def test_an_archive_over_the_entry_or_total_limit_is_refused_with_one_line(tmp_path, capsys):
+    """Over --max-files or --max-total-mb: refused with one line, exit 2, nothing written.
+
+    Switched off: without the entry count or without the total, the zip is read and its
+    notebooks graded (exit 0, an output folder).
+    """
     course_dir = tmp_path / "course"  # refused before the course is released
     many = write_zip(tmp_path / "many.zip", {_canvas(i, f"{A}.ipynb"): b"{}" for i in range(30)})
     assert _grade(course_dir, many, tmp_path / "out", "--max-files", "20") == 2

@@ -1,6 +1,7 @@
 """autograder.notebook: the one hidden-test parser (checked against nbgrader's own
-ClearHiddenTests on every course notebook), the redaction derived from it, a notebook
-as .ipynb bytes, and the references a test cell disables."""
+ClearHiddenTests on every course notebook), the redaction derived from it, the one rubric
+parser of written answers, a notebook as .ipynb bytes, and the references a test cell
+disables."""
 
 from __future__ import annotations
 
@@ -10,15 +11,19 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from nbformat.v4 import new_code_cell, new_notebook
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 from nbgrader.preprocessors import ClearHiddenTests
 
 from autograder.notebook import (
+    RUBRIC_HEADING,
     disabled_names,
     hidden_line_ranges,
     is_test_cell,
+    is_written_answer,
     notebook_bytes,
     redact_hidden_source,
+    rubrics,
+    split_rubric,
     strip_hidden_tests,
 )
 
@@ -135,3 +140,40 @@ def test_every_course_test_cell_disables_names_the_grader_accepts():
         for name in names:
             _resolve(name)  # ValueError for a name that is no function or class
     assert disabling >= len(cells) * 3 // 4
+
+
+def _written_answer(source: str, grade_id: str = "answer") -> nbformat.NotebookNode:
+    cell = new_markdown_cell(source)
+    cell.metadata["nbgrader"] = {
+        "grade": True,
+        "grade_id": grade_id,
+        "locked": False,
+        "points": 2,
+        "schema_version": 3,
+        "solution": True,
+        "task": False,
+    }
+    return cell
+
+
+def test_split_rubric_at_its_own_line_only():
+    answer, rubric = split_rubric("Because $a \\le 0$.\n\n#### Rubric\n\n| x | 1 |\n")
+    assert (answer, rubric) == ("Because $a \\le 0$.", "| x | 1 |")
+    assert split_rubric("Because.\n#### Rubric   \n* one") == ("Because.", "* one")
+    # the words in a sentence, another heading, or no rubric at all: nothing is split off
+    for source in ("See the #### Rubric below.", "#### Rubrics\nx", "### Rubric\nx", "Just this."):
+        assert split_rubric(source) == (source, None)
+
+
+def test_rubrics_of_written_answers_only():
+    code = new_code_cell(f"# {RUBRIC_HEADING}")
+    nb = new_notebook(
+        cells=[
+            _written_answer("A.\n\n#### Rubric\n\nfull: 2", "with_rubric"),
+            _written_answer("B.", "without_rubric"),
+            new_markdown_cell(f"Prose.\n\n{RUBRIC_HEADING}\n\nnot an answer"),
+            code,
+        ]
+    )
+    assert [is_written_answer(c) for c in nb.cells] == [True, True, False, False]
+    assert rubrics(nb) == {"with_rubric": "full: 2"}

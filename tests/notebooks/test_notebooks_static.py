@@ -23,9 +23,11 @@ from nbgrader.utils import is_grade, is_solution
 from autograder.notebook import (
     HIDDEN_BEGIN,
     HIDDEN_END,
+    RUBRIC_HEADING,
     grade_id,
     hidden_line_ranges,
     is_test_cell,
+    split_rubric,
     strip_hidden_tests,
 )
 from autograder.samples import solution_sources
@@ -303,6 +305,52 @@ def test_notebooks_written_answers_where_required(path):
     nb = _read(path)
     if path.stem.startswith(WRITTEN_ANSWER_REQUIRED):
         assert any(_is_written_answer(c) for c in nb.cells), f"{path.stem}: no written answer"
+
+
+#: A row of a rubric's table: an element of a full answer and its points.
+RUBRIC_ROW = re.compile(r"^\|(?P<element>.+)\|\s*(?P<points>\d+(?:\.\d+)?)\s*\|$")
+#: What a typical partial answer earns, in bold.
+EARNS = re.compile(r"\*\*\d+(?:\.\d+)? points?\*\*")
+
+
+def _bullets(text: str) -> list[str]:
+    """The items of a markdown list (``* `` at the start of a line, continued by indented
+    lines)."""
+    items: list[str] = []
+    for line in text.split("\n"):
+        if line.startswith("* "):
+            items.append(line[2:])
+        elif items and line.startswith("  "):
+            items[-1] += " " + line.strip()
+    return items
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=NOTEBOOK_IDS)
+def test_notebooks_written_answers_have_a_rubric(path):
+    """Every written answer has, below its model answer, the grader's rubric (CONTENT.md):
+    a table of the elements of a full answer whose points add up to the answer's points,
+    and at least two typical partial answers, each with what it earns. No solution
+    delimiters in the cell: nbgrader then replaces the whole cell, rubric included, in
+    the release."""
+    for cell in _read(path).cells:
+        if not _is_written_answer(cell):
+            continue
+        gid = grade_id(cell)
+        assert "BEGIN SOLUTION" not in cell.source, f"{gid}: the release would keep the rubric"
+        answer, rubric = split_rubric(cell.source)
+        assert rubric, f"{gid}: no rubric: add a line '{RUBRIC_HEADING}' after the model answer"
+        assert answer.strip(), f"{gid}: the model answer comes before the rubric"
+        rows = [m for line in rubric.splitlines() if (m := RUBRIC_ROW.match(line.strip()))]
+        assert len(rows) >= 2, f"{gid}: list the elements of a full answer, one row each"
+        total = sum(float(m["points"]) for m in rows)
+        assert total == _meta(cell)["points"], (
+            f"{gid}: the rubric's rows add up to {total:g}, the answer is worth "
+            f"{_meta(cell)['points']:g}"
+        )
+        partial = _bullets(rubric.split("Typical partial answers", 1)[-1])
+        assert len(partial) >= 2, f"{gid}: name at least two typical partial answers"
+        for item in partial:
+            assert EARNS.search(item), f"{gid}: say what this partial answer earns: {item}"
 
 
 # --------------------------------------------------------------------------- declared rules

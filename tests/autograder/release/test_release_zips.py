@@ -18,7 +18,8 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from autograder.course import Course
+from autograder.course import Course, list_assignments
+from autograder.notebook import RUBRIC_HEADING, is_written_answer, rubrics
 from autograder.release import ensure_released, release_course, student, zips
 
 ASSIGNMENT = "01_hyperplanes"
@@ -204,3 +205,42 @@ def test_zip_written_again_when_linlib_or_pins_change(tmp_path, monkeypatch):
     assert zip_path.read_bytes() != first
     later = datetime.datetime.fromtimestamp(EPOCH + 86_400, tz=datetime.UTC)
     assert dates() == {later.timetuple()[:6]}
+
+
+def _with_rubrics() -> list[str]:
+    """The assignments whose source notebook has a written answer with a rubric."""
+    return [
+        name
+        for name in list_assignments()
+        if rubrics(nbformat.read(REPO / "notebooks" / name / f"{name}.ipynb", as_version=4))
+    ]
+
+
+@pytest.mark.slow
+def test_written_answers_reach_students_without_their_rubric(tmp_path, monkeypatch):
+    """nbgrader replaces a written answer's whole cell by its stub in the release, so the
+    grader's rubric (below the model answer in the source) is in neither the released
+    notebook nor the zip a student gets."""
+    names = _with_rubrics()
+    if not names:
+        pytest.skip("no written answer with a rubric")
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", str(EPOCH))
+    released_zips = release_course(tmp_path / "course", names)
+    for name in names:
+        source = nbformat.read(REPO / "notebooks" / name / f"{name}.ipynb", as_version=4)
+        lines = [
+            line.strip()
+            for rubric in rubrics(source).values()
+            for line in rubric.splitlines()
+            if len(line.strip()) > 20
+        ]
+        released = (tmp_path / "course" / "release" / name / f"{name}.ipynb").read_text()
+        handed_out = _members(released_zips[name])[f"{name}/{name}.ipynb"].decode("utf-8")
+        for text in (released, handed_out):
+            nb = nbformat.reads(text, as_version=4)
+            answers = [c for c in nb.cells if is_written_answer(c)]
+            assert answers and all(c.source == "YOUR ANSWER HERE" for c in answers), name
+            content = "\n".join(cell.source for cell in nb.cells)
+            assert RUBRIC_HEADING not in content and "Typical partial answers" not in content
+            leaked = [line for line in lines if line in content]
+            assert not leaked, f"{name}: rubric lines in the release: {leaked[:3]}"
