@@ -44,7 +44,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from autograder.course import Course
 from autograder.models import SubmissionResult
-from lecture.assets import mathjax_available
+from course_common.assets import mathjax_available
 from tests.autograder import test_hostile_html as hostile_html
 from tests.e2e.browser import jupyterlab_server
 

@@ -27,8 +27,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from course_common.assets import mathjax_available
 from lecture import course_notebooks
-from lecture.assets import mathjax_available
 from lecture.layout import TYPE
 from lecture.slides import slide_heights
 

@@ -23,14 +23,13 @@ from nbgrader.utils import is_grade, is_solution
 from autograder.notebook import (
     HIDDEN_BEGIN,
     HIDDEN_END,
-    RUBRIC_HEADING,
     grade_id,
     hidden_line_ranges,
     is_test_cell,
-    split_rubric,
     strip_hidden_tests,
 )
 from autograder.samples import solution_sources
+from course_common.rubric import RUBRIC_HEADING, split_rubric
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted(ROOT.glob("notebooks/*/*.ipynb"))
