@@ -289,15 +289,11 @@ def test_course_decks_leave_every_rubric_out(tmp_path):
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebooks_carry_the_slide_metadata_of_the_rules(path):
-    """Every cell's slideshow metadata is what ``python -m lecture.slides`` writes.
-
-    Fails until the tool has been run on the notebooks (issue 11, phase 2): run
-    ``./run python -m lecture.slides`` and commit the notebooks.
-    """
+    """Every cell's slideshow metadata is what ``python -m lecture.slides`` writes (after
+    editing a notebook: ``./run python -m lecture.slides``, and commit the notebooks)."""
     assert not stale(path), (
         f"{path.stem}: slide metadata differs from the rules of lecture/slides.py; run "
-        "'./run python -m lecture.slides' (never edit slide types by hand); this fails "
-        "until issue 11's phase 2 has run the tool on the notebooks"
+        "'./run python -m lecture.slides' (never edit slide types by hand)"
     )
 
 

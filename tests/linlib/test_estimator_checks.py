@@ -1,6 +1,6 @@
 """scikit-learn's own estimator checks on linlib's classifiers.
 
-The brief allows ``expected_failed_checks`` only for checks scikit-learn's Perceptron also
+``expected_failed_checks`` may list only checks scikit-learn's Perceptron also
 fails. linlib's classifiers currently need none: the dictionaries below are empty, and if
 an entry is ever added, ``test_expected_failures_are_also_sklearns`` verifies the claim.
 """

@@ -19,8 +19,7 @@ import pytest
 import autograder.sandbox as sb
 from autograder.sandbox import Limits, new_sandbox
 
-REASON = sb.sandbox_unavailable_reason()
-pytestmark = pytest.mark.skipif(REASON is not None, reason=f"no sandbox: {REASON}")
+pytestmark = pytest.mark.needs_sandbox
 
 REPO = Path(__file__).resolve().parents[3]
 MiB = 1024 * 1024

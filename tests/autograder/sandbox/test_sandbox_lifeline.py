@@ -16,12 +16,10 @@ import sys
 
 import pytest
 
-import autograder.sandbox as sb
 from autograder.sandbox import box as box_module
 from autograder.sandbox import new_sandbox
 
-REASON = sb.sandbox_unavailable_reason()
-pytestmark = pytest.mark.skipif(REASON is not None, reason=f"no sandbox: {REASON}")
+pytestmark = pytest.mark.needs_sandbox
 
 
 @pytest.mark.parametrize("grader_alive", [True, False], ids=["alive", "gone"])
