@@ -286,7 +286,7 @@ def _ship_mathjax(course_dir: Path) -> None:
     and what formgrader's submission view loads (through the Jupyter server's ``/files/``,
     :data:`autograder.grading.config.FORMGRADER_MATHJAX_URL`), so neither needs a network.
     Hard links to ``node_modules/`` where the file system allows (no copy per course)."""
-    from lecture.assets import FEEDBACK_MATHJAX, copy_mathjax, mathjax_available
+    from course_common.assets import FEEDBACK_MATHJAX, copy_mathjax, mathjax_available
 
     if mathjax_available():
         copy_mathjax(course_dir / "feedback" / FEEDBACK_MATHJAX, link=True)

@@ -1,6 +1,6 @@
 """Hyperplanes, distances, margins, the Novikoff bound and an exact separability test.
 
-Conventions (the course's, in notebook 01's table): a hyperplane is ``w·x + b = 0``, the
+Conventions (the course's, see ``notebooks/README.md``): a hyperplane is ``w·x + b = 0``, the
 activation is ``a = w·x + b``, labels are -1/+1, and "absorbing the bias" means the
 augmented point ``[x, 1]`` with weights ``[w, b]``.
 

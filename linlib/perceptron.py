@@ -1,9 +1,9 @@
 """The perceptron: online, averaged, voted and batch, plus traces and cycle detection.
 
-The course's conventions (notebook 01's table): labels -1/+1, activation ``a = w·x + b``,
-predict +1 iff ``a > 0``, update when ``y·a ≤ 0`` with ``w += y·x`` and ``b += y``, examples
-in a fixed order (the given one, or a seeded shuffle), stop after an epoch without updates
-or at ``max_epochs``.
+The course's conventions (notebooks/README.md): labels -1/+1, activation ``a = w·x + b``, predict
++1 iff ``a > 0``, update when ``y·a ≤ 0`` with ``w += y·x`` and ``b += y``, examples in a
+fixed order (the given one, or a seeded shuffle), stop after an epoch without updates or at
+``max_epochs``.
 """
 
 from __future__ import annotations

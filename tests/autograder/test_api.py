@@ -32,7 +32,6 @@ from autograder.__main__ import main
 from autograder.api import grade_path
 from autograder.course import NOTEBOOKS_DIR, REPO_ROOT, Course, list_assignments
 from autograder.grading import batch as batch_module
-from autograder.grading import sandbox_status
 from autograder.notebook import notebook_bytes
 from autograder.release import ensure_released
 from autograder.samples import VARIANTS, make_submission
@@ -42,10 +41,10 @@ from autograder.samples.demo import (
     DEMO_STUDENTS,
     build_demo_submissions,
 )
+from tests.needs import sandbox_args
 
 ASSIGNMENTS = list_assignments()
-SANDBOX = sandbox_status()[0]
-SANDBOX_ARGS = [] if SANDBOX else ["--unsandboxed"]
+SANDBOX_ARGS = sandbox_args()
 
 pytestmark = [
     pytest.mark.skipif(not ASSIGNMENTS, reason="no course notebooks yet"),

@@ -49,6 +49,7 @@ from tests.autograder.fault_helpers import (
     snapshot,
     wait_for,
 )
+from tests.needs import require
 
 pytestmark = pytest.mark.slow
 
@@ -283,8 +284,7 @@ def test_grader_killed_while_writing_outputs(sample, tmp_path):
     with a note). Today's main writes grades.csv, summary.md and the pages in place: killed
     at that write, grades.csv is left empty."""
     strace = shutil.which("strace")
-    if strace is None:
-        pytest.skip("strace is not installed (Debian: apt-get install strace)")
+    require(strace is not None, "strace is not installed (Debian: apt-get install strace)")
     course, out = tmp_path / "course", tmp_path / "out"
     args = grade_args(sample, course, out)
     first = run_cli(*args, cwd=tmp_path)

@@ -28,11 +28,10 @@ from pathlib import Path
 import pytest
 
 from autograder.course import Course, list_assignments
-from autograder.grading import sandbox_status
 from autograder.notebook import notebook_bytes
 from autograder.release import ensure_released
 from autograder.samples import make_submission
-from lecture.assets import FEEDBACK_MATHJAX
+from course_common.assets import FEEDBACK_MATHJAX
 
 ASSIGNMENTS = list_assignments()
 FIRST = ASSIGNMENTS[0] if ASSIGNMENTS else ""
@@ -40,7 +39,7 @@ BROKEN = "linlib cannot be imported in the sandboxed kernel: No module named 'li
 
 pytestmark = [
     pytest.mark.skipif(not ASSIGNMENTS, reason="no course notebooks yet"),
-    pytest.mark.skipif(not sandbox_status()[0], reason="the grading sandbox cannot start here"),
+    pytest.mark.needs_sandbox,
     pytest.mark.slow,
 ]
 
