@@ -27,8 +27,9 @@ answers of :mod:`autograder.samples`, and checks the rule against the notebook's
 **The notation** of calls and answers is a small part of Python's expression syntax, read
 with :mod:`ast`, never evaluated:
 
-- values (a call's arguments): numbers, ``inf``, ``nan``, strings, ``True``, ``False``,
-  ``None``, lists, tuples; ``array(x)`` (a NumPy array; ``array(x, float)`` with a dtype),
+- values (a call's arguments): numbers (``1/3``, ``sqrt(2)``, ``inf``, ``nan``), strings,
+  ``True``, ``False``, ``None``, lists, tuples; ``array(x)`` (a NumPy array;
+  ``array(x, float)`` with a dtype), ``log(x)`` (natural logarithms, an array for a list),
   ``linlib.name`` (a public function of linlib) and ``partial(f, ...)``;
 - answers (patterns): a number matches any number (not a bool) within the tolerance of
   ``linlib.grading.assert_close``; ``True``/``False`` only a bool; a list or tuple any
@@ -37,7 +38,8 @@ with :mod:`ast`, never evaluated:
   ``int(3)``, ``float(3)``, ``list(x)``, ``tuple(x)``, ``ndarray(x)`` (a NumPy array),
   ``array(x, float)`` (a NumPy array of that dtype kind: ``float``, ``int``, ``bool``,
   ``str``). ``raises(ValueError)``: the call raised it. ``given(w)``: the very object passed
-  as ``w``. ``anything``. For (w, b) that must put points on their sides:
+  as ``w``. ``anything``. ``shuffled(x)``: the items of ``x`` in another order. For (w, b)
+  that must put points on their sides:
   ``classifies(X, y)`` (every ``y·(w·x + b) > 0``) and ``ties(X, y)`` (all ``>= 0``, one
   ``= 0``);
 - ``changes = {w = "..."}`` in a probe: the argument ``w`` after the call (it was changed
@@ -114,7 +116,11 @@ def _public_linlib(name: str) -> Any:
     return value
 
 
+_ARITHMETIC = {ast.Add: float.__add__, ast.Sub: float.__sub__, ast.Mult: float.__mul__}
+
+
 def _number(node: ast.AST) -> float | int | None:
+    """A number: a literal, ``inf``, ``nan``, ``sqrt(x)``, or + − × / of numbers (``1/3``)."""
     if isinstance(node, ast.Constant) and type(node.value) in (int, float):
         return node.value
     if isinstance(node, ast.Name) and node.id in ("inf", "nan"):
@@ -123,6 +129,18 @@ def _number(node: ast.AST) -> float | int | None:
         inner = _number(node.operand)
         if inner is not None:
             return -inner if isinstance(node.op, ast.USub) else inner
+    if isinstance(node, ast.BinOp) and type(node.op) in (*_ARITHMETIC, ast.Div):
+        left, right = _number(node.left), _number(node.right)
+        if left is not None and right is not None:
+            if isinstance(node.op, ast.Div):
+                return left / right if right else math.copysign(math.inf, left)
+            value = _ARITHMETIC[type(node.op)](float(left), float(right))
+            integers = type(left) is int and type(right) is int
+            return int(value) if integers else value
+    if _called(node) == "sqrt" and len(node.args) == 1 and not node.keywords:  # type: ignore[attr-defined]
+        inner = _number(node.args[0])  # type: ignore[attr-defined]
+        if inner is not None and inner >= 0:
+            return math.sqrt(inner)
     return None
 
 
@@ -144,6 +162,10 @@ def _value(node: ast.AST) -> Any:
         if node.value.id == "linlib":
             return _public_linlib(node.attr)
     name = _called(node)
+    if name == "log" and isinstance(node, ast.Call) and len(node.args) == 1:
+        with np.errstate(divide="ignore"):
+            logs = np.log(np.array(_value(node.args[0]), dtype=float))
+        return logs if logs.ndim else float(logs)
     if name == "array" and isinstance(node, ast.Call) and not node.keywords:
         if len(node.args) == 1:
             return np.array(_value(node.args[0]))
@@ -478,8 +500,8 @@ class _Raises(Pattern):
     name: str
 
     def matches(self, observation: Observation) -> bool:
-        cls = getattr(builtins, self.name)
-        return isinstance(observation.error, cls)
+        error = observation.error
+        return error is not None and self.name in {c.__name__ for c in type(error).__mro__}
 
     def describe(self) -> str:
         return f"raises {self.name}"
@@ -494,6 +516,24 @@ class _Given(Pattern):
 
     def describe(self) -> str:
         return f"the very {self.param} it was given"
+
+
+@dataclass
+class _Shuffled(Pattern):
+    """The same items as *items* (as text), in another order."""
+
+    items: list[str]
+
+    def value_matches(self, value: Any, observation: Observation) -> bool:
+        if isinstance(value, np.ndarray) and value.ndim == 1:
+            value = value.tolist()
+        if not isinstance(value, list | tuple):
+            return False
+        got = [str(v) for v in value]
+        return sorted(got) == sorted(self.items) and got != self.items
+
+    def describe(self) -> str:
+        return f"{self.text[len('shuffled(') : -1]} in another order"
 
 
 class _Anything(Pattern):
@@ -533,11 +573,13 @@ class _Margins(Pattern):
         return f"(w, b) with y·(w·x + b) > 0 on every row of {rows}"
 
 
+#: The exceptions ``raises(...)`` may name: Python's own, and the error of a switched-off
+#: library reference (``linlib.grading.ReferenceDisabledError``).
 _EXCEPTIONS = {
     name
     for name, obj in vars(builtins).items()
     if isinstance(obj, type) and issubclass(obj, Exception)
-}
+} | {"ReferenceDisabledError"}
 
 
 def _pattern(node: ast.AST, text: str) -> Pattern:
@@ -565,6 +607,9 @@ def _pattern_of(node: ast.AST) -> Pattern:
     if name in ("list", "tuple") and len(args) == 1 and isinstance(args[0], ast.List | ast.Tuple):
         items = [_pattern(e, ast.unparse(e)) for e in args[0].elts]
         return _Sequence(items, list if name == "list" else tuple)
+    if name == "log" and len(args) == 1:
+        logs = _value(node)
+        return _Array(logs) if isinstance(logs, np.ndarray) else _Number(logs)
     if name in ("array", "ndarray") and len(args) in (1, 2):
         expected = np.array(_value(args[0]))
         if expected.dtype.kind not in "biufU":
@@ -578,6 +623,8 @@ def _pattern_of(node: ast.AST) -> Pattern:
             return _Raises(args[0].id)
     if name == "given" and len(args) == 1 and isinstance(args[0], ast.Name):
         return _Given(args[0].id)
+    if name == "shuffled" and len(args) == 1 and isinstance(args[0], ast.List | ast.Tuple):
+        return _Shuffled([str(v) for v in _value(args[0])])
     if name in ("classifies", "ties") and len(args) == 2:
         X = np.array(_value(args[0]), dtype=float)
         y = np.array(_value(args[1]), dtype=float)

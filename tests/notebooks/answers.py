@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Mapping
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -26,11 +27,14 @@ def source(assignment: str) -> Path:
     return ROOT / "notebooks" / assignment / f"{assignment}.ipynb"
 
 
+@cache
 def _notebook(assignment: str) -> nbformat.NotebookNode:
+    """The source notebook (read once; not to be changed)."""
     return nbformat.read(source(assignment), as_version=4)
 
 
-def test_cells(assignment: str) -> dict[str, str]:
+@cache
+def graded_test_cells(assignment: str) -> dict[str, str]:
     """grade id -> full source of every autograded test cell."""
     return {
         c.metadata.nbgrader["grade_id"]: c.source
@@ -63,11 +67,18 @@ def namespace(assignment: str, replace: Mapping[str, str] | None = None) -> dict
     return ns
 
 
+@cache
+def _options(assignment: str) -> dict[str, tuple[tuple[str, ...], dict[str, str]]]:
+    from autograder.misconceptions import _signatures
+
+    return call_options(graded_test_cells(assignment), _signatures(source(assignment)))
+
+
 def observer(
     assignment: str, exercise: Exercise, ns: Mapping[str, Any]
 ) -> Callable[[str], Observation]:
     """Calls *exercise*'s function of *ns* on a probe call as the test cells call it."""
-    disable, references = call_options(test_cells(assignment), [exercise.name])[exercise.name]
+    disable, references = _options(assignment)[exercise.name]
     function = ns[exercise.name]
 
     def invoke(args: list[Any], kwargs: dict[str, Any]) -> Any:

@@ -36,7 +36,7 @@ from autograder.misconceptions import (
 )
 from autograder.notebook import hidden_line_ranges
 from autograder.samples import VARIANTS, Variant
-from tests.notebooks.answers import ROOT, namespace, observer, source, test_cells
+from tests.notebooks.answers import ROOT, graded_test_cells, namespace, observer, source
 
 ASSIGNMENTS = sorted(
     path.stem for path in ROOT.glob("notebooks/*/*.ipynb") if path.parent.name == path.stem
@@ -182,7 +182,7 @@ def _hidden_calls(assignment: str, exercise: str) -> list[tuple[list[Any], dict[
     of the exercise's test cells (arguments that are not literals are left out: no probe
     is anything but a literal)."""
     found = []
-    for grade_id, text in test_cells(assignment).items():
+    for grade_id, text in graded_test_cells(assignment).items():
         if not grade_id.startswith(exercise + "_"):
             continue
         for start, end in hidden_line_ranges(text):
