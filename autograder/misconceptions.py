@@ -58,6 +58,7 @@ import ast
 import builtins
 import functools
 import math
+import re
 import tomllib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -297,7 +298,7 @@ class Observation:
     def describe(self) -> str:
         """In words, for a student: ``array([1, 1])``, ``raised ValueError``, ``w itself``."""
         if self.error is not None:
-            text = f"raised {type(self.error).__name__}"
+            text = _error_words(self.error)
         else:
             given = {
                 id(arg): f"<the very {name} it was given>" for name, arg in self.arguments.items()
@@ -306,6 +307,17 @@ class Observation:
         for name, after in self.changed.items():
             text += f"; and it changed {name} to {render(after, SHOWN // 2)}"
         return text
+
+
+def _error_words(error: BaseException) -> str:
+    """What a call that raised did, in words (the re-check's own errors by what they mean)."""
+    name = type(error).__name__
+    if name == "NotPlainData":
+        return "returned something that is not plain data (numbers, strings, arrays, lists)"
+    if name == "StudentCodeError":  # an exception type the re-check does not map
+        found = re.search(r" raised (\w+)", str(error))
+        return f"raised {found.group(1)}" if found else "raised an exception"
+    return f"raised {name}"
 
 
 def _same_plain(a: Any, b: Any) -> bool:

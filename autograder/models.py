@@ -32,6 +32,8 @@ class SubmissionResult:
     seconds: float = 0.0
     skipped: bool = False  # True when a ledger entry made re-grading unnecessary
     missing: list[str] = field(default_factory=list)  # notebooks not gradable (scored 0)
+    #: exercise -> what its failed tests look like (the re-check's diagnosis, plain data)
+    diagnoses: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def score(self) -> float:
@@ -46,6 +48,7 @@ class SubmissionResult:
             "error": self.error,
             "seconds": self.seconds,
             "missing": list(self.missing),
+            "diagnoses": dict(self.diagnoses),
         }
 
     @classmethod
@@ -60,6 +63,7 @@ class SubmissionResult:
             error=str(data.get("error", "")),
             seconds=float(data.get("seconds", 0.0)),
             missing=list(data.get("missing", [])),
+            diagnoses=dict(data.get("diagnoses", {})),
         )
 
     @property

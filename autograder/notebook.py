@@ -37,6 +37,8 @@ from nbgrader.preprocessors import ClearHiddenTests
 
 #: The key of the grader's own data in a notebook's metadata (``flags``, ``sandbox``, ...).
 FLAGS_KEY = "autograder"
+#: Under :data:`FLAGS_KEY`: exercise -> the re-check's diagnosis of its failed tests.
+DIAGNOSES_KEY = "diagnoses"
 
 HIDDEN_BEGIN: str = ClearHiddenTests.begin_test_delimeter.default_value
 HIDDEN_END: str = ClearHiddenTests.end_test_delimeter.default_value
@@ -122,6 +124,25 @@ def collect_notebook_flags(folder: Path) -> list[str]:
             if text not in flags:
                 flags.append(text)
     return flags
+
+
+def collect_notebook_diagnoses(folder: Path) -> dict[str, dict]:
+    """exercise -> diagnosis, recorded in graded notebooks'
+    ``metadata["autograder"]["diagnoses"]`` (:mod:`autograder.recheck.diagnosis`)."""
+    found: dict[str, dict] = {}
+    if not folder.is_dir():
+        return found
+    for path in sorted(folder.glob("*.ipynb")):
+        try:
+            nb = nbformat.read(str(path), as_version=4)
+        except Exception:  # a graded notebook nbgrader wrote is readable; be safe anyway
+            continue
+        records = nb.metadata.get(FLAGS_KEY, {}).get(DIAGNOSES_KEY, {}) or {}
+        if isinstance(records, dict):
+            for exercise, record in records.items():
+                if isinstance(record, dict):
+                    found[str(exercise)] = dict(record)
+    return found
 
 
 def hidden_line_ranges(source: str) -> list[tuple[int, int]]:

@@ -197,6 +197,7 @@ def grade_prepared(
                 result.flags.append(flag)
         result.ok = bool(value["success"])
         result.seconds = value["seconds"]
+        result.diagnoses = dict(value.get("diagnoses") or {})
         if not result.ok:
             result.error = value.get("cause") or failure_cause(value["error"], value["log"])
             result.error = result.error.replace(str(course.root), "<course>")
