@@ -80,11 +80,13 @@ __all__ = [
     "diagnose",
     "exercise_of",
     "load_catalogue",
+    "notebook_signatures",
     "observe_call",
     "parse_call",
     "parse_pattern",
     "parse_value",
     "render",
+    "signatures",
 ]
 
 #: The catalogue's file name, beside the assignment's notebook.
@@ -756,19 +758,13 @@ def _probe(entry: Any, function: str, where: str) -> Probe:
     return Probe(call, rule, answer, changes)
 
 
-def _signatures(notebook: Path) -> dict[str, tuple[str, ...]]:
-    """function -> its parameter names, for each function an answer cell of the notebook
-    defines (read from the notebook's cells, not run)."""
-    import nbformat
-    from nbgrader.utils import is_solution
-
+def signatures(answers: Iterable[str]) -> dict[str, tuple[str, ...]]:
+    """function -> its parameter names, for each function the answer cells' sources
+    *answers* define (read, not run)."""
     found: dict[str, tuple[str, ...]] = {}
-    nb = nbformat.read(str(notebook), as_version=4)
-    for cell in nb.cells:
-        if cell.cell_type != "code" or not is_solution(cell):
-            continue
+    for source in answers:
         try:
-            tree = ast.parse(cell.source)
+            tree = ast.parse(source)
         except SyntaxError:
             continue
         for node in tree.body:
@@ -778,10 +774,20 @@ def _signatures(notebook: Path) -> dict[str, tuple[str, ...]]:
     return found
 
 
-def load_catalogue(folder: str | Path) -> Catalogue | None:
+def notebook_signatures(notebook: str | Path) -> dict[str, tuple[str, ...]]:
+    """:func:`signatures` of the answer cells of a source notebook."""
+    import nbformat
+    from nbgrader.utils import is_solution
+
+    nb = nbformat.read(str(notebook), as_version=4)
+    return signatures(c.source for c in nb.cells if c.cell_type == "code" and is_solution(c))
+
+
+def load_catalogue(folder: str | Path, answers: Iterable[str] | None = None) -> Catalogue | None:
     """The catalogue beside the notebook of the assignment folder *folder*
-    (``<folder>/misconceptions.toml``, the function signatures read from
-    ``<folder>/<folder name>.ipynb``); None when the folder has no catalogue.
+    (``<folder>/misconceptions.toml``); None when the folder has no catalogue. The graded
+    functions' signatures come from *answers* (the answer cells' sources), else from the
+    notebook ``<folder>/<folder name>.ipynb``.
 
     Raises :class:`CatalogueError` for a catalogue that cannot be read."""
     folder = Path(folder)
@@ -793,7 +799,10 @@ def load_catalogue(folder: str | Path) -> Catalogue | None:
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise CatalogueError(f"{path.name}: {exc}") from None
     notebook = folder / f"{folder.name}.ipynb"
-    signatures = _signatures(notebook) if notebook.is_file() else {}
+    if answers is not None:
+        defined = signatures(answers)
+    else:
+        defined = notebook_signatures(notebook) if notebook.is_file() else {}
     exercises: dict[str, Exercise] = {}
     for name, table in data.items():
         where = f"{folder.name}/{CATALOGUE} [{name}]"
@@ -802,7 +811,7 @@ def load_catalogue(folder: str | Path) -> Catalogue | None:
         unknown = set(table) - {"misconception", "timeout_hint"}
         if unknown:
             raise CatalogueError(f"{where}: unknown keys {sorted(unknown)}")
-        if signatures and name not in signatures:
+        if defined and name not in defined:
             raise CatalogueError(f"{where}: the notebook's answers define no function {name}")
         entries = []
         seen: set[str] = set()
@@ -827,7 +836,7 @@ def load_catalogue(folder: str | Path) -> Catalogue | None:
             entries.append(Misconception(ident, says, hint, probes))
         hint = table.get("timeout_hint", "")
         exercises[name] = Exercise(
-            name, signatures.get(name, ()), tuple(entries), " ".join(str(hint).split())
+            name, defined.get(name, ()), tuple(entries), " ".join(str(hint).split())
         )
     return Catalogue(folder.name, exercises, path)
 

@@ -191,13 +191,10 @@ class SafeExecute(KernelRestarts, Execute):
             resources, self.source_notebook_dir, getattr(converter, "coursedir", None)
         )
         instructor = instructor_code(nb, resources, full_sources, path)
-        self._catalogue = None
+        # the catalogue beside the instructor's notebook, read only when a test fails
+        self._catalogue_folder = path.parent if self.diagnose and path is not None else None
+        self._instructor = instructor
         self._diagnoses: dict[str, Any] = {}
-        if self.diagnose and path is not None:
-            try:
-                self._catalogue = load_catalogue(path.parent)
-            except CatalogueError as exc:
-                add_flag(nb, f"the catalogue of misconceptions cannot be read: {short(str(exc))}")
         self._run_state = state = RunState()
         for index, cell in enumerate(nb.cells):
             if cell.cell_type == "code":
@@ -312,7 +309,7 @@ class SafeExecute(KernelRestarts, Execute):
                         )
                         where = f" (re-checking {during})" if during else " (during the re-check)"
                         state.dead = channel.dead_reason + where
-                    if self._catalogue is not None and state.dead is None:
+                    if self._catalogue_folder is not None and state.dead is None:
                         self._diagnose(channel, results, full_sources)
                 elif state.dead is None:
                     self._note_leftover_processes()
@@ -346,9 +343,21 @@ class SafeExecute(KernelRestarts, Execute):
         full_sources: dict[str, str],
     ) -> None:
         """The failed exercises' diagnoses (scores are final: nothing here changes one)."""
+        if all(result.passed for result in results.values()):
+            return
         started = time.monotonic()
+        answers = [src for kind, _, src in self._instructor.cells if kind == "solution"]
+        try:
+            catalogue = load_catalogue(self._catalogue_folder, answers)  # type: ignore[arg-type]
+        except CatalogueError as exc:
+            add_flag(
+                self._notebook, f"the catalogue of misconceptions cannot be read: {short(str(exc))}"
+            )
+            return
+        if catalogue is None:
+            return
         self._diagnoses = diagnose_failures(
-            self._catalogue,  # type: ignore[arg-type]
+            catalogue,
             results,
             full_sources,
             channel,

@@ -69,9 +69,9 @@ def namespace(assignment: str, replace: Mapping[str, str] | None = None) -> dict
 
 @cache
 def _options(assignment: str) -> dict[str, tuple[tuple[str, ...], dict[str, str]]]:
-    from autograder.misconceptions import _signatures
+    from autograder.misconceptions import notebook_signatures
 
-    return call_options(graded_test_cells(assignment), _signatures(source(assignment)))
+    return call_options(graded_test_cells(assignment), notebook_signatures(source(assignment)))
 
 
 def observer(

@@ -77,9 +77,9 @@ def _samples(assignment: str, exercise: str) -> Iterator[Variant]:
 
 
 def _code_exercises(assignment: str) -> list[str]:
-    from autograder.misconceptions import _signatures
+    from autograder.misconceptions import notebook_signatures
 
-    return list(_signatures(source(assignment)))
+    return list(notebook_signatures(source(assignment)))
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
