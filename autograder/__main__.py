@@ -2,13 +2,16 @@
 cases in :mod:`autograder.api` — release the course, grade a class, run the demo.
 
 Exit status: 0 when the job ran (submissions that could not be graded are flagged rows in
-grades.csv, not failures); 2 for bad arguments or paths; 1 when the grader itself could not
-run (e.g. the sandbox cannot start, the gradebook cannot be opened).
+grades.csv, not failures); 2 for bad arguments or paths, or a course directory another run
+is using (with --no-wait); 1 when the grader itself could not run (e.g. the sandbox cannot
+start, the gradebook cannot be opened) or a failure of the machine stopped it (a full disk,
+the gradebook locked: one line says what to do; the same command run again completes it).
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
 import signal
 import sys
 import threading
@@ -23,7 +26,9 @@ in parallel, inside a sandbox, with grades.csv, redacted feedback and a summary.
 
 EPILOG = """\
 Exit status: 0 when the job ran (a submission that cannot be graded is a flagged row, not
-a failure), 2 for bad arguments or paths, 1 when the grader itself cannot run.
+a failure), 2 for bad arguments or paths (or, with --no-wait, a course directory another
+run is using), 1 when the grader itself cannot run or a failure of the machine (a full
+disk, a locked gradebook) stopped it: run the same command again, nothing graded is lost.
 """
 
 GRADE_EPILOG = """\
@@ -33,6 +38,10 @@ in '<Full Name>_<participant id>_assignsubmission_file_/<file>'.
 Writes to --out: results.json (per submission: student, assignment, each test's score and
 max score, flags, ok), grades.csv (nbgrader's export columns + flags), feedback/<student>/
 <assignment>/<notebook>.html (hidden tests' source withheld) and summary.md.
+First the instructor's solution of each assignment is graded the same way: short of full
+marks, the grading environment is broken and the run is refused (exit 1, nothing written).
+A re-run reuses the result of a submission unchanged since it was graded (same files,
+assignment, grader and settings); --regrade grades again.
 """
 
 
@@ -68,6 +77,12 @@ def build_parser() -> argparse.ArgumentParser:
             default=Path("course"),
             metavar="DIR",
             help="nbgrader course directory to build and use (default: ./course)",
+        )
+        p.add_argument(
+            "--no-wait",
+            action="store_true",
+            help="when another run is using the course directory, stop at once (exit 2) "
+            "instead of waiting for it to finish",
         )
 
     def grading(p: argparse.ArgumentParser) -> None:
@@ -146,6 +161,19 @@ def build_parser() -> argparse.ArgumentParser:
     p_grade.add_argument(
         "--no-feedback", action="store_true", help="skip the feedback HTML (faster)"
     )
+    p_grade.add_argument(
+        "--regrade",
+        action="store_true",
+        help="grade again what the ledger would reuse: every submission, or with --student "
+        "only those students' (default: a submission unchanged since it was graded, with "
+        "the same assignment, grader and settings, keeps its recorded result)",
+    )
+    p_grade.add_argument(
+        "--student",
+        action="append",
+        metavar="S",
+        help="with --regrade: only this student (repeatable)",
+    )
     limits = p_grade.add_argument_group(
         "intake limits",
         "an archive or folder over --max-files or --max-total-mb is refused (exit 2); a "
@@ -182,6 +210,15 @@ def _interrupt(_signum: int, _frame: object) -> None:
     raise KeyboardInterrupt
 
 
+def _canary_passed(assignments: list[str], seconds: float) -> None:
+    solutions = "solution" if len(assignments) == 1 else "solutions"
+    print(
+        f"grading environment checked: the instructor's {solutions} of "
+        f"{', '.join(assignments)} got full marks ({seconds:.1f} s)",
+        file=sys.stderr,
+    )
+
+
 def _fail(message: str, status: int) -> int:
     print(f"{PROG}: error: {message}", file=sys.stderr)
     return status
@@ -193,19 +230,31 @@ def main(argv: list[str] | None = None) -> int:
     from sqlalchemy.exc import SQLAlchemyError
 
     from autograder.api import grade_path, release_course, run_demo
-    from autograder.course import check_db_url
+    from autograder.course import gradebook_problem
     from autograder.intake import IntakeLimits
-    from autograder.models import GradingError, SubmissionsError
+    from autograder.models import (
+        CanaryFailed,
+        CourseBusy,
+        GraderFault,
+        GradingError,
+        SubmissionsError,
+    )
 
+    # nbgrader's gradebook logs a database error's whole traceback to stderr (tornado's
+    # application log, which has no handler of its own) before raising it; the command line
+    # says what happened in one line instead (autograder.faults)
+    logging.getLogger("tornado.application").addHandler(logging.NullHandler())
     if getattr(args, "db", None) is not None:
-        problem = check_db_url(args.db)
+        problem = gradebook_problem(args.db)
         if problem is not None:
             return _fail(f"cannot use --db: {problem}", 2)
     on_main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _interrupt) if on_main_thread else None
     try:
         if args.command == "release":
-            zips = release_course(args.course, args.assignment, db_url=args.db)
+            zips = release_course(
+                args.course, args.assignment, db_url=args.db, wait=not args.no_wait
+            )
             for name, path in zips.items():
                 # the release folder, and the zip to hand out (autograder.release)
                 shown = _shown_path(path).removesuffix("/")
@@ -214,6 +263,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "grade":
             if not args.submissions.exists():
                 return _fail(f"no such file or folder: {args.submissions}", 2)
+            if args.student and not args.regrade:
+                return _fail("--student names whom --regrade grades again: add --regrade", 2)
             run = grade_path(
                 args.submissions,
                 assignment=args.assignment,
@@ -226,6 +277,9 @@ def main(argv: list[str] | None = None) -> int:
                 progress=_progress(args.progress),
                 feedback=not args.no_feedback,
                 dask=args.dask,
+                regrade=args.student or args.regrade,
+                on_canary=_canary_passed,
+                wait=not args.no_wait,
                 limits=IntakeLimits.from_options(
                     max_files=args.max_files,
                     max_file_mb=args.max_file_mb,
@@ -240,9 +294,17 @@ def main(argv: list[str] | None = None) -> int:
                 workers=args.workers,
                 sandbox=not args.unsandboxed,
                 progress=_progress(args.progress),
+                on_canary=_canary_passed,
+                wait=not args.no_wait,
             )
     except SubmissionsError as exc:
         return _fail(str(exc), 2)
+    except CanaryFailed as exc:
+        return _fail(f"refusing to grade: {exc}", 1)
+    except CourseBusy as exc:
+        return _fail(f"{exc}: run again when it has finished (without --no-wait: wait for it)", 2)
+    except GraderFault as exc:
+        return _fail(str(exc), 1)
     except SQLAlchemyError as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         return _fail(f"cannot use the gradebook: {first}", 1)

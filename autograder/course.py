@@ -10,9 +10,11 @@ Layout of a course directory made by :meth:`Course.make`::
     <course_dir>/release/<assignment>/...  student versions (generate_assignment)
     <course_dir>/submitted/<student>/<assignment>/<notebook>.ipynb
     <course_dir>/autograded/..., feedback/...
+    <course_dir>/feedback/_mathjax/        MathJax, for the feedback pages and formgrader
     <course_dir>/gradebook.db              nbgrader's gradebook (SQLite, busy timeout set)
     <course_dir>/ledger.jsonl              graded submissions, for resuming (grading.ledger)
     <course_dir>/logs/                     the workers' and kernels' stderr
+    <course_dir>/.lock                     held by the run using the directory (Course.lock)
 
 Everything here drives nbgrader 0.9's own classes (``GenerateAssignment``, ``Validator``,
 the ``Gradebook``); nothing of nbgrader's logic is re-implemented.
@@ -22,12 +24,14 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import fcntl
 import io
 import os
 import shutil
 import sys
+import threading
 import warnings
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,7 +39,9 @@ import nbformat
 from nbformat import NotebookNode
 from traitlets.config import Config
 
-from autograder.models import GradingError
+from autograder.faults import first_fault, recording_exceptions
+from autograder.files import write_atomic
+from autograder.models import CourseBusy, GraderFault, GradingError
 
 if TYPE_CHECKING:
     from nbgrader.api import Gradebook
@@ -86,6 +92,83 @@ def check_db_url(url: str) -> str | None:
         return f"SQLAlchemy has no database dialect {parsed.drivername!r}"
     except ImportError as exc:
         return f"the driver of {parsed.drivername!r} is not installed ({exc})"
+    return None
+
+
+#: Seconds a PostgreSQL server (or another server's database) has to answer the check.
+CONNECT_TIMEOUT = 10
+
+
+def gradebook_problem(url: str) -> str | None:
+    """Why the gradebook URL *url* cannot be used (one line), or None: :func:`check_db_url`,
+    then a connection. Checked before anything is released, graded or written.
+
+    An SQLite gradebook is checked without creating or changing anything: an existing file
+    is opened read-only and must be a database the grader may write; a new one needs an
+    existing folder it may create files in. Any other database is connected to (``SELECT
+    1``; a PostgreSQL server gets :data:`CONNECT_TIMEOUT` seconds unless the URL sets
+    ``connect_timeout``). The URL itself is not repeated (it may hold a password).
+    """
+    problem = check_db_url(url)
+    if problem is not None:
+        return problem
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        return _sqlite_problem(parsed.database)
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.exc import SQLAlchemyError
+    from sqlalchemy.pool import NullPool
+
+    connect_args = {}
+    if parsed.get_backend_name() == "postgresql" and "connect_timeout" not in parsed.query:
+        connect_args["connect_timeout"] = CONNECT_TIMEOUT
+    try:
+        engine = create_engine(parsed, poolclass=NullPool, connect_args=connect_args)
+        try:
+            with engine.connect() as connection:
+                connection.execute(text("SELECT 1"))
+        finally:
+            engine.dispose()
+    except (SQLAlchemyError, OSError) as exc:
+        return f"cannot connect to the gradebook's database: {_first_line(exc)}"
+    return None
+
+
+def _first_line(exc: BaseException) -> str:
+    """The driver's own message of a database error, its first line (SQLAlchemy's wrapper
+    adds the statement and a link)."""
+    original = getattr(exc, "orig", None) or exc
+    lines = [line.strip() for line in str(original).splitlines() if line.strip()]
+    return lines[0] if lines else type(original).__name__
+
+
+def _sqlite_problem(database: str | None) -> str | None:
+    import sqlite3
+
+    if not database or database == ":memory:" or database.startswith("file::memory:"):
+        return "an in-memory SQLite gradebook is not shared by the grading workers: name a file"
+    path = Path(database).expanduser()
+    if path.exists():
+        if not path.is_file():
+            return f"the SQLite gradebook {path} is not a file"
+        try:
+            connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+            try:
+                connection.execute("PRAGMA schema_version").fetchone()
+            finally:
+                connection.close()
+        except sqlite3.Error as exc:
+            return f"cannot open the SQLite gradebook {path}: {exc}"
+        if not os.access(path, os.R_OK | os.W_OK):
+            return f"the SQLite gradebook {path} is read-only"
+        return None
+    folder = path.parent
+    if not folder.is_dir():
+        return f"the folder of the SQLite gradebook does not exist: {folder}"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"cannot create the SQLite gradebook in {folder}: no permission to write there"
     return None
 
 
@@ -148,7 +231,7 @@ def _write_config_file(course_dir: Path, config: Config, *, stock: bool = False)
                 continue
             lines.append(f"c.{section}.{key} = {value!r}")
     if stock:  # plain nbgrader, as its users run it: the benchmark's baseline
-        (course_dir / "nbgrader_config.py").write_text("\n".join(lines) + "\n")
+        write_atomic(course_dir / "nbgrader_config.py", "\n".join(lines) + "\n")
         return
     lines += [
         "",
@@ -161,7 +244,54 @@ def _write_config_file(course_dir: Path, config: Config, *, stock: bool = False)
         "",
         "c.merge(formgrader_config(Course(Path(__file__).parent)))",
     ]
-    (course_dir / "nbgrader_config.py").write_text("\n".join(lines) + "\n")
+    write_atomic(course_dir / "nbgrader_config.py", "\n".join(lines) + "\n")
+
+
+#: The lock file of a course directory (:meth:`Course.lock`).
+LOCK_NAME = ".lock"
+#: course root -> [thread holding its lock in this process, depth]: a use case that calls
+#: another (the demo grades) takes the lock once.
+_HELD: dict[Path, list[int]] = {}
+_HELD_LOCK = threading.Lock()
+
+
+def lock_holder(path: Path) -> int | None:
+    """The process id holding the ``flock`` on ``path`` (Linux's ``/proc/locks``), else the
+    id the holder wrote into the file, else None."""
+    try:
+        info = os.stat(path)
+        with open("/proc/locks", encoding="ascii") as fh:
+            for line in fh:
+                fields = line.split()
+                # "1: FLOCK  ADVISORY  WRITE 4711 fd:01:1234 0 EOF" ("->" marks a waiter)
+                if "->" in fields or len(fields) < 6 or fields[1] != "FLOCK":
+                    continue
+                major, minor, inode = fields[5].split(":")
+                if (int(inode), int(major, 16), int(minor, 16)) == (
+                    info.st_ino,
+                    os.major(info.st_dev),
+                    os.minor(info.st_dev),
+                ):
+                    return int(fields[4])
+    except (OSError, ValueError):
+        pass
+    try:
+        text = path.read_text(encoding="ascii").strip()
+        return int(text) if text.isdigit() else None
+    except (OSError, ValueError):
+        return None
+
+
+def _ship_mathjax(course_dir: Path) -> None:
+    """MathJax in ``feedback/_mathjax/`` of the course directory, when the lecture's npm
+    assets are installed: what the course's own feedback pages load (from beside them)
+    and what formgrader's submission view loads (through the Jupyter server's ``/files/``,
+    :data:`autograder.grading.config.FORMGRADER_MATHJAX_URL`), so neither needs a network.
+    Hard links to ``node_modules/`` where the file system allows (no copy per course)."""
+    from lecture.assets import FEEDBACK_MATHJAX, copy_mathjax, mathjax_available
+
+    if mathjax_available():
+        copy_mathjax(course_dir / "feedback" / FEEDBACK_MATHJAX, link=True)
 
 
 def id_length_limit() -> int:
@@ -235,6 +365,74 @@ class Course:
         """``feedback/<student>/<assignment>``: nbgrader's feedback pages."""
         return self.root / "feedback" / student / assignment
 
+    # ----------------------------------------------------------------------- one run at a time
+
+    @contextlib.contextmanager
+    def lock(
+        self, *, wait: bool = True, on_wait: Callable[[int | None], None] | None = None
+    ) -> Iterator[None]:
+        """Hold this course directory for one run: an exclusive ``flock`` on ``<course>/.lock``.
+
+        Another run holding it: with ``wait``, ``on_wait(its process id or None)`` is called
+        once (default: a line on stderr saying so) and this one waits for it; without,
+        :class:`CourseBusy` at once. The lock is
+        the operating system's: it goes with the process that holds it, however that process
+        ends (SIGKILL included), so a lock file left behind is no obstacle. Re-entrant in the
+        thread that holds it (a use case calling another); grading workers and Dask workers
+        take none (the grader that drives them holds it).
+        """
+        root = self.root
+        with _HELD_LOCK:
+            held = _HELD.get(root)
+            if held is not None and held[0] == threading.get_ident():
+                held[1] += 1
+                nested = True
+            else:
+                nested = False
+        if nested:
+            try:
+                yield
+            finally:
+                with _HELD_LOCK:
+                    _HELD[root][1] -= 1
+            return
+        root.mkdir(parents=True, exist_ok=True)
+        path = root / LOCK_NAME
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                pid = lock_holder(path)
+                if not wait:
+                    who = f"process {pid}" if pid else "another process"
+                    raise CourseBusy(
+                        f"another run ({who}) is using the course folder {root.name}/", pid
+                    ) from None
+                (on_wait or self._say_waiting)(pid)
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            with contextlib.suppress(OSError):  # only informative: a full disk may refuse it
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+            with _HELD_LOCK:
+                _HELD[root] = [threading.get_ident(), 1]
+            try:
+                yield
+            finally:
+                with _HELD_LOCK:
+                    _HELD.pop(root, None)
+        finally:
+            os.close(fd)  # releases the lock
+
+    def _say_waiting(self, pid: int | None) -> None:
+        who = f"process {pid}" if pid else "another process"
+        print(
+            f"waiting for the other run using the course folder {self.root.name}/ ({who}) "
+            "to finish",
+            file=sys.stderr,
+            flush=True,
+        )
+
     # ----------------------------------------------------------------------- make, release
 
     def make(
@@ -265,6 +463,10 @@ class Course:
         source_root = Path(source_dir).resolve() if source_dir is not None else NOTEBOOKS_DIR
         names = list(assignments) if assignments is not None else list_assignments(source_root)
         self.root.mkdir(parents=True, exist_ok=True)
+        # nbgrader_config.py names the gradebook: only one that works is written into it
+        problem = gradebook_problem(self.db_url)
+        if problem is not None:
+            raise GradingError(f"cannot use the gradebook: {problem}")
         for name in names:
             src = source_root / name
             if not (src / f"{name}.ipynb").is_file():
@@ -276,6 +478,8 @@ class Course:
                 src, dest, ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__")
             )
         _write_config_file(self.root, self._config, stock=stock)
+        if not stock:
+            _ship_mathjax(self.root)
         return self
 
     def release(self, assignment: str) -> Path:
@@ -302,7 +506,11 @@ class Course:
         app = GenerateAssignment(coursedir=CourseDirectory(config=config), config=config)
         app.force = True
         app.create_assignment = True
-        result = capture_log(app)
+        with recording_exceptions(app) as seen:
+            result = capture_log(app)
+        fault = first_fault(seen)
+        if fault is not None:  # the machine's failure (a full disk), not the notebook's
+            raise GraderFault(fault.message(f"releasing {assignment}"), fault)
         if not result.get("success"):
             raise GradingError(
                 f"nbgrader generate_assignment failed for {assignment}:\n"

@@ -19,6 +19,31 @@ class SandboxUnavailable(GradingError):
     """The grading sandbox was required but cannot start."""
 
 
+class CanaryFailed(GradingError):
+    """The instructor's own solution does not get full marks in this grading environment:
+    the batch is refused before any student is graded (the message is one line)."""
+
+
+class GraderFault(GradingError):
+    """A failure of the machine stopped the run (a full disk, a locked or lost gradebook, a
+    grading worker that died: :mod:`autograder.faults`); the message is one line saying what
+    happened and what to do. What was graded before it is kept (the ledger); nothing it
+    touched is recorded, so the same command run again grades it."""
+
+    def __init__(self, message: str, fault: object = None) -> None:
+        super().__init__(message)
+        self.fault = fault
+
+
+class CourseBusy(RuntimeError):
+    """Another run holds the course directory (:meth:`autograder.course.Course.lock`) and
+    this one was told not to wait. ``pid``: that run's process id, when known."""
+
+    def __init__(self, message: str, pid: int | None = None) -> None:
+        super().__init__(message)
+        self.pid = pid
+
+
 @dataclass
 class SubmissionResult:
     """The outcome of grading one student's submission of one assignment."""
@@ -34,6 +59,8 @@ class SubmissionResult:
     missing: list[str] = field(default_factory=list)  # notebooks not gradable (scored 0)
     #: exercise -> what its failed tests look like (the re-check's diagnosis, plain data)
     diagnoses: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # what failed of the machine, not of the notebook (autograder.faults): never recorded
+    fault: str = ""
 
     @property
     def score(self) -> float:

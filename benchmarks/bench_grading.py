@@ -9,7 +9,9 @@ the instructor's solution and the ``autograder.samples`` variants (correct and b
 nbgrader grades it with its real command line (``nbgrader autograde <assignment>`` per
 assignment, one after another, as an instructor would run it) in one course directory; this
 autograder grades the same files with ``python -m autograder grade`` in another, once
-with the sandbox and trusted re-check and once without (``--mode``). All course
+with the sandbox and trusted re-check and once without (``--mode``); its times include its
+canary (the instructor's solution of each assignment, graded first), whose step is
+printed too. All course
 directories are released from the same source first (not timed). Printed: wall seconds,
 notebooks per minute and CPU seconds per notebook (the grader and its kernels), the ratio
 ours/stock of throughput and of CPU per notebook, and whether the scores agree with stock
@@ -114,6 +116,9 @@ def run_ours(
     elapsed = time.perf_counter() - start
     if proc.returncode != 0:
         raise RuntimeError(f"autograder grade failed:\n{proc.stderr[-2000:]}")
+    for line in proc.stderr.splitlines():  # the canary's step, included in the wall time
+        if line.startswith("grading environment checked"):
+            print(f"    ({line.split(': ', 1)[0]}: {line.rsplit('(', 1)[-1].rstrip(')')})")
     return elapsed, _children_cpu() - cpu
 
 

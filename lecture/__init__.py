@@ -6,7 +6,8 @@ their stored outputs (nothing is executed) and writes ``build/lecture/``:
 * ``index.html`` and one page per notebook, built by Sphinx with MyST-NB and the
   sphinx-book-theme (:mod:`lecture.site`);
 * ``slides/NN_name.slides.html``, built by nbconvert's reveal.js exporter
-  (:mod:`lecture.decks`), from the slide metadata that :mod:`lecture.slides` writes;
+  (:mod:`lecture.decks`), from the slide metadata that :mod:`lecture.slides` writes, its
+  cells split to fit a 1280×720 slide by the height model of :mod:`lecture.layout`;
 * MathJax and reveal.js copied from ``node_modules/`` (installed by ``./run`` from the
   committed ``package-lock.json``), so no page fetches anything at view time.
 """

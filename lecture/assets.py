@@ -7,6 +7,7 @@ fetched from a CDN at view time.
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -56,15 +57,30 @@ def reveal_dir() -> Path:
     return _package("reveal.js", "dist/reveal.js") / "dist"
 
 
-def copy_mathjax(dest: Path) -> Path:
-    """Copy the MathJax files a page loads into *dest*; returns *dest*."""
+def _link_or_copy(src: str, dst: str) -> str:
+    """A hard link of *src* at *dst* (no bytes copied), a copy where links cannot be made."""
+    if os.path.exists(dst):
+        if os.path.samefile(src, dst):
+            return dst
+        os.unlink(dst)
+    try:
+        os.link(src, dst)
+    except OSError:  # another file system, or no hard links there
+        shutil.copyfile(src, dst)
+    return dst
+
+
+def copy_mathjax(dest: Path, *, link: bool = False) -> Path:
+    """Copy the MathJax files a page loads into *dest* (with *link*, hard links to
+    ``node_modules/`` where the file system allows); returns *dest*."""
     src = mathjax_dir()
     dest.mkdir(parents=True, exist_ok=True)
+    copy = _link_or_copy if link else shutil.copyfile
     for part in _MATHJAX_PARTS:
         if (src / part).is_dir():
-            shutil.copytree(src / part, dest / part, dirs_exist_ok=True)
+            shutil.copytree(src / part, dest / part, dirs_exist_ok=True, copy_function=copy)
         else:
-            shutil.copyfile(src / part, dest / part)
+            copy(str(src / part), str(dest / part))
     return dest
 
 

@@ -14,13 +14,29 @@ import shutil
 from pathlib import Path
 
 import nbformat
+from nbconvert.preprocessors import Preprocessor
 
 from lecture._notebooks import NOTEBOOKS_DIR, course_notebooks, mark_solutions, notebook_title
 from lecture.assets import MATHJAX_PAGE, REVEAL_THEME, TEMPLATES, copy_reveal
+from lecture.layout import TYPE
+from lecture.slides import split_for_slides
 
 #: Where the decks find reveal.js and MathJax, relative to ``slides/``.
 REVEAL_PREFIX = "reveal.js"
 MATHJAX_URL = f"../_static/mathjax/{MATHJAX_PAGE}"
+
+
+class SplitForSlides(Preprocessor):
+    """Replaces each cell by its pieces on the slides (:func:`lecture.slides.split_for_slides`:
+    a cell too tall for one slide becomes several, code gets its size, a figure its drawn
+    size, speaker notes what was moved for space) and gives the template the layout's sizes.
+
+    It runs before nbconvert's own reveal.js preprocessor, which turns the pieces' slide
+    types into the deck's sections."""
+
+    def preprocess(self, nb, resources):
+        resources["slide_layout"] = TYPE.css()
+        return split_for_slides(nb), resources
 
 
 def exporter():
@@ -34,6 +50,9 @@ def exporter():
     config.SlidesExporter.reveal_url_prefix = REVEAL_PREFIX
     config.SlidesExporter.reveal_theme = REVEAL_THEME
     config.SlidesExporter.reveal_number = "c/t"
+    config.SlidesExporter.reveal_width = str(TYPE.slide_width)
+    config.SlidesExporter.reveal_height = str(TYPE.slide_height)
+    config.SlidesExporter.preprocessors = [SplitForSlides]
     config.SlidesExporter.mathjax_url = MATHJAX_URL
     config.SlidesExporter.exclude_input_prompt = True
     config.SlidesExporter.exclude_output_prompt = True

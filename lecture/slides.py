@@ -1,104 +1,573 @@
-"""Slide metadata for the decks: ``python -m lecture.slides [--check] [NOTEBOOK ...]``.
+"""Slides that fit: ``python -m lecture.slides [--check] [NOTEBOOK ...]``.
 
 Every cell of a source notebook gets ``metadata.slideshow.slide_type``, computed from the
 notebook itself by the rules below (the same input always gives the same types, and
 running the tool twice changes nothing). Without arguments it updates every notebook of
 the course; ``--check`` writes nothing and exits 1 when a notebook's metadata differs from
-what the rules give (a static test runs the same check, so nobody edits it by hand).
+what the rules give (a static test runs the same check, so nobody edits it by hand). It
+also names what cannot fit a slide whatever the split (a code line too long for the
+slide's width at 18 px): reformat those lines in the notebook.
 
-The rules, for a 50-minute walkthrough (one idea per slide, figures large):
+The rules, for a 50-minute walkthrough on a 1280×720 projector (one idea per slide,
+figures large, nothing taller than the slide):
 
-1. A markdown cell opening with a ``#`` or ``##`` heading starts a **slide** (the title,
-   each section); one opening with ``###`` (an exercise, a sub-topic) starts a
-   **subslide**.
-2. A code cell with a figure among its stored outputs starts a **subslide** of its own,
-   and the cell after it starts another one: the figure is not crowded.
+1. A ``#`` or ``##`` heading starts a **slide** (the title, each section); a ``###``
+   heading (an exercise, a sub-topic) starts a **subslide** — at the start of a cell or
+   inside one.
+2. A figure gets a **subslide** of its own, drawn as large as the slide allows, and
+   whatever follows it starts another one. Its code stands beside it when both fit side
+   by side (the code at 18 px or more, the figure at least 450 px tall); otherwise the
+   code comes first on a subslide of its own and the figure's speaker notes repeat it.
 3. nbgrader's graded test cells are **skipped**: the deck shows the exercise and its
    solution, the site and the notebook show the tests.
-4. Long derivations are split: a cell that would take the current (sub)slide past
-   ``MAX_LINES`` lines (source, plus text output up to ``MAX_OUTPUT_LINES``) starts a
-   **subslide**. A written answer counts without its grader's rubric: the deck leaves
-   the rubric out (:func:`lecture.mark_solutions`).
+4. Whatever would make a slide taller than the slide starts a **subslide**, measured by
+   the height model of :mod:`lecture.layout`. A cell that does not fit one slide is split
+   over subslides at its natural seams: prose between blocks (a proof between its
+   numbered steps), code between top-level statements (functions) and then at blank
+   lines; an output that does not fit under its code goes on a subslide of its own,
+   split between lines if it is taller than a slide. A block that fits a fresh slide
+   is moved there whole, not split; a heading is not left at the bottom of a slide
+   (what follows it is split, if need be, to stay with it).
 5. Every other cell continues the slide before it (``-``).
+
+The stored metadata is one slide type per cell (what JupyterLab's slideshow toolbar
+edits). Splitting a cell is done when the deck is built: :func:`split_for_slides` (run by
+the deck's nbconvert preprocessor, :class:`lecture.decks.SplitForSlides`) replaces a cell
+by its pieces, each piece a cell of its own with the pieces' slide types, the code's font
+size, the figure's drawn size and the speaker notes.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
+import re
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
+from nbgrader.utils import is_solution
 
 from autograder.notebook import is_written_answer, split_rubric
 from lecture._notebooks import ROOT, course_notebooks, is_test
+from lecture.layout import (
+    TYPE,
+    code_height,
+    code_px,
+    code_width,
+    fit_image,
+    markdown_blocks,
+    png_size,
+    text_output_height,
+)
 
-#: Lines a (sub)slide holds before the next cell starts a new subslide.
-MAX_LINES = 18
-#: Lines of text output counted for a cell (the deck shows long outputs scrolled).
-MAX_OUTPUT_LINES = 8
-#: Width, in characters, that a line of prose wraps at on a slide.
-WRAP = 90
-
-SLIDE, SUBSLIDE, CONTINUE, SKIP = "slide", "subslide", "-", "skip"
-
-
-def _heading_level(cell: nbformat.NotebookNode) -> int:
-    """The level of the heading a markdown cell opens with (0 if none)."""
-    if cell.cell_type != "markdown":
-        return 0
-    first = cell.source.lstrip().split("\n", 1)[0]
-    hashes = len(first) - len(first.lstrip("#"))
-    return hashes if 0 < hashes <= 6 and first[hashes : hashes + 1] == " " else 0
+SLIDE, SUBSLIDE, CONTINUE, SKIP, NOTES = "slide", "subslide", "-", "skip", "notes"
+#: Tags of a piece's cell in the deck (nbconvert makes them the classes celltag_<tag>).
+CODE_SIZE_TAG = "slide-code-{px:g}"
+BESIDE_TAG = "slide-beside"
+IMAGE_TYPES = ("image/png", "image/jpeg")
 
 
-def has_figure(cell: nbformat.NotebookNode) -> bool:
-    """A code cell whose stored outputs include an image."""
-    return cell.cell_type == "code" and any(
-        key.startswith("image/")
-        for output in cell.get("outputs", [])
-        for key in output.get("data", {})
-    )
+# --------------------------------------------------------------------------- units
 
 
-def cell_lines(cell: nbformat.NotebookNode) -> int:
-    """How many lines a cell takes on a slide, roughly: wrapped source + text output (a
-    written answer without its grader's rubric, which the slides leave out)."""
+@dataclass
+class Unit:
+    """Something that is placed on a slide whole, or split into its *parts*.
+
+    *group* tells the pieces of one cell apart: ``source``, ``output`` or ``figure``;
+    *overhead* is what a piece of this group costs besides its units (padding, the gap
+    to the cell before, the solution label).
+    """
+
+    cell: int
+    group: str
+    height: float
+    overhead: float = 0.0
+    join: float = 0.0  # its cost beyond *height* after another element of its piece
+    lead: float = 0.0  # its cost beyond *height* right after the unit before, in one piece
+    start: str | None = None  # a forced slide or subslide
+    heading: bool = False
+    figure: bool = False
+    lines: tuple[int, int] | None = None  # source lines (markdown, code)
+    output: int | None = None  # the output shown
+    output_lines: tuple[int, int] | None = None  # a part of a long text output
+    image: tuple[int, int] | None = None  # the drawn size of a figure
+    beside: bool = False
+    px: float | None = None  # the code's size, beside a figure
+    notes: str = ""
+    parts: list[Unit] = field(default_factory=list)
+
+
+@dataclass
+class Piece:
+    """A part of one cell on one slide: one cell of the deck."""
+
+    cell: int
+    slide_type: str
+    group: str
+    lines: tuple[int, int] | None = None
+    outputs: list[int] = field(default_factory=list)
+    output_lines: dict[int, tuple[int, int]] = field(default_factory=dict)
+    images: dict[int, tuple[int, int]] = field(default_factory=dict)
+    beside: bool = False
+    px: float | None = None
+    notes: list[str] = field(default_factory=list)
+    height: float = 0.0  # the model's height of the piece (its gap below included)
+
+
+def _image(output: nbformat.NotebookNode) -> str | None:
+    data = output.get("data", {})
+    return next((kind for kind in IMAGE_TYPES if kind in data), None)
+
+
+def output_text(output: nbformat.NotebookNode) -> str | None:
+    """The text an output shows (None for a figure or an output without text)."""
+    kind = output.get("output_type")
+    if kind == "stream":
+        return output.get("text", "")
+    if kind == "error":
+        return re.sub(r"\x1b\[[0-9;]*m", "", "\n".join(output.get("traceback", [])))
+    data = output.get("data", {})
+    if _image(output) is not None:
+        return None
+    return data.get("text/plain")
+
+
+def _markdown_units(index: int, cell: nbformat.NotebookNode) -> list[Unit]:
+    label = TYPE.label_height if is_solution(cell) else 0
+    overhead = TYPE.cell_gap + label
+    units = []
     source = split_rubric(cell.source)[0] if is_written_answer(cell) else cell.source
-    lines = sum(1 + len(line) // WRAP for line in source.splitlines())
-    if cell.cell_type == "code":
-        text = 0
-        for output in cell.get("outputs", []):
-            if output.get("output_type") == "stream":
-                text += output.get("text", "").count("\n")
-            else:
-                text += output.get("data", {}).get("text/plain", "").count("\n") + 1
-        lines += min(text, MAX_OUTPUT_LINES)
-    return lines
+    for block in markdown_blocks(source):
+        start = None
+        if 0 < block.heading <= 3:
+            start = SLIDE if block.heading <= 2 else SUBSLIDE
+        parts = [
+            Unit(index, "source", part.height, overhead, lines=(part.start, part.end))
+            for part in block.parts
+        ]
+        units.append(
+            Unit(
+                index,
+                "source",
+                block.height,
+                overhead,
+                start=start,
+                heading=bool(block.heading),
+                lines=(block.start, block.end),
+                parts=parts,
+            )
+        )
+    if not units:  # an empty cell
+        units.append(Unit(index, "source", 0.0, 0.0, lines=(0, 0)))
+    return units
+
+
+def _code_chunks(lines: list[str], top: bool) -> list[tuple[int, int]]:
+    """Line ranges of *lines* split before each line that follows a blank line (only a
+    top-level line, with *top*): functions and statements, then paragraphs of code."""
+    chunks, start = [], 0
+    for i in range(1, len(lines)):
+        if lines[i].strip() and not lines[i - 1].strip():
+            if not top or not lines[i][:1].isspace():
+                chunks.append((start, i))
+                start = i
+    chunks.append((start, len(lines)))
+    return chunks
+
+
+def _code_units(index: int, lines: list[str], px: float, overhead: float) -> list[Unit]:
+    """A code cell's statements (split at blank lines before top-level lines), each split
+    at its own blank lines, each of those line by line. The blank lines between two units
+    are their *lead*: shown only when both are on the same slide."""
+    line_h = px * TYPE.code_lh
+
+    def unit(a: int, b: int, lead: int, parts: list[Unit]) -> Unit:
+        end = b
+        while end > a + 1 and not lines[end - 1].strip():
+            end -= 1
+        return Unit(
+            index,
+            "source",
+            (end - a) * line_h,
+            overhead,
+            lead=lead * line_h,
+            lines=(a, end),
+            parts=parts,
+        )
+
+    def trailing(a: int, b: int) -> int:
+        end = b
+        while end > a + 1 and not lines[end - 1].strip():
+            end -= 1
+        return b - end
+
+    units, before = [], 0
+    for a, b in _code_chunks(lines, top=True):
+        inner, inner_before = [], before
+        for c, d in _code_chunks(lines[a:b], top=False):
+            singles = [unit(a + c + k, a + c + k + 1, 0, []) for k in range(d - c)]
+            singles[0].lead = inner_before * line_h
+            inner.append(unit(a + c, a + d, inner_before, singles))
+            inner_before = trailing(a + c, a + d)
+        units.append(unit(a, b, before, inner))
+        before = trailing(a, b)
+    return units
+
+
+def _text_units(index: int, out: int, text: str) -> Unit:
+    """A text output, split between its lines when it is taller than a slide."""
+    width = TYPE.content_width
+    pad = 2 * TYPE.code_pad_y
+    join = TYPE.output_gap + pad
+    rows = text.rstrip("\n").split("\n")
+    parts = [
+        Unit(
+            index,
+            "output",
+            text_output_height(row, width) - pad,
+            TYPE.cell_gap + join,
+            join,
+            output=out,
+            output_lines=(k, k + 1),
+        )
+        for k, row in enumerate(rows)
+    ]
+    height = text_output_height(text, width) - pad
+    return Unit(index, "output", height, TYPE.cell_gap + join, join, output=out, parts=parts)
+
+
+def _beside(cell: nbformat.NotebookNode, lines: list[str], size: tuple[int, int]):
+    """(code size, figure size) when the code and its figure fit side by side, else None."""
+    solution = is_solution(cell)
+    longest = max((len(line.rstrip()) for line in lines), default=0)
+    for px in TYPE.code_sizes:
+        room = TYPE.content_width - code_width(longest, px, solution=solution) - TYPE.beside_gap
+        if room <= 0:
+            continue
+        label = TYPE.label_height if solution else 0
+        drawn = fit_image(size, room, TYPE.budget - TYPE.cell_gap - label)
+        tall = code_height(len(lines), px, solution=solution) + TYPE.cell_gap
+        if drawn[1] >= TYPE.min_beside_height and tall <= TYPE.budget:
+            return px, drawn
+    return None
+
+
+def cell_units(index: int, cell: nbformat.NotebookNode) -> list[Unit]:
+    """A cell's units in order: what the slides are packed from."""
+    if cell.cell_type == "markdown":
+        return _markdown_units(index, cell)
+    if cell.cell_type != "code":
+        return [Unit(index, "source", 0.0, 0.0, lines=(0, 0))]
+    lines = cell.source.split("\n") if cell.source else []
+    solution = is_solution(cell)
+    px = cell_code_px(cell)
+    outputs = cell.get("outputs", [])
+    texts = [output_text(o) for o in outputs]
+    figures = [k for k, o in enumerate(outputs) if _image(o) is not None]
+    shown_texts = [k for k, t in enumerate(texts) if t is not None and t.strip()]
+    if len(figures) == 1 and not shown_texts and lines:
+        size = png_size(outputs[figures[0]]["data"][_image(outputs[figures[0]])])
+        beside = _beside(cell, lines, size)
+        if beside is not None:
+            code_px_, drawn = beside
+            label = TYPE.label_height if solution else 0
+            tall = label + max(code_height(len(lines), code_px_), drawn[1])
+            return [
+                Unit(
+                    index,
+                    "source",
+                    tall,
+                    TYPE.cell_gap,
+                    start=SUBSLIDE,
+                    figure=True,
+                    lines=(0, len(lines)),
+                    output=figures[0],
+                    image=drawn,
+                    beside=True,
+                    px=code_px_,
+                )
+            ]
+    units: list[Unit] = []
+    if lines:
+        overhead = TYPE.cell_gap + code_height(0, px, solution=solution)
+        units = _code_units(index, lines, px, overhead)
+        if figures:
+            units[0].start = SUBSLIDE
+    code_notes = f"The code that draws this figure:\n\n```python\n{cell.source}\n```"
+    for k, output in enumerate(outputs):
+        if k in figures:
+            kind = _image(output)
+            size = png_size(output["data"][kind])
+            overhead = TYPE.cell_gap + TYPE.output_gap
+            drawn = fit_image(size, TYPE.content_width, TYPE.budget - overhead)
+            units.append(
+                Unit(
+                    index,
+                    "figure",
+                    drawn[1],
+                    overhead,
+                    start=SUBSLIDE,
+                    figure=True,
+                    output=k,
+                    image=drawn,
+                    notes=code_notes if lines else "",
+                )
+            )
+        elif k in shown_texts:
+            units.append(_text_units(index, k, texts[k] or ""))
+    return units
+
+
+def cell_code_px(cell: nbformat.NotebookNode) -> float:
+    """The size a code cell's code is set at: the largest at which its longest line fits
+    the slide's width (18 px when none does: :func:`too_wide` names those lines)."""
+    lines = cell.source.split("\n")
+    px = code_px(lines, TYPE.content_width, solution=is_solution(cell))
+    return px if px is not None else min(TYPE.code_sizes)
+
+
+def too_wide(nb: nbformat.NotebookNode) -> list[tuple[int, int, int]]:
+    """(cell, line, length) of every shown code line too long for a slide at 18 px."""
+    px = min(TYPE.code_sizes)
+    found = []
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "code" or is_test(cell):
+            continue
+        for number, line in enumerate(cell.source.split("\n")):
+            width = code_width(len(line.rstrip()), px, solution=is_solution(cell))
+            if width > TYPE.content_width:
+                found.append((index, number + 1, len(line.rstrip())))
+    return found
+
+
+def max_code_chars(solution: bool = False) -> int:
+    """The longest code line a slide shows at 18 px."""
+    n = 0
+    while code_width(n + 1, min(TYPE.code_sizes), solution=solution) <= TYPE.content_width:
+        n += 1
+    return n
+
+
+# --------------------------------------------------------------------------- packing
+
+
+class _Packer:
+    """Places units on slides in order, by the rules of the module."""
+
+    def __init__(self) -> None:
+        self.pieces: list[Piece] = []
+        self.heights: list[float] = []  # the model's height of each finished slide
+        self.used = 0.0
+        self.pending: str | None = None  # the type of the slide the next piece starts
+        self.after_figure = False
+        self.last_heading = False
+        self.last_key: tuple[int, str, int | None] | None = None
+
+    def _new_slide(self, kind: str) -> None:
+        if self.pieces and self.pending is None:
+            self.heights.append(self.used)
+        self.used = 0.0
+        self.pending = kind
+
+    def _joins(self, unit: Unit) -> bool:
+        """Whether *unit* continues the last piece: the same cell, on the same slide, code
+        before its outputs, a figure always a piece of its own."""
+        last = self.pieces[-1] if self.pieces else None
+        return (
+            self.pending is None
+            and last is not None
+            and last.cell == unit.cell
+            and not unit.figure
+            and not last.images
+            and (last.group == unit.group or (last.group, unit.group) == ("source", "output"))
+        )
+
+    def _cost(self, unit: Unit) -> float:
+        if not self._joins(unit):
+            return unit.height + unit.overhead
+        if self.last_key == (unit.cell, unit.group, unit.output):
+            return unit.height + unit.lead  # the same element goes on
+        return unit.height + unit.join
+
+    @staticmethod
+    def _fits_fresh(unit: Unit) -> bool:
+        return unit.height + unit.overhead <= TYPE.budget
+
+    def place(self, unit: Unit, follower: Unit | None = None, first: bool = False) -> None:
+        start = SLIDE if first else unit.start
+        if unit.heading and self.last_heading and start != SLIDE:
+            start = None  # a heading right under a heading stays with it
+        if start is None and self.after_figure:
+            start = SUBSLIDE
+        if start is not None:
+            self._new_slide(start)
+        if not self._fits_fresh(unit) and unit.parts:
+            for part in unit.parts:  # too tall for any slide: split at its seams
+                self.place(part)
+            return
+        need = self._cost(unit)
+        if unit.heading and follower is not None:
+            # a heading is not left alone at the bottom of a slide
+            split = follower.parts and not self._fits_fresh(follower)
+            need += (follower.parts[0] if split else follower).height
+        if self.used > 0 and self.used + need > TYPE.budget:
+            if self.last_heading and unit.parts and start is None:
+                for part in unit.parts:  # split rather than leave the heading alone
+                    self.place(part)
+                return
+            self._new_slide(SUBSLIDE)
+        cost = self._cost(unit)
+        if self._joins(unit):
+            piece = self.pieces[-1]
+            piece.group = unit.group
+        else:
+            piece = Piece(unit.cell, self.pending or CONTINUE, unit.group)
+            self.pending = None
+            self.pieces.append(piece)
+        self.used += cost
+        piece.height += cost
+        self._record(piece, unit)
+        self.after_figure = unit.figure
+        self.last_heading = unit.heading
+        self.last_key = (unit.cell, unit.group, unit.output)
+
+    def finish(self) -> None:
+        self.heights.append(self.used)
+
+    @staticmethod
+    def _record(piece: Piece, unit: Unit) -> None:
+        if unit.lines is not None:
+            a, b = unit.lines
+            piece.lines = (a, b) if piece.lines is None else (piece.lines[0], b)
+        if unit.output is not None:
+            if unit.output not in piece.outputs:
+                piece.outputs.append(unit.output)
+            if unit.output_lines is not None:
+                a, b = unit.output_lines
+                old = piece.output_lines.get(unit.output)
+                piece.output_lines[unit.output] = (a, b) if old is None else (old[0], b)
+        if unit.image is not None and unit.output is not None:
+            piece.images[unit.output] = unit.image
+        piece.beside = piece.beside or unit.beside
+        piece.px = unit.px or piece.px
+        if unit.notes:
+            piece.notes.append(unit.notes)
+
+
+def _pack(nb: nbformat.NotebookNode) -> _Packer:
+    packer = _Packer()
+    units: list[Unit] = []
+    for index, cell in enumerate(nb.cells):
+        if not is_test(cell):
+            units.extend(cell_units(index, cell))
+    for k, unit in enumerate(units):
+        follower = units[k + 1] if k + 1 < len(units) and units[k + 1].cell == unit.cell else None
+        packer.place(unit, follower, first=k == 0)
+    packer.finish()
+    return packer
+
+
+def plan(nb: nbformat.NotebookNode) -> list[Piece]:
+    """The pieces of *nb*'s cells on the deck's slides, in order (graded tests left out)."""
+    return _pack(nb).pieces
+
+
+def slide_heights(nb: nbformat.NotebookNode) -> list[float]:
+    """The model's height of the content of every slide of *nb*'s deck, in order."""
+    return _pack(nb).heights
 
 
 def slide_types(nb: nbformat.NotebookNode) -> list[str]:
-    """The slide type of every cell of *nb*, by the module's rules."""
-    types: list[str] = []
-    used = 0  # lines on the current (sub)slide
-    after_figure = False
-    for index, cell in enumerate(nb.cells):
-        if is_test(cell):
-            types.append(SKIP)
-            continue
-        level = _heading_level(cell)
-        lines = cell_lines(cell)
-        if index == 0 or level in (1, 2):
-            kind = SLIDE
-        elif level >= 3 or has_figure(cell) or after_figure or used + lines > MAX_LINES:
-            kind = SUBSLIDE
-        else:
-            kind = CONTINUE
-        used = lines if kind != CONTINUE else used + lines
-        after_figure = has_figure(cell)
-        types.append(kind)
+    """The slide type of every cell of *nb*: its first piece's (``skip`` for a test)."""
+    types = [SKIP] * len(nb.cells)
+    seen: set[int] = set()
+    for piece in plan(nb):
+        if piece.cell not in seen:
+            seen.add(piece.cell)
+            types[piece.cell] = piece.slide_type
     return types
+
+
+# --------------------------------------------------------------------------- the deck's cells
+
+
+def _slice(text: str, lines: tuple[int, int] | None) -> str:
+    if lines is None:
+        return text
+    rows = text.split("\n")[lines[0] : lines[1]]
+    while rows and not rows[-1].strip():
+        rows.pop()
+    while rows and not rows[0].strip():
+        rows.pop(0)
+    return "\n".join(rows)
+
+
+def _piece_cell(cell: nbformat.NotebookNode, piece: Piece, number: int) -> nbformat.NotebookNode:
+    new = copy.deepcopy(cell)
+    if number and "id" in new:
+        new["id"] = f"{cell['id']}-{number + 1}"
+    new.metadata["slideshow"] = {"slide_type": piece.slide_type}
+    tags = list(new.metadata.get("tags", []))
+    if cell.cell_type == "code":
+        if piece.lines is not None:
+            new.source = _slice(cell.source, piece.lines if not piece.beside else None)
+            if piece.beside:
+                tags.append(BESIDE_TAG)
+            tags.append(CODE_SIZE_TAG.format(px=piece.px or cell_code_px(cell)))
+        else:
+            new.source = ""
+            new.metadata.setdefault("transient", {})["remove_source"] = True
+        outputs = []
+        for k in piece.outputs:
+            output = copy.deepcopy(cell.outputs[k])
+            if k in piece.output_lines:
+                a, b = piece.output_lines[k]
+                key = "text" if output.get("output_type") == "stream" else None
+                text = output_text(output) or ""
+                part = "\n".join(text.rstrip("\n").split("\n")[a:b]) + "\n"
+                if key:
+                    output["text"] = part
+                else:
+                    output["data"] = {"text/plain": part}
+            if k in piece.images:
+                width, height = piece.images[k]
+                kind = _image(output)
+                output.setdefault("metadata", {})[kind] = {"width": width, "height": height}
+            outputs.append(output)
+        new.outputs = outputs
+    else:
+        new.source = _slice(cell.source, piece.lines)
+    if tags:
+        new.metadata["tags"] = sorted(set(tags))
+    return new
+
+
+def split_for_slides(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """A copy of *nb* whose cells are the deck's pieces: each with its slide type, its
+    code's size (tag ``slide-code-<px>``), a figure's drawn size (the output's
+    width/height metadata), ``slide-beside`` for code beside its figure, and a ``notes``
+    cell after it for what its speaker notes carry. Graded tests are left out."""
+    out = copy.deepcopy(nb)
+    cells = []
+    counts: dict[int, int] = {}
+    for piece in plan(nb):
+        number = counts.get(piece.cell, 0)
+        counts[piece.cell] = number + 1
+        cells.append(_piece_cell(nb.cells[piece.cell], piece, number))
+        for note in piece.notes:
+            cell = nbformat.v4.new_markdown_cell(note)
+            cell["id"] = f"{cells[-1].get('id', 'cell')}-notes"
+            cell.metadata["slideshow"] = {"slide_type": NOTES}
+            cells.append(cell)
+    out.cells = cells
+    return out
+
+
+# --------------------------------------------------------------------------- the command
 
 
 def apply(nb: nbformat.NotebookNode) -> bool:
@@ -116,6 +585,11 @@ def stale(path: Path) -> bool:
     return apply(nbformat.read(path, as_version=4))
 
 
+def _shown(path: Path) -> Path:
+    resolved = path.resolve()
+    return resolved.relative_to(ROOT) if resolved.is_relative_to(ROOT) else path
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m lecture.slides", description=__doc__)
     parser.add_argument("notebooks", nargs="*", type=Path, help="default: every notebook")
@@ -125,15 +599,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     out_of_date = []
     for path in paths:
         nb = nbformat.read(path, as_version=4)
+        for index, number, length in too_wide(nb):
+            print(
+                f"{_shown(path)}: cell {index} line {number} has {length} characters; a slide "
+                f"shows {max_code_chars()} at 18 px: reformat it",
+                file=sys.stderr,
+            )
         if not apply(nb):
             continue
         out_of_date.append(path)
         if not args.check:
             nbformat.write(nb, path)
     for path in out_of_date:
-        shown = path.resolve().relative_to(ROOT) if path.resolve().is_relative_to(ROOT) else path
         verb = "stale" if args.check else "updated"
-        print(f"{verb}: {shown}")
+        print(f"{verb}: {_shown(path)}")
     return 1 if args.check and out_of_date else 0
 
 

@@ -1,7 +1,8 @@
 """Grading: prepared submissions graded by nbgrader in parallel worker processes.
 
 ``batch`` (the batch and the ledger's resume), ``pool`` (the crash-tolerant worker pool),
-``dask_batch`` (the batch on a Dask cluster instead: ``--dask``),
+``dask_batch`` (the batch on a Dask cluster instead: ``--dask``), ``canary`` (the
+instructor's solution graded first: a broken grading environment refuses the batch),
 ``task`` (what a worker runs), ``gradebook`` (one gradebook engine per process and URL),
 ``config`` (nbgrader's preprocessor lists with ours),
 ``preprocessors`` (those preprocessors), ``prewarm`` (kernels forked from a pre-warmed
@@ -18,6 +19,7 @@ import importlib
 from typing import Any
 
 _HOMES = {
+    "CANARY_PREFIX": "canary",
     "SUBMISSION_TIMEOUT": "batch",
     "grade_prepared": "batch",
     "grader_fingerprint": "batch",
@@ -25,6 +27,7 @@ _HOMES = {
     "resolve_sandbox": "batch",
     "run_autograde_batch": "batch",
     "sandbox_status": "batch",
+    "canary_student": "canary",
     "check_dask_gradebook": "dask_batch",
     "parse_dask_target": "dask_batch",
     "run_dask_batch": "dask_batch",

@@ -13,20 +13,31 @@ Also whether the sandbox can run (:func:`sandbox_status`, :func:`resolve_sandbox
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import hashlib
 import re
-from collections.abc import Callable, Iterable, Iterator
+import time
+from collections.abc import Callable, Collection, Iterable, Iterator
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from autograder.course import Course
+from autograder.faults import Fault, faults_as_errors
+from autograder.grading.canary import canary_problem, remove_canary
 from autograder.grading.gradebook import share_engines
 from autograder.grading.ledger import LEDGER_VERSION, Ledger
 from autograder.grading.pool import Task, WorkerPool, WorkerPoolBroken
 from autograder.grading.task import autograde_task, failed_outcome, failure_cause, worker_init
-from autograder.models import GradingError, PreparedSubmission, SandboxUnavailable, SubmissionResult
+from autograder.models import (
+    CanaryFailed,
+    GraderFault,
+    GradingError,
+    PreparedSubmission,
+    SandboxUnavailable,
+    SubmissionResult,
+)
 from autograder.notebook import carried_ids
 
 #: Generous outer wall-clock bound for grading one submission (the sandbox has tighter ones).
@@ -78,33 +89,86 @@ def run_autograde_batch(
     if not jobs:
         return
     course.ensure_students(sorted({s for _, s in jobs}))
+    with pool_executor(
+        course,
+        workers=min(workers, len(jobs)),
+        sandbox=sandbox,
+        timeout=timeout,
+        feedback=feedback,
+        prewarm=prewarm,
+    ) as run:
+        yield from run(jobs)
+
+
+#: ``run(jobs)`` of an executor: grades (assignment, student) pairs, yields their outcomes.
+Run = Callable[[list[tuple[str, str]]], Iterator[tuple[str, str, dict[str, Any]]]]
+
+
+@contextlib.contextmanager
+def pool_executor(
+    course: Course,
+    *,
+    workers: int,
+    sandbox: bool,
+    timeout: float = SUBMISSION_TIMEOUT,
+    feedback: bool = False,
+    prewarm: bool = True,
+) -> Iterator[Run]:
+    """The local worker pool of :func:`run_autograde_batch`, kept for several steps of one
+    batch (the grading canary, then the class): yields ``run(jobs)``, which grades
+    ``(assignment, student)`` pairs already in ``submitted/`` (their students in the
+    gradebook) on the same workers, warm kernels and all."""
     prewarm_log = str(course.root / "logs" / "kernels.log") if prewarm else None
     pool = WorkerPool(
-        min(workers, len(jobs)),
+        workers,
         log_dir=course.root / "logs",
         initializer=worker_init,
         initargs=(prewarm_log, sandbox),
     )
-    tasks = [
-        Task(
-            key=(assignment, student),
-            func=autograde_task,
-            args=(course, assignment, student, sandbox, feedback, prewarm),
-            timeout=timeout,
+
+    def run(jobs: list[tuple[str, str]]) -> Iterator[tuple[str, str, dict[str, Any]]]:
+        tasks = [
+            Task(
+                key=(assignment, student),
+                func=autograde_task,
+                args=(course, assignment, student, sandbox, feedback, prewarm),
+                timeout=timeout,
+            )
+            for assignment, student in jobs
+        ]
+        try:
+            for outcome in pool.run(tasks):
+                assignment, student = outcome.key
+                if outcome.ok:
+                    value = dict(outcome.value)
+                    value["seconds"] = outcome.seconds
+                else:
+                    value = failed_outcome(outcome.error, outcome.seconds, outcome.exception)
+                yield assignment, student, value
+        except WorkerPoolBroken as exc:
+            raise GradingError(str(exc)) from exc
+
+    with pool:
+        yield run
+
+
+def _executor(
+    course: Course,
+    *,
+    dask: int | str | None,
+    workers: int,
+    sandbox: bool,
+    feedback: bool,
+    timeout: float,
+) -> contextlib.AbstractContextManager[Run]:
+    """The local pool's executor, or with ``dask`` the Dask cluster's."""
+    if dask is None:
+        return pool_executor(
+            course, workers=workers, sandbox=sandbox, timeout=timeout, feedback=feedback
         )
-        for assignment, student in jobs
-    ]
-    try:
-        for outcome in pool.run(tasks):
-            assignment, student = outcome.key
-            if outcome.ok:
-                value = dict(outcome.value)
-                value["seconds"] = outcome.seconds
-            else:
-                value = failed_outcome(outcome.error, outcome.seconds)
-            yield assignment, student, value
-    except WorkerPoolBroken as exc:
-        raise GradingError(str(exc)) from exc
+    from autograder.grading.dask_batch import dask_executor
+
+    return dask_executor(course, dask=dask, sandbox=sandbox, feedback=feedback, timeout=timeout)
 
 
 def grade_prepared(
@@ -118,6 +182,9 @@ def grade_prepared(
     timeout: float = SUBMISSION_TIMEOUT,
     on_result: Callable[[SubmissionResult], None] | None = None,
     dask: int | str | None = None,
+    canaries: Iterable[PreparedSubmission] = (),
+    on_canary: Callable[[list[str], float], None] | None = None,
+    regrade: bool | Collection[str] = False,
 ) -> dict[tuple[str, str], SubmissionResult]:
     """Grade prepared submissions (any assignments) in one parallel batch: in the local
     process pool, or with ``dask`` (a :func:`~.dask_batch.parse_dask_target` value) on a
@@ -126,6 +193,20 @@ def grade_prepared(
     With a ``ledger``, a submission whose files, assignment source and grading settings
     are unchanged since it was last graded is not graded again: its recorded result is
     reused (``skipped``), so an interrupted run, run again, resumes where it stopped.
+    ``regrade``: True grades every submission again, a collection of student ids those
+    students' (their new results replace the recorded ones).
+
+    ``canaries``: the instructor's solution of each assignment, as a submission of
+    :func:`~.canary.canary_student`. Before any student is graded or anything is
+    written, the solution of every assignment that has a submission to grade is graded
+    on the same workers; one that does not get every autograded point raises
+    :class:`~autograder.models.CanaryFailed` (:mod:`autograder.grading.canary`).
+    ``on_canary(assignments, seconds)`` is called when they all passed.
+
+    Only what a notebook earned is recorded: a failure of the machine
+    (:mod:`autograder.faults`) never is. One that stops the run (a full disk, the gradebook
+    locked or gone) raises :class:`~autograder.models.GraderFault` at once; a grading
+    worker that died costs its submission in this run only (``fault`` set, flagged).
 
     Returns
     -------
@@ -134,6 +215,39 @@ def grade_prepared(
     """
     share_engines()
     prepared = list(prepared)
+    with faults_as_errors("while grading"):
+        results = _grade(
+            course,
+            prepared,
+            workers,
+            sandbox,
+            feedback,
+            ledger,
+            timeout,
+            on_result,
+            dask,
+            canaries,
+            on_canary,
+            regrade,
+        )
+    return {(p.assignment, p.student): results[(p.assignment, p.student)] for p in prepared}
+
+
+def _grade(
+    course: Course,
+    prepared: list[PreparedSubmission],
+    workers: int,
+    sandbox: bool,
+    feedback: bool,
+    ledger: Ledger | None,
+    timeout: float,
+    on_result: Callable[[SubmissionResult], None] | None,
+    dask: int | str | None,
+    canaries: Iterable[PreparedSubmission],
+    on_canary: Callable[[list[str], float], None] | None,
+    regrade: bool | Collection[str],
+) -> dict[tuple[str, str], SubmissionResult]:
+    """:func:`grade_prepared`'s work: (assignment, student) -> result, as they finish."""
     results: dict[tuple[str, str], SubmissionResult] = {}
     digests: dict[tuple[str, str], str] = {}
     salts: dict[str, str] = {}
@@ -141,16 +255,22 @@ def grade_prepared(
     by_key = {(p.assignment, p.student): p for p in prepared}
     if len(by_key) != len(prepared):
         raise GradingError("the same student appears twice for one assignment")
+    canaries = {c.assignment: c for c in canaries}
+    reserved = {c.student for c in canaries.values()} & {p.student for p in prepared}
+    if reserved:
+        raise GradingError(f"a student's id is the grader's reserved id {sorted(reserved)[0]}")
 
     def finish(result: SubmissionResult) -> None:
         key = (result.assignment, result.student)
         results[key] = result
-        if ledger is not None and not result.skipped:
+        if ledger is not None and not result.skipped and not result.fault:
             ledger.record(result.assignment, result.student, digests[key], result.to_dict())
         if on_result is not None:
             on_result(result)
 
+    # What needs grading, read without writing anything (the canary comes first).
     pending: list[SubmissionResult] = []
+    zeros: list[PreparedSubmission] = []
     graded_ids: dict[str, dict[str, set[str]]] = {}
     for sub in prepared:
         key = (sub.assignment, sub.student)
@@ -159,7 +279,8 @@ def grade_prepared(
             graded_ids[sub.assignment] = released_graded_ids(course, sub.assignment)
         digests[key] = sub.digest(salts[sub.assignment])
         sub = by_key[key] = set_aside_foreign(sub, graded_ids[sub.assignment])
-        if ledger is not None:
+        again = regrade is True or (regrade and sub.student in regrade)
+        if ledger is not None and not again:
             previous = ledger.lookup(sub.assignment, sub.student, digests[key])
             if previous is not None:
                 reused = SubmissionResult.from_dict(sub.student, sub.assignment, previous)
@@ -167,48 +288,112 @@ def grade_prepared(
                 pending.append(reused)
                 continue
         if sub.notebooks:
-            course.write_submission(sub.assignment, sub.student, sub.notebooks)
             jobs.append(key)
         else:
+            zeros.append(sub)
+    checked = [canaries[a] for a in sorted({a for a, _ in jobs}) if a in canaries]
+    with contextlib.ExitStack() as stack:
+        if checked:  # entered first, so left last: after the workers stopped
+            stack.enter_context(_canary_cleanup(course, checked[0].student))
+        if jobs:
+            run = stack.enter_context(
+                _executor(
+                    course,
+                    dask=dask,
+                    workers=min(workers, len(jobs)),
+                    sandbox=sandbox,
+                    feedback=feedback,
+                    timeout=timeout,
+                )
+            )
+        if checked:
+            started = time.monotonic()
+            _check_canaries(course, checked, run, sandbox)
+            if on_canary is not None:
+                on_canary([c.assignment for c in checked], time.monotonic() - started)
+        for sub in zeros:
             course.record_zero_scores(sub.assignment, sub.student)
             scores = course.read_scores(sub.assignment, [sub.student])
             result = SubmissionResult(sub.student, sub.assignment, flags=list(sub.flags))
             result.scores = scores.get(sub.student, {})
             result.missing = list(sub.missing)
             pending.append(result)
-    for result in pending:
-        finish(result)
-    if dask is None:
-        outcomes = run_autograde_batch(
-            course, jobs, workers=workers, sandbox=sandbox, timeout=timeout, feedback=feedback
-        )
-    else:
-        from autograder.grading.dask_batch import run_dask_batch
+        for assignment, student in jobs:
+            sub = by_key[(assignment, student)]
+            with faults_as_errors(f"writing {course.root.name}/submitted/{student}"):
+                course.write_submission(assignment, student, sub.notebooks)
+        for result in pending:
+            finish(result)
+        outcomes = iter(())
+        if jobs:
+            course.ensure_students(sorted({s for _, s in jobs}))
+            outcomes = run(jobs)
+        try:
+            for assignment, student, value in outcomes:
+                sub = by_key[(assignment, student)]
+                fault = Fault.from_dict(value["fault"]) if value.get("fault") else None
+                if fault is not None and fault.fatal:
+                    raise GraderFault(fault.message(f"while grading {assignment}/{student}"), fault)
+                result = SubmissionResult(student, assignment, flags=list(sub.flags))
+                result.missing = list(sub.missing)
+                for flag in value["flags"]:
+                    if flag not in result.flags:
+                        result.flags.append(flag)
+                result.ok = bool(value["success"])
+                result.seconds = value["seconds"]
+                result.diagnoses = dict(value.get("diagnoses") or {})
+                if fault is not None:  # a worker died: not this notebook's result
+                    result.ok = False
+                    result.error = fault.what
+                    result.fault = fault.what
+                    result.flags.append(f"not graded: {fault.what}; the next run grades it again")
+                elif not result.ok:
+                    cause = value.get("cause") or failure_cause(value["error"], value["log"])
+                    result.error = cause.replace(str(course.root), "<course>")
+                    log = write_failure_log(course, assignment, student, value)
+                    result.flags.append(f"could not be graded: {result.error} (full log: {log})")
+                elif feedback and not value.get("feedback"):
+                    log = write_failure_log(course, assignment, student, value)
+                    result.flags.append(
+                        f"no feedback page: it could not be written (full log: {log})"
+                    )
+                result.scores = course.read_scores(assignment, [student]).get(student, {})
+                finish(result)
+        finally:
+            close = getattr(outcomes, "close", None)
+            if close is not None:  # stops the workers now, not when the generator is collected
+                close()
+    return results
 
-        outcomes = run_dask_batch(
-            course, jobs, dask=dask, sandbox=sandbox, feedback=feedback, timeout=timeout
-        )
-    for assignment, student, value in outcomes:
-        sub = by_key[(assignment, student)]
-        result = SubmissionResult(student, assignment, flags=list(sub.flags))
-        result.missing = list(sub.missing)
-        for flag in value["flags"]:
-            if flag not in result.flags:
-                result.flags.append(flag)
-        result.ok = bool(value["success"])
-        result.seconds = value["seconds"]
-        result.diagnoses = dict(value.get("diagnoses") or {})
-        if not result.ok:
-            result.error = value.get("cause") or failure_cause(value["error"], value["log"])
-            result.error = result.error.replace(str(course.root), "<course>")
-            log = write_failure_log(course, assignment, student, value)
-            result.flags.append(f"could not be graded: {result.error} (full log: {log})")
-        elif feedback and not value.get("feedback"):
-            log = write_failure_log(course, assignment, student, value)
-            result.flags.append(f"no feedback page: it could not be written (full log: {log})")
-        result.scores = course.read_scores(assignment, [student]).get(student, {})
-        finish(result)
-    return {(p.assignment, p.student): results[(p.assignment, p.student)] for p in prepared}
+
+@contextlib.contextmanager
+def _canary_cleanup(course: Course, student: str) -> Iterator[None]:
+    """Remove the canary *student* before its grading (what a killed run left) and, when
+    the grading stopped without a verdict (a failed canary, an interrupt), once the
+    executor has stopped: this context is left after the executor's. That last removal
+    never hides the error that ended the run (a gradebook gone away fails it too)."""
+    remove_canary(course, student)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(Exception):
+            remove_canary(course, student)
+
+
+def _check_canaries(
+    course: Course, canaries: list[PreparedSubmission], run: Run, sandbox: bool
+) -> None:
+    """Grade the canaries (one per assignment, in parallel, on the batch's workers): raise
+    :class:`CanaryFailed` at the first that does not get full marks, else remove them."""
+    student = canaries[0].student
+    for canary in canaries:
+        course.write_submission(canary.assignment, student, canary.notebooks)
+    course.ensure_students([student])
+    for assignment, _, value in run([(c.assignment, student) for c in canaries]):
+        problem = canary_problem(course, assignment, student, value, sandbox)
+        if problem is not None:
+            raise CanaryFailed(problem)
+    remove_canary(course, student)
 
 
 def code_fingerprint(roots: Iterable[Path]) -> str:

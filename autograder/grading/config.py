@@ -10,6 +10,7 @@ from pathlib import Path
 from traitlets.config import Config
 
 from autograder.course import Course
+from lecture.assets import FEEDBACK_MATHJAX, MATHJAX_PAGE, mathjax_available
 
 
 def autograde_config(course: Course, *, sandbox: bool, prewarm: bool = False) -> Config:
@@ -86,27 +87,43 @@ def feedback_config(course: Course) -> Config:
     # nbgrader's feedback template prints scores with `| float | round(2)`: 8.0 / 13.0
     config.SafeHTMLExporter.filters = {"round": whole_round}
     config.HideGraderPaths.course_root = str(course.root)
-    from lecture.assets import TEMPLATES, mathjax_available
-
     if mathjax_available():
         # Formulas typeset without a network: the lecture build's base/mathjax.html.j2
         # shadows nbconvert's MathJax from a CDN with the copy that report.copy_feedback
         # ships beside the pages. nbgrader's own templates stay (it sets this only when
         # the configuration does not). Set on the feedback's exporter only: formgrader's
         # HTMLExporter keeps its own folders (formgrader_config puts this in its config).
-        import nbgrader.converters
-
-        nbgrader_templates = (
-            Path(nbgrader.converters.__file__).parent.parent
-            / "server_extensions"
-            / "formgrader"
-            / "templates"
-        )
-        config.SafeHTMLExporter.extra_template_basedirs = [
-            str(TEMPLATES),
-            str(nbgrader_templates),
-        ]
+        config.SafeHTMLExporter.extra_template_basedirs = _offline_template_dirs()
     return config
+
+
+def _offline_template_dirs() -> list[str]:
+    """The lecture's templates (its ``base/mathjax.html.j2``: MathJax from a local copy)
+    before nbgrader's formgrader templates (the ``feedback`` and ``formgrade`` ones)."""
+    import nbgrader.converters
+
+    from lecture.assets import TEMPLATES
+
+    nbgrader_templates = (
+        Path(nbgrader.converters.__file__).parent.parent
+        / "server_extensions"
+        / "formgrader"
+        / "templates"
+    )
+    return [str(TEMPLATES), str(nbgrader_templates)]
+
+
+#: Where formgrader's submission view (``{base_url}/formgrader/submissions/<id>/``) finds
+#: MathJax: the copy in the course directory's ``feedback/_mathjax/`` (the one the
+#: course's own feedback pages load, :meth:`autograder.course.Course.make` puts it there),
+#: through the Jupyter server's ``/files/`` of the course directory opened as its root.
+FORMGRADER_MATHJAX_URL = f"../../../files/feedback/{FEEDBACK_MATHJAX}/{MATHJAX_PAGE}"
+
+
+def formgrader_mathjax_url(default: str) -> str:
+    """The Jinja filter ``mathjax_url`` of formgrader's exporter: the MathJax template's
+    default URL (beside a feedback page) becomes :data:`FORMGRADER_MATHJAX_URL`."""
+    return FORMGRADER_MATHJAX_URL
 
 
 def formgrader_config(course: Course) -> Config:
@@ -121,7 +138,10 @@ def formgrader_config(course: Course) -> Config:
       ``markdown2html`` filter (the rubric cell too);
     - its "Generate feedback" button runs ``GenerateFeedback`` with :func:`feedback_config`'s
       preprocessors and exporter, as ``python -m autograder grade`` does (the exporter's
-      own preprocessor list stays empty: the feedback's list is the one that runs).
+      own preprocessor list stays empty: the feedback's list is the one that runs);
+    - its submission view typesets formulas offline: the lecture's MathJax template, its
+      URL mapped by the filter :func:`formgrader_mathjax_url` to the course's own copy of
+      MathJax (``feedback/_mathjax/``, served by the Jupyter server's ``/files/``).
     """
     from autograder.grading.preprocessors import ShowRubric
     from autograder.grading.sanitise import CleanMarkdown, SanitiseNotebook
@@ -136,4 +156,10 @@ def formgrader_config(course: Course) -> Config:
     # The feedback pages' exporter is an HTMLExporter too: it must not inherit the view's
     # preprocessors (a rubric in a student's feedback page).
     config.SafeHTMLExporter.preprocessors = []
+    # the feedback's exporter subclasses HTMLExporter: none of the view's filters for it
+    # (its pages load MathJax from beside them, as the command line's do)
+    config.SafeHTMLExporter.filters = {}
+    if mathjax_available():
+        config.HTMLExporter.extra_template_basedirs = _offline_template_dirs()
+        config.HTMLExporter.filters["mathjax_url"] = formgrader_mathjax_url
     return config

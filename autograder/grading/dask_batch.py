@@ -16,8 +16,9 @@ workers would have, and records the result (ledger, progress) as it does for the
 Nothing is lost when a worker dies: Dask runs its task again on another worker (a task
 that raised is retried twice); only the grader process writes the ledger, on completion,
 and nbgrader's gradebook writes are updates-or-creates, so a retried task records its
-submission once. A worker that keeps dying on one submission ends that submission as a
-flagged failure (Dask's ``KilledWorker``), as the pool does.
+submission once. A submission whose workers keep dying (Dask's ``KilledWorker``) is, as a
+pool worker that dies, a failure of the machine (:mod:`autograder.faults`): flagged "not
+graded" in this run and not recorded, so the next run grades it again.
 
 A scheduler that dies stops the run (:class:`GradingError`) without recording the
 submissions still in flight: the ledger holds every one that came back, so the same command
@@ -41,7 +42,7 @@ import sys
 import tempfile
 import time
 import zipfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import CancelledError
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
@@ -183,7 +184,7 @@ class GradingProcess:
         try:
             return future.result()
         except Exception as exc:  # stopped at the bound, died, or raised
-            return failed_outcome(failure_message(exc, timeout), time.monotonic() - start)
+            return failed_outcome(failure_message(exc, timeout), time.monotonic() - start, exc)
 
 
 def _grading_plugin(log_dir: Path | None, prewarm: bool, sandbox: bool) -> Any:
@@ -364,11 +365,36 @@ def run_dask_batch(
     if not jobs:
         return
     course.ensure_students(sorted({s for _, s in jobs}))
+    with dask_executor(
+        course, dask=dask, sandbox=sandbox, feedback=feedback, timeout=timeout, prewarm=prewarm
+    ) as run:
+        yield from run(jobs)
+
+
+@contextmanager
+def dask_executor(
+    course: Course,
+    *,
+    dask: int | str,
+    sandbox: bool = False,
+    feedback: bool = False,
+    timeout: float,
+    prewarm: bool = True,
+) -> Iterator[Callable[[list[tuple[str, str]]], Iterator[tuple[str, str, dict[str, Any]]]]]:
+    """The Dask cluster of :func:`run_dask_batch`, kept for several steps of one batch (the
+    grading canary, then the class): yields ``run(jobs)``, which grades ``(assignment,
+    student)`` pairs already in ``submitted/`` (their students in the gradebook) as
+    :func:`run_dask_batch` does, on the same workers and grading processes."""
     log_dir = course.root / "logs" if isinstance(dask, int) else None
     with dask_client(dask, course.root / "logs") as client:
         client.register_plugin(_grading_plugin(log_dir, prewarm, sandbox))
+        sources: dict[str, Any] = {}  # assignment -> its scattered source, sent once
+
+        def run(jobs: list[tuple[str, str]]) -> Iterator[tuple[str, str, dict[str, Any]]]:
+            return _collect(client, course, jobs, sandbox, feedback, timeout, prewarm, sources)
+
         try:
-            yield from _collect(client, course, jobs, sandbox, feedback, timeout, prewarm)
+            yield run
         finally:
             if isinstance(dask, str):  # a running cluster's workers stop their process
                 with contextlib.suppress(Exception):
@@ -383,14 +409,13 @@ def _collect(
     feedback: bool,
     timeout: float,
     prewarm: bool,
+    sources: dict[str, Any],
 ) -> Iterator[tuple[str, str, dict[str, Any]]]:
     from distributed import as_completed
     from distributed.comm import CommClosedError
 
-    sources = {
-        a: client.scatter(zip_tree(course.source_dir(a)), broadcast=True)
-        for a in sorted({a for a, _ in jobs})
-    }
+    for a in sorted({a for a, _ in jobs} - set(sources)):
+        sources[a] = client.scatter(zip_tree(course.source_dir(a)), broadcast=True)
     futures = {}
     for assignment, student in jobs:
         future = client.submit(
@@ -409,23 +434,28 @@ def _collect(
             pure=False,
         )
         futures[future] = (assignment, student, time.monotonic())
-    for future in as_completed(futures):
-        assignment, student, submitted_at = futures.pop(future)
-        try:
-            value = future.result()
-        except (CancelledError, CommClosedError) as exc:  # the scheduler is gone (or its
-            # connection broke while fetching a result): the grader's failure, nothing
-            # recorded for this submission, so the next run grades it
-            raise GradingError(
-                f"lost the Dask scheduler ({type(exc).__name__}); the grades recorded so "
-                "far are kept: run again to resume"
-            ) from None
-        except Exception as exc:  # the task's error, or KilledWorker: that submission's
-            error = f"{type(exc).__name__}: {exc}"
-            value = failed_outcome(error, time.monotonic() - submitted_at)
-        else:
-            write_tree(course.autograded_dir(student, assignment), value.pop("autograded"))
-            pages = value.pop("feedback_files")
-            if pages:
-                write_tree(course.feedback_dir(student, assignment), pages)
-        yield assignment, student, value
+    try:
+        for future in as_completed(futures):
+            assignment, student, submitted_at = futures.pop(future)
+            try:
+                value = future.result()
+            except (CancelledError, CommClosedError) as exc:  # the scheduler is gone (or its
+                # connection broke while fetching a result): the grader's failure, nothing
+                # recorded for this submission, so the next run grades it
+                raise GradingError(
+                    f"lost the Dask scheduler ({type(exc).__name__}); the grades recorded so "
+                    "far are kept: run again to resume"
+                ) from None
+            except Exception as exc:  # the task's error, or KilledWorker: that submission's
+                error = f"{type(exc).__name__}: {exc}"
+                value = failed_outcome(error, time.monotonic() - submitted_at, exc)
+            else:
+                write_tree(course.autograded_dir(student, assignment), value.pop("autograded"))
+                pages = value.pop("feedback_files")
+                if pages:
+                    write_tree(course.feedback_dir(student, assignment), pages)
+            yield assignment, student, value
+    finally:  # the caller stopped early (a failed canary): what is left is not wanted
+        if futures:
+            with contextlib.suppress(Exception):
+                client.cancel(list(futures))

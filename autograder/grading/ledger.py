@@ -4,9 +4,13 @@
 gradebook, keyed by (assignment, student) and a digest of everything that decides the
 grade (the submission's files, the assignment's source files, the grading settings). A run
 that is interrupted and started again finds those lines and does not grade the same
-submissions again; a changed submission (a different digest) is graded afresh. The file is
-only ever appended to (flushed and fsynced per line); the last line for a key wins, and a
-torn last line from a crash is ignored.
+submissions again; a changed submission (a different digest) is graded afresh. Only what a
+notebook earned is recorded, never a failure of the machine (:mod:`autograder.faults`).
+
+The file is only ever appended to, a whole line at a time (:func:`autograder.files.append_line`:
+one write, fsynced, cut back when the disk is full); the last line for a key wins. A line
+that cannot be read (torn by a crash of the machine or an older version) is ignored, and
+counted in :attr:`Ledger.unreadable` so the run can say so: its submission is graded again.
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ import json
 import os
 from pathlib import Path
 from typing import Any
+
+from autograder.files import append_line
 
 #: Bump when the way grades are computed changes, so old ledger lines stop matching.
 LEDGER_VERSION = "1"
@@ -26,14 +32,21 @@ class Ledger:
     def __init__(self, path: str | os.PathLike) -> None:
         self.path = Path(path)
         self._entries: dict[tuple[str, str], dict[str, Any]] = {}
+        #: line numbers (from 1) of the lines that could not be read, ignored
+        self.unreadable: list[int] = []
         if self.path.exists():
-            with self.path.open(encoding="utf-8") as fh:
-                for line in fh:
+            with self.path.open("rb") as fh:
+                for number, raw in enumerate(fh, start=1):
+                    if not raw.strip():
+                        continue
                     try:
-                        entry = json.loads(line)
+                        entry = json.loads(raw.decode("utf-8"))
                         key = (entry["assignment"], entry["student"])
+                        if not isinstance(entry["result"], dict):
+                            raise TypeError("result")
                     except (ValueError, KeyError, TypeError):
-                        continue  # a torn line from an interrupted write
+                        self.unreadable.append(number)  # a torn line from a crash
+                        continue
                     self._entries[key] = entry
 
     def lookup(self, assignment: str, student: str, digest: str) -> dict[str, Any] | None:
@@ -44,17 +57,8 @@ class Ledger:
         return dict(entry["result"])
 
     def record(self, assignment: str, student: str, digest: str, result: dict[str, Any]) -> None:
-        """Append one graded submission (durably: flushed and fsynced)."""
+        """Append one graded submission (durably: one whole line, fsynced)."""
         entry = {"assignment": assignment, "student": student, "digest": digest, "result": result}
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        line = json.dumps(entry, sort_keys=True) + "\n"
-        with self.path.open("a+b") as fh:
-            if fh.tell() > 0:
-                fh.seek(-1, os.SEEK_END)
-                if fh.read(1) != b"\n":
-                    # a torn last line from a crash: the new line starts on a line of its own
-                    line = "\n" + line
-            fh.write(line.encode("utf-8"))
-            fh.flush()
-            os.fsync(fh.fileno())
+        append_line(self.path, json.dumps(entry, sort_keys=True))
         self._entries[(assignment, student)] = entry

@@ -66,13 +66,15 @@ class Task:
 
 @dataclass
 class Outcome:
-    """What came back from a task: ``ok`` with ``value``, or ``error`` (readable text)."""
+    """What came back from a task: ``ok`` with ``value``, or ``error`` (readable text) and
+    ``exception`` (what it raised, or pebble's ``ProcessExpired`` for a worker that died)."""
 
     key: Any
     ok: bool
     value: Any = None
     error: str = ""
     seconds: float = 0.0
+    exception: BaseException | None = None  # what the task raised (or how its worker died)
 
 
 def _exit_on_sigterm(_signum: int, _frame: Any) -> None:
@@ -133,22 +135,41 @@ class WorkerPool:
         self.log_dir = Path(log_dir) if log_dir is not None else None
         self.initializer = initializer
         self.initargs = initargs
+        self._open: ProcessPool | None = None
+
+    def __enter__(self) -> WorkerPool:
+        """Keep one set of workers for every :meth:`run` until the ``with`` block ends (a
+        batch run in steps on the same warm workers: the grading canary, then the class)."""
+        self._open = self.pebble_pool()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        pool, self._open = self._open, None
+        if pool is not None:
+            pool.stop()
+            pool.join()
 
     def run(self, tasks: Iterable[Task]) -> Iterator[Outcome]:
-        """Yield an :class:`Outcome` for every task, in completion order."""
+        """Yield an :class:`Outcome` for every task, in completion order. Inside a ``with``
+        block the tasks go to its workers (a task left when the caller stops iterating is
+        cancelled); otherwise a set of workers is started for them and stopped after."""
         tasks = list(tasks)
         if not tasks:
             return
-        pool = self.pebble_pool(min(self.n_workers, len(tasks)))
+        pool = self._open or self.pebble_pool(min(self.n_workers, len(tasks)))
+        scheduled: dict[Future, tuple[Task, float]] = {}
         try:
-            scheduled: dict[Future, tuple[Task, float]] = {}
             for task in tasks:
                 future = pool.schedule(_timed, (task.func, task.args), timeout=task.timeout)
                 scheduled[future] = (task, time.monotonic())
             yield from self._collect(pool, scheduled)
         finally:
-            pool.stop()
-            pool.join()
+            if pool is self._open:
+                for future in scheduled:
+                    future.cancel()
+            else:
+                pool.stop()
+                pool.join()
 
     def pebble_pool(self, max_workers: int | None = None) -> ProcessPool:
         """The ``pebble.ProcessPool`` of this pool's workers (``max_workers``, default
@@ -200,7 +221,8 @@ class WorkerPool:
         if isinstance(error, BrokenProcessPool):
             # every worker died before taking a task (e.g. the initializer fails)
             raise self._broken() from error
-        return Outcome(task.key, False, None, failure_message(error, task.timeout), elapsed)
+        message = failure_message(error, task.timeout)
+        return Outcome(task.key, False, None, message, elapsed, error)
 
 
 def failure_message(error: BaseException, timeout: float | None) -> str:

@@ -9,6 +9,7 @@ import re
 from typing import Any
 
 from autograder.course import Course, ensure_env_bin_on_path
+from autograder.faults import classify, first_fault, recording_exceptions
 from autograder.grading.config import autograde_config, feedback_config
 from autograder.notebook import collect_notebook_diagnoses, collect_notebook_flags
 
@@ -26,8 +27,9 @@ def autograde_task(
 
     Returns ``success``, ``error``, ``log``, ``cause`` (one line: the real exception of a
     failure, see :func:`failure_cause`), ``flags`` (the notebook's flags), ``diagnoses``
-    (exercise -> what its failed tests look like, from the re-check) and ``feedback``
-    (written or not).
+    (exercise -> what its failed tests look like, from the re-check), ``feedback`` (written
+    or not) and ``fault`` (a failure of the machine, as plain data, or None:
+    :mod:`autograder.faults`).
     """
     from nbgrader.converters import Autograde, GenerateFeedback
     from nbgrader.coursedir import CourseDirectory
@@ -40,7 +42,8 @@ def autograde_task(
     app = Autograde(coursedir=coursedir, config=config)
     app.force = True
     app.create_student = True
-    result = capture_log(app)
+    with recording_exceptions(app) as seen:
+        result = capture_log(app)
     flags = collect_notebook_flags(course.autograded_dir(student, assignment))
     out = {
         "success": bool(result.get("success")),
@@ -57,16 +60,27 @@ def autograde_task(
         config.CourseDirectory.student_id = student
         app = GenerateFeedback(coursedir=CourseDirectory(config=config), config=config)
         app.force = True
-        fb = capture_log(app)
+        with recording_exceptions(app) as seen_feedback:
+            fb = capture_log(app)
+        seen += seen_feedback
         out["feedback"] = bool(fb.get("success"))
         if not out["feedback"]:
             out["log"] += "\n" + fb.get("error", "")
+    # a failure of the machine (a full disk, the gradebook locked or gone), told from the
+    # notebook's own by the exceptions themselves (autograder.faults), even where nbgrader
+    # carried on: the grader records nothing for it and grades it again next time
+    fault = first_fault(seen)
+    out["fault"] = fault.to_dict() if fault is not None else None
     return out
 
 
-def failed_outcome(error: str, seconds: float) -> dict[str, Any]:
+def failed_outcome(
+    error: str, seconds: float, exception: BaseException | None = None
+) -> dict[str, Any]:
     """The outcome of a task that did not return (its worker died, it timed out, it raised),
-    in :func:`autograde_task`'s form."""
+    in :func:`autograde_task`'s form; ``exception``: what the task raised, to tell a fault of
+    the machine (:func:`autograder.faults.classify`) from the submission's."""
+    fault = classify(exception)
     return {
         "success": False,
         "error": error,
@@ -75,6 +89,7 @@ def failed_outcome(error: str, seconds: float) -> dict[str, Any]:
         "cause": failure_cause(error),
         "feedback": False,
         "seconds": seconds,
+        "fault": fault.to_dict() if fault is not None else None,
     }
 
 

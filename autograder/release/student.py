@@ -17,7 +17,8 @@ in ``pyproject.toml`` (``[project] dependencies``), and its data files hold a Ju
 page configuration (``etc/jupyter/labconfig/page_config.d/``, what ``jupyter labextension
 disable`` writes at the environment's level) that hides the nbgrader panels a student
 cannot use: Formgrader, Create Assignment, the Assignment and Course lists and the
-nbgrader menu (and JupyterLab's "Jupyter news?" toast), and a Jupyter server
+nbgrader menu (and, as in the course's own JupyterLab, JupyterLab's "Jupyter news?"
+toast: ``templates/linear-classifiers-course.json``), and a Jupyter server
 configuration (``etc/jupyter/jupyter_server_config.d/``) that turns the server extensions
 behind them off (formgrader, assignment and course lists). Validate stays.
 ``requirements.txt`` pins, from the repository's own ``requirements.txt``, the wheel's
@@ -67,12 +68,26 @@ PAGE_CONFIG_NAME = "linear-classifiers-student.json"
 #: files of that folder are read in name order, a later one winning).
 SERVER_CONFIG_DIR = "etc/jupyter/jupyter_server_config.d"
 SERVER_CONFIG_NAME = "student-linear-classifiers.json"
+#: The page configuration of every JupyterLab of the course, the course's own (``./run``
+#: installs it into the project's environment) and the student's (merged into theirs):
+#: JupyterLab's "Jupyter news?" toast off.
+COURSE_PAGE_CONFIG = TEMPLATES / "linear-classifiers-course.json"
 #: Zip files cannot hold dates before 1980.
 _MIN_EPOCH = 315532800
 
 
 class ReleaseError(RuntimeError):
     """The student files cannot be made (a missing pin, a failed wheel build)."""
+
+
+def student_page_config() -> str:
+    """The student's JupyterLab page configuration (JSON): the course's, and nbgrader's
+    panels a student cannot use turned off."""
+    config = json.loads(COURSE_PAGE_CONFIG.read_text(encoding="utf-8"))
+    student = json.loads((TEMPLATES / "student_page_config.json").read_text(encoding="utf-8"))
+    disabled = {**config["disabledExtensions"], **student["disabledExtensions"]}
+    config["disabledExtensions"] = dict(sorted(disabled.items()))
+    return json.dumps(config, indent=2) + "\n"
 
 
 def release_epoch() -> int:
@@ -143,7 +158,7 @@ def build_linlib_wheel(
             shutil.copytree(LINLIB_DIR, root / "linlib", ignore=ignore)
         else:
             answers.write_student_linlib(build, root, package_dir=LINLIB_DIR, ignore=ignore)
-        shutil.copyfile(TEMPLATES / "student_page_config.json", root / PAGE_CONFIG_NAME)
+        (root / PAGE_CONFIG_NAME).write_text(student_page_config(), encoding="utf-8")
         shutil.copyfile(TEMPLATES / "student_server_config.json", root / SERVER_CONFIG_NAME)
         (root / "pyproject.toml").write_text(
             "\n".join(

@@ -5,11 +5,14 @@ besides the notebook (:mod:`autograder.release.student`)."""
 from __future__ import annotations
 
 import hashlib
+import io
 import zipfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from autograder import course
+from autograder.faults import faults_as_errors
+from autograder.files import write_atomic
 from autograder.models import GradingError
 from autograder.release import answers
 from autograder.release import student as student_release
@@ -47,7 +50,12 @@ def _student_files_digest() -> str:
             if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc"
         ]
     for path in sorted(paths):
-        h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+        # named from its own home: the notebooks may be a snapshot outside the repo (tests)
+        if path.is_relative_to(course.NOTEBOOKS_DIR):
+            name = "notebooks/" + path.relative_to(course.NOTEBOOKS_DIR).as_posix()
+        else:
+            name = path.relative_to(root).as_posix()
+        h.update(name.encode() + b"\0" + path.read_bytes())
     return h.hexdigest()
 
 
@@ -68,15 +76,14 @@ def _write_zip(
         if path.is_file()
     }
     files.update(extra or {})
-    tmp = dest.with_suffix(".zip.tmp")
-    with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         for name in sorted(files):
             info = zipfile.ZipInfo(f"{folder.name}/{name}", date)
             info.external_attr = 0o644 << 16
             info.compress_type = zipfile.ZIP_DEFLATED
             archive.writestr(info, files[name])
-    tmp.replace(dest)
-    return dest
+    return write_atomic(dest, buffer.getvalue())
 
 
 def ensure_released(
@@ -109,7 +116,7 @@ def ensure_released(
             the_course.make([assignment])
             the_course.release(assignment)
             stamp.parent.mkdir(parents=True, exist_ok=True)
-            stamp.write_text(digest + "\n")
+            write_atomic(stamp, digest + "\n")
         # The zip also carries the linlib wheel and the pins: it is written again when they
         # changed, even if the notebooks did not.
         zip_path = release.parent / f"{assignment}.zip"
@@ -140,7 +147,7 @@ def ensure_released(
             )
             extra = student_release.student_files(release, wheel, the_course.course_id)
             _write_zip(release, zip_path, extra, epoch=epoch)
-            zip_stamp.write_text(zip_digest + "\n")
+            write_atomic(zip_stamp, zip_digest + "\n")
         notebooks[assignment] = sorted(p.stem for p in release.glob("*.ipynb"))
     return notebooks
 
@@ -150,11 +157,14 @@ def release_course(
     assignments: Iterable[str] | None = None,
     *,
     db_url: str | None = None,
+    wait: bool = True,
 ) -> dict[str, Path]:
     """Release every assignment (or those named): release folder plus a zip to hand out.
 
     The zip holds what a student needs besides the notebook (:mod:`autograder.release.student`):
     the linlib wheel, pinned requirements, a README and an nbgrader_config.py.
+    It writes the course directory: one run at a time (``wait``: as for grading,
+    :meth:`~autograder.course.Course.lock`).
 
     Returns assignment -> the zip file.
     """
@@ -162,6 +172,7 @@ def release_course(
     if not names:
         raise GradingError(f"no assignments found in {course.NOTEBOOKS_DIR}")
     the_course = course.Course(course_dir, db_url)
-    ensure_released(the_course, names, force=True)
+    with the_course.lock(wait=wait), faults_as_errors("releasing the course"):
+        ensure_released(the_course, names, force=True)
     release = the_course.root / "release"
     return {name: release / f"{name}.zip" for name in names}

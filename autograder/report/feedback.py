@@ -3,12 +3,13 @@ a short page for each notebook that could not be graded (plain text, no scripts 
 
 from __future__ import annotations
 
+import contextlib
 import html
-import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
 from autograder.course import Course
+from autograder.files import write_atomic
 from autograder.models import SubmissionResult
 from lecture.assets import FEEDBACK_MATHJAX, copy_mathjax, mathjax_available
 
@@ -25,27 +26,37 @@ def copy_feedback(course: Course, results: Iterable[SubmissionResult], out_dir: 
     """Copy each graded submission's feedback HTML to ``out_dir/feedback/<student>/
     <assignment>/<notebook>.html``, and write a short page for each notebook that could not
     be graded (missing or corrupt) saying why; returns how many files were written.
-    MathJax, when installed, is copied once to ``out_dir/feedback/_mathjax/``."""
+    MathJax, when installed, is copied once to ``out_dir/feedback/_mathjax/``.
+
+    Each page is the old one or the new one, never a torn one
+    (:func:`autograder.files.write_atomic`); a page of an earlier run that this run has no
+    page for is removed once the new pages are in place."""
     count = 0
     for result in results:
         src = course.feedback_dir(result.student, result.assignment)
         dest = out_dir / "feedback" / result.student / result.assignment
-        if dest.exists():
-            shutil.rmtree(dest)
+        pages: dict[str, bytes] = {}
         if src.is_dir():
             for page in sorted(src.glob("*.html")):
-                dest.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(page, dest / page.name)
-                count += 1
+                pages[page.name] = page.read_bytes()
         for notebook in result.missing:
-            target = dest / f"{notebook}.html"
-            if target.exists():
+            name = f"{notebook}.html"
+            if name in pages:
                 continue
-            dest.mkdir(parents=True, exist_ok=True)
             items = "".join(f"<li>{html.escape(flag)}</li>" for flag in result.flags)
             title = html.escape(f"{result.assignment}: {notebook} ({result.student})")
-            target.write_text(_NOT_GRADED.format(title=title, items=items), encoding="utf-8")
+            pages[name] = _NOT_GRADED.format(title=title, items=items).encode("utf-8")
+        if pages:
+            dest.mkdir(parents=True, exist_ok=True)
+        for name, content in pages.items():
+            write_atomic(dest / name, content)
             count += 1
+        if dest.is_dir():
+            for old in dest.iterdir():
+                if old.name not in pages and old.is_file() and not old.name.startswith("."):
+                    old.unlink()
+            with contextlib.suppress(OSError):
+                dest.rmdir()  # only when empty: no page for this submission any more
     if count and mathjax_available():
         # The pages load MathJax from feedback/_mathjax/ (see autograder.grading's feedback_config).
         copy_mathjax(out_dir / "feedback" / FEEDBACK_MATHJAX)

@@ -5,6 +5,7 @@ what awaits manual grading (``manual_pending`` answers worth ``manual_pending_po
 from __future__ import annotations
 
 import csv
+import io
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from nbgrader.plugins.export import CsvExportPlugin
 from traitlets import Dict
 
 from autograder.course import Course
+from autograder.files import write_atomic
 from autograder.models import SubmissionResult
 from autograder.report.manual import pending_in_gradebook
 
@@ -79,47 +81,51 @@ class FlaggedCsvExportPlugin(CsvExportPlugin):
     flags = Dict({}, help="'assignment/student' -> list of flags").tag(config=True)
 
     def export(self, gradebook) -> None:
+        dest = self.to or "grades.csv"
+        buffer = io.StringIO(newline="")
+        self._write_rows(gradebook, csv.writer(buffer))
+        # the old file or the new one, never a torn one (a full disk, a killed grader)
+        write_atomic(dest, buffer.getvalue())
+
+    def _write_rows(self, gradebook, writer) -> None:
         from nbgrader.api import MissingEntry
 
-        dest = self.to or "grades.csv"
         students = [str(s) for s in self.student]
         assignments = [str(a) for a in self.assignment]
-        with open(dest, "w", newline="", encoding="utf-8") as fh:
-            writer = csv.writer(fh)
-            writer.writerow(COLUMNS)
-            for assignment in sorted(gradebook.assignments, key=lambda a: a.name):
-                if assignments and assignment.name not in assignments:
+        writer.writerow(COLUMNS)
+        for assignment in sorted(gradebook.assignments, key=lambda a: a.name):
+            if assignments and assignment.name not in assignments:
+                continue
+            for student in sorted(gradebook.students, key=lambda s: s.id):
+                if students and student.id not in students:
                     continue
-                for student in sorted(gradebook.students, key=lambda s: s.id):
-                    if students and student.id not in students:
-                        continue
-                    # the same values nbgrader's CsvExportPlugin computes
-                    row = {
-                        "assignment": assignment.name,
-                        "duedate": assignment.duedate,
-                        "student_id": student.id,
-                        "last_name": student.last_name,
-                        "first_name": student.first_name,
-                        "email": student.email,
-                        "max_score": assignment.max_score,
-                    }
-                    try:
-                        submission = gradebook.find_submission(assignment.name, student.id)
-                    except MissingEntry:
-                        row.update(timestamp="", raw_score=0.0, late_submission_penalty=0.0)
-                        row["score"] = 0.0
-                    else:
-                        penalty = submission.late_submission_penalty
-                        row["timestamp"] = submission.timestamp
-                        row["raw_score"] = submission.score
-                        row["late_submission_penalty"] = penalty
-                        row["score"] = max(0.0, submission.score - penalty)
-                    pending = pending_in_gradebook(gradebook, assignment.name, student.id)
-                    row["manual_pending"] = pending.answers
-                    row["manual_pending_points"] = pending.points
-                    flags = self.flags.get(f"{assignment.name}/{student.id}", [])
-                    row["flags"] = flags_cell([str(flag) for flag in flags])
-                    writer.writerow([csv_cell(row[c]) for c in COLUMNS])
+                # the same values nbgrader's CsvExportPlugin computes
+                row = {
+                    "assignment": assignment.name,
+                    "duedate": assignment.duedate,
+                    "student_id": student.id,
+                    "last_name": student.last_name,
+                    "first_name": student.first_name,
+                    "email": student.email,
+                    "max_score": assignment.max_score,
+                }
+                try:
+                    submission = gradebook.find_submission(assignment.name, student.id)
+                except MissingEntry:
+                    row.update(timestamp="", raw_score=0.0, late_submission_penalty=0.0)
+                    row["score"] = 0.0
+                else:
+                    penalty = submission.late_submission_penalty
+                    row["timestamp"] = submission.timestamp
+                    row["raw_score"] = submission.score
+                    row["late_submission_penalty"] = penalty
+                    row["score"] = max(0.0, submission.score - penalty)
+                pending = pending_in_gradebook(gradebook, assignment.name, student.id)
+                row["manual_pending"] = pending.answers
+                row["manual_pending_points"] = pending.points
+                flags = self.flags.get(f"{assignment.name}/{student.id}", [])
+                row["flags"] = flags_cell([str(flag) for flag in flags])
+                writer.writerow([csv_cell(row[c]) for c in COLUMNS])
 
 
 def export_grades(course: Course, results: Iterable[SubmissionResult], dest: Path) -> Path:

@@ -6,6 +6,7 @@ import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from autograder.files import write_atomic
 from autograder.models import SubmissionResult
 from autograder.report.manual import ManualPending
 
@@ -65,11 +66,8 @@ def write_results(
     unmatched: Iterable[str] = (),
     manual: Mapping[tuple[str, str], ManualPending] | None = None,
 ) -> Path:
-    """Write :func:`results_data` to ``dest`` (results.json), atomically."""
-    dest = Path(dest)
-    tmp = dest.with_name(dest.name + ".tmp")
+    """Write :func:`results_data` to ``dest`` (results.json): the old file or the new one,
+    never a torn one (:func:`autograder.files.write_atomic`)."""
     data = results_data(results, unmatched, manual)
     text = json.dumps(data, indent=1, ensure_ascii=False)
-    tmp.write_text(text + "\n", encoding="utf-8")
-    tmp.replace(dest)
-    return dest
+    return write_atomic(dest, text + "\n")

@@ -7,23 +7,30 @@ with no console error and no request leaving 127.0.0.1, have its math typeset by
 figure; a deck must have at least 15 slides and move on with the arrow keys. The
 build is deterministic: a second build gives the same files.
 
-The deck-length test fails until the notebooks carry slide metadata (issue 11, phase 2:
-``./run python -m lecture.slides``).
+Every deck fits a projector: rendered at 1280×720 and at 1920×1080, no slide's content
+is taller (or wider) than the slide, code and text outputs are set at 18 screen pixels or
+more, and no line of code wraps or runs past its box; the deck has the slides the layout
+model planned (``lecture.slides``), and a figure whose code stands on the slide before
+has that code in its speaker notes.
 """
 
 from __future__ import annotations
 
 import functools
 import http.server
+import itertools
 import shutil
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from lecture import course_notebooks
 from lecture.assets import mathjax_available
+from lecture.layout import TYPE
+from lecture.slides import slide_heights
 
 from .browser import launch_chromium, require
 
@@ -62,6 +69,59 @@ IMAGE_WIDTHS = """async () => {
     }
   }
   return images.map((img) => [img.getAttribute("src").slice(0, 60), img.naturalWidth]);
+}"""
+
+
+# Every slide of the deck shown in turn, and measured in the slide's own pixels (reveal.js
+# scales the 1280×720 slide as a whole): its content's height and width, the size of every
+# code and output block on screen, lines of code that wrap (drawn on more lines than the
+# source has) or run past their box, and the slide's speaker notes.
+MEASURE_SLIDES = r"""async () => {
+  const scale = Reveal.getScale();
+  const slides = Array.from(document.querySelectorAll(".reveal .slides > section > section"));
+  const out = [];
+  for (const slide of slides) {
+    const at = Reveal.getIndices(slide);
+    Reveal.slide(at.h, at.v);
+    await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+    const box = slide.getBoundingClientRect();
+    let bottom = 0, right = 0, widest = "";
+    for (const node of slide.querySelectorAll("*")) {
+      const r = node.getBoundingClientRect();
+      if (r.width === 0 && r.height === 0) continue;
+      bottom = Math.max(bottom, (r.bottom - box.top) / scale);
+      if ((r.right - box.left) / scale > right) {
+        right = (r.right - box.left) / scale;
+        widest = (node.textContent || node.tagName).trim().slice(0, 80);
+      }
+    }
+    const blocks = Array.from(slide.querySelectorAll("pre")).map((pre) => {
+      const style = getComputedStyle(pre);
+      const lineHeight = parseFloat(style.lineHeight);
+      const padding = parseFloat(style.paddingTop) + parseFloat(style.paddingBottom);
+      const inner = pre.clientHeight - padding;
+      return {
+        code: pre.closest(".jp-CodeCell .jp-InputArea") !== null,
+        text: pre.textContent.replace(/\n$/, "").slice(0, 80),
+        px: parseFloat(style.fontSize) * scale,
+        lines: pre.textContent.replace(/\n$/, "").split("\n").length,
+        drawn: Math.round(inner / lineHeight),
+        overflow: pre.scrollWidth - pre.clientWidth,
+      };
+    });
+    const notes = slide.querySelector("aside.notes");
+    out.push({
+      at: [at.h, at.v],
+      height: Math.max(slide.scrollHeight, bottom),
+      width: Math.max(slide.scrollWidth, right),
+      widest,
+      blocks,
+      figures: slide.querySelectorAll(".jp-OutputArea-output img").length,
+      code: slide.querySelectorAll(".jp-CodeCell .jp-InputArea pre").length,
+      notes: notes ? notes.textContent : "",
+    });
+  }
+  return {scale, width: Reveal.getConfig().width, height: Reveal.getConfig().height, slides: out};
 }"""
 
 
@@ -209,6 +269,54 @@ def test_deck_arrow_keys_and_length(browser, server, deck):
         assert visit.errors == []
     finally:
         visit.close()
+
+
+@pytest.mark.parametrize("viewport", [(1280, 720), (1920, 1080)], ids=["720p", "1080p"])
+@pytest.mark.parametrize("deck", DECKS)
+def test_deck_fits_the_projector(browser, server, deck, viewport):
+    """Every slide fits the slide, code is large enough and never wraps."""
+    width, height = viewport
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    try:
+        page.goto(f"{server}/{deck}", wait_until="load")
+        page.wait_for_function("window.Reveal && Reveal.isReady()")
+        page.evaluate(MATHJAX_DONE)
+        measured = page.evaluate(MEASURE_SLIDES)
+    finally:
+        context.close()
+    assert (measured["width"], measured["height"]) == (TYPE.slide_width, TYPE.slide_height)
+    assert measured["scale"] == pytest.approx(min(width / 1280, height / 720), abs=0.01)
+    stem = deck.split("/")[-1].removesuffix(".slides.html")
+    nb = nbformat.read(next(p for p in NOTEBOOKS if p.stem == stem), as_version=4)
+    model = slide_heights(nb)
+    slides = measured["slides"]
+    assert len(slides) == len(model), "the deck does not have the slides lecture.slides planned"
+    content = TYPE.slide_height - 2 * TYPE.pad_y
+    too_tall = [
+        f"slide {s['at']}: {s['height']:.0f} px of {TYPE.slide_height} (the model said "
+        f"{model[k] + 2 * TYPE.pad_y:.0f})"
+        for k, s in enumerate(slides)
+        if s["height"] > TYPE.slide_height
+    ]
+    assert too_tall == [], f"{stem}: slides taller than the slide"
+    too_wide = [
+        (s["at"], round(s["width"]), s["widest"]) for s in slides if s["width"] > TYPE.slide_width
+    ]
+    assert too_wide == [], f"{stem}: slides wider than the slide"
+    blocks = [(s["at"], b) for s in slides for b in s["blocks"]]
+    small = [(at, round(b["px"], 1), b["text"]) for at, b in blocks if b["px"] < 18 - 1e-6]
+    assert small == [], f"{stem}: code or output set below 18 px on screen"
+    wrapped = [(at, b["text"]) for at, b in blocks if b["code"] and b["drawn"] != b["lines"]]
+    assert wrapped == [], f"{stem}: code lines that wrap"
+    cut = [(at, b["overflow"], b["text"]) for at, b in blocks if b["overflow"] > 0]
+    assert cut == [], f"{stem}: code or output running past its box (reformat the line)"
+    # a figure drawn on its own after its code: its notes carry the code
+    for before, slide in itertools.pairwise(slides):
+        if slide["figures"] and not slide["code"] and before["code"] and not before["figures"]:
+            assert "The code that draws this figure" in slide["notes"], slide["at"]
+    # the model's heights hold: what it fills stays within the content's height
+    assert max(model) <= content
 
 
 def test_feedback_page_typesets_offline(browser, tmp_path):

@@ -3,6 +3,7 @@ lecture-mode marks, the notebooks' stored slide metadata, the feedback's local M
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -14,7 +15,17 @@ from autograder.notebook import is_written_answer, rubrics
 from lecture import course_notebooks, mark_solutions
 from lecture.assets import mathjax_available
 from lecture.decks import write_deck
-from lecture.slides import MAX_LINES, apply, slide_types, stale
+from lecture.layout import TYPE, fit_image, markdown_blocks
+from lecture.metrics import text_em
+from lecture.slides import (
+    apply,
+    max_code_chars,
+    slide_heights,
+    slide_types,
+    split_for_slides,
+    stale,
+    too_wide,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = course_notebooks()
@@ -93,18 +104,130 @@ def test_slide_rules_headings_figures_tests():
     ]
 
 
-def test_slide_rules_split_a_long_derivation():
-    step = "\n".join(f"$$a_{k} = a_{k - 1} + 1$$" for k in range(6))
-    cells = [new_markdown_cell("## Derivation")] + [new_markdown_cell(step) for _ in range(5)]
-    types = slide_types(new_notebook(cells=cells))
-    assert types[0] == "slide"
-    assert "subslide" in types[1:]
-    # no (sub)slide is left with more than MAX_LINES lines of source, unless one cell is
-    # longer than that by itself
-    lines, used = [len(c.source.splitlines()) for c in cells], 0
-    for kind, n in zip(types, lines, strict=True):
-        used = n if kind != "-" else used + n
-        assert used <= MAX_LINES
+def _piece_sources(nb: nbformat.NotebookNode) -> list[tuple[str, str]]:
+    """(slide type, source) of every cell of the deck built from *nb* (notes left out)."""
+    deck = split_for_slides(nb)
+    return [
+        (cell.metadata["slideshow"]["slide_type"], cell.source)
+        for cell in deck.cells
+        if cell.metadata["slideshow"]["slide_type"] != "notes"
+    ]
+
+
+def test_slides_split_a_long_proof_between_its_numbered_steps():
+    steps = "\n".join(
+        f"{k}. *Step {k}.* " + "A line of the argument that goes on for a while. " * 6 + "$a_k$."
+        for k in range(1, 13)
+    )
+    nb = new_notebook(cells=[new_markdown_cell("## The proof\n\n**Proof.** By steps.\n\n" + steps)])
+    pieces = _piece_sources(nb)
+    assert len(pieces) >= 2
+    assert pieces[0][0] == "slide" and all(kind == "subslide" for kind, _ in pieces[1:])
+    assert pieces[0][1].startswith("## The proof")
+    # every later piece starts at a step, and the steps are all there, once, in order
+    numbers = []
+    for _, source in pieces:
+        numbers += [int(line.split(".")[0]) for line in source.splitlines() if line[:1].isdigit()]
+    assert numbers == list(range(1, 13))
+    assert all(source.split(".")[0].isdigit() for _, source in pieces[1:])
+    assert max(slide_heights(nb)) <= TYPE.budget
+
+
+def test_slides_split_long_code_between_functions_and_keep_the_output_with_it():
+    def function(name: str) -> str:
+        body = "\n".join(f"    x{k} = {k} * x" for k in range(12))
+        return f'def {name}(x):\n    """Docstring."""\n{body}\n    return x'
+
+    source = "\n\n\n".join(function(name) for name in ("first", "second", "third"))
+    output = new_output("stream", name="stdout", text="done\n")
+    nb = new_notebook(cells=[new_markdown_cell("# T"), new_code_cell(source, outputs=[output])])
+    pieces = _piece_sources(nb)[1:]
+    assert [piece.split("(")[0] for _, piece in pieces] == ["def first", "def second", "def third"]
+    assert "\n\n".join(piece for _, piece in pieces) == source.replace("\n\n\n", "\n\n")
+    deck = split_for_slides(nb)
+    assert [len(cell.get("outputs", [])) for cell in deck.cells] == [0, 0, 0, 1]  # last piece
+    assert max(slide_heights(nb)) <= TYPE.budget
+
+
+def test_a_long_output_gets_a_slide_of_its_own_and_is_split_between_lines():
+    text = "".join(f"row {k}: " + "x " * 20 + "\n" for k in range(60))
+    cell = new_code_cell("print(table)", outputs=[new_output("stream", name="stdout", text=text)])
+    nb = new_notebook(cells=[new_markdown_cell("# T"), cell])
+    deck = split_for_slides(nb)
+    shown = [c for c in deck.cells[1:]]
+    assert shown[0].source == "print(table)"
+    rest = "".join(o["text"] for c in shown for o in c.get("outputs", []))
+    assert rest == text  # every line, once, in order
+    assert len(shown) >= 3  # 60 lines take more than one slide
+    assert all(c.metadata.get("transient", {}).get("remove_source") for c in shown[1:])
+    assert max(slide_heights(nb)) <= TYPE.budget
+
+
+def test_a_figure_whose_code_is_too_long_to_stand_beside_it():
+    source = "\n".join(
+        f"ax.plot(x, y{k}, label='a long label for curve number {k} of many')" for k in range(8)
+    )
+    nb = new_notebook(
+        cells=[new_markdown_cell("# T"), _figure_cell(source), new_markdown_cell("After.")]
+    )
+    cells = split_for_slides(nb).cells
+    kinds = [c.metadata["slideshow"]["slide_type"] for c in cells]
+    assert kinds == ["slide", "subslide", "subslide", "notes", "subslide"]
+    code, figure, notes = cells[1], cells[2], cells[3]
+    assert code.source == source and code.outputs == []
+    assert figure.metadata["transient"] == {"remove_source": True}
+    drawn = figure.outputs[0]["metadata"]["image/png"]
+    # 640×480 (not a real PNG header) drawn as large as the slide allows, 1.5 times at most
+    assert drawn["height"] <= TYPE.budget and drawn["width"] <= TYPE.content_width
+    assert drawn["width"] / drawn["height"] == pytest.approx(640 / 480, rel=0.01)
+    assert source in notes.source
+
+
+def test_a_figure_with_short_code_stands_beside_it():
+    nb = new_notebook(cells=[new_markdown_cell("# T"), _figure_cell("plt.plot(x, y)")])
+    cell = split_for_slides(nb).cells[1]
+    assert "slide-beside" in cell.metadata["tags"] and "slide-code-20" in cell.metadata["tags"]
+    width, height = (cell.outputs[0]["metadata"]["image/png"][k] for k in ("width", "height"))
+    assert height >= TYPE.min_beside_height and width <= TYPE.content_width
+
+
+@pytest.mark.parametrize(
+    ("length", "size"), [(80, "slide-code-20"), (max_code_chars() - 2, "slide-code-18")]
+)
+def test_code_is_set_as_large_as_its_longest_line_allows(length, size):
+    nb = new_notebook(cells=[new_markdown_cell("# T"), new_code_cell("x = 1\n" + "y" * length)])
+    assert size in split_for_slides(nb).cells[1].metadata["tags"]
+    assert too_wide(nb) == []
+
+
+def test_too_wide_names_a_line_no_slide_can_show():
+    long_line = "z" * (max_code_chars() + 1)
+    nb = new_notebook(cells=[new_markdown_cell("# T"), new_code_cell(f"x = 1\n{long_line}")])
+    assert too_wide(nb) == [(1, 2, len(long_line))]
+    assert 100 <= max_code_chars() < 120  # a ruff-formatted line (100) fits at 18 px
+
+
+def test_a_heading_is_not_left_at_the_bottom_of_a_slide():
+    filler = "Words of a paragraph that fill the slide. " * 40
+    nb = new_notebook(
+        cells=[
+            new_markdown_cell("# T"),
+            new_markdown_cell(f"{filler}\n\n#### A minor heading\n\n{filler}"),
+        ]
+    )
+    pieces = _piece_sources(nb)
+    # the first slide has room for the heading but not for its paragraph: both move on
+    assert [kind for kind, _ in pieces] == ["slide", "-", "subslide"]
+    assert pieces[2][1].startswith("#### A minor heading\n\nWords")
+
+
+def test_the_deck_cells_are_deterministic_and_keep_unique_ids():
+    path = NOTEBOOKS[2]
+    nb = nbformat.read(path, as_version=4)
+    first, second = split_for_slides(nb), split_for_slides(nbformat.read(path, as_version=4))
+    assert first == second
+    ids = [cell["id"] for cell in first.cells]
+    assert len(ids) == len(set(ids))
 
 
 def test_apply_is_idempotent_and_touches_only_slideshow():
@@ -185,7 +308,8 @@ def test_feedback_pages_load_mathjax_from_beside_them(tmp_path):
     body = render_feedback(nb, tmp_path).read_text(encoding="utf-8")
     sources = re.findall(r'<script[^>]*\bsrc="([^"]*)"', body)
     assert sources == ["../../_mathjax/tex-chtml-full.js"]
-    assert "MathJax.Hub" not in body  # nbconvert's MathJax 2 configuration is gone
+    # nbconvert's MathJax 2 configuration and CDN are gone
+    assert "MathJax.Hub.Config" not in body and "cdnjs" not in body
 
 
 @pytest.mark.skipif(not mathjax_available(), reason="node_modules/mathjax not installed")
@@ -206,3 +330,85 @@ def test_copy_feedback_ships_mathjax(tmp_path):
     # the page's relative URL reaches it
     target = (out / "feedback" / "alice" / "01_hyperplanes" / "../../_mathjax").resolve()
     assert target == shipped.parent.resolve()
+
+
+def test_the_deck_has_the_planned_slides_sizes_and_notes(tmp_path):
+    """The exported deck (nbconvert, the lecture template) follows the plan: one section per
+    slide, the code's size class, the figure's drawn size, the figure's speaker notes."""
+    from lecture.decks import write_deck
+
+    long_code = "\n".join(
+        f"ax.plot(x, y{k}, label='the curve number {k} of many more')" for k in range(8)
+    )
+    nb = new_notebook(
+        cells=[
+            new_markdown_cell("# Title\n\nProse."),
+            new_code_cell("print(1)", outputs=[new_output("stream", name="stdout", text="1\n")]),
+            _figure_cell(long_code),
+            new_markdown_cell("## Next"),
+        ]
+    )
+    folder = tmp_path / "nb"
+    folder.mkdir()
+    nbformat.write(nb, folder / "nb.ipynb")
+    page = write_deck(folder / "nb.ipynb", tmp_path).read_text(encoding="utf-8")
+    body = page[page.index('<div class="slides">') :]
+    leaves = re.findall(r"<section[^>]*>\s*<section", body)
+    assert body.count("<section") - len(leaves) == len(slide_heights(nb))
+    assert "celltag_slide-code-20" in body
+    drawn = split_for_slides(nb).cells[3].outputs[0]["metadata"]["image/png"]
+    assert f"width={drawn['width']}" in body.replace('"', "")
+    notes = re.findall(r'<aside class="notes">(.*?)</aside>', body, re.S)
+    assert len(notes) == 1 and "the curve number 7 of many more" in notes[0]
+
+
+def test_fit_image_keeps_the_aspect_and_enlarges_at_most_one_and_a_half_times():
+    assert fit_image((400, 300), 1200, 650) == (600, 450)  # 1.5 times, not more
+    assert fit_image((1300, 500), 1216, 650) == (1216, 467)  # as wide as the slide
+    assert fit_image((500, 1000), 1216, 650) == (325, 650)  # as tall as the room
+
+
+def test_markdown_blocks_a_list_is_split_between_its_items():
+    long = " ".join(["two"] * 150)  # wraps over several lines
+    source = (
+        f"Intro.\n\n1. one\n2. {long}\n   still two\n3. three\n\n| a | b |\n|---|---|\n| 1 | 2 |"
+    )
+    blocks = markdown_blocks(source)
+    assert [b.start for b in blocks] == [0, 2, 7]
+    items = blocks[1].parts
+    assert [(i.start, i.end) for i in items] == [(2, 3), (3, 5), (5, 7)]
+    line = TYPE.prose_px * TYPE.prose_lh
+    assert items[1].height > 2 * line and items[0].height == items[2].height >= line
+    assert blocks[1].height == pytest.approx(sum(i.height for i in items) + TYPE.par_gap)
+
+
+def test_prose_wraps_with_the_fonts_own_widths():
+    word = "lecture"  # 7 letters of Source Sans Pro
+    width = text_em(word) * TYPE.prose_px
+    one_line = markdown_blocks(word)[0].height
+    per_line = TYPE.prose_px * TYPE.prose_lh
+    assert one_line == pytest.approx(per_line + TYPE.par_gap)
+    # words that fill exactly three lines of a narrow column
+    space = text_em(" ") * TYPE.prose_px
+    column = 2 * width + space + 1
+    text = " ".join([word] * 6)
+    assert markdown_blocks(text, width=column)[0].height == pytest.approx(
+        3 * per_line + TYPE.par_gap
+    )
+    assert markdown_blocks(text, width=column - 2)[0].height == pytest.approx(
+        6 * per_line + TYPE.par_gap
+    )
+
+
+def test_the_font_table_is_the_installed_themes():
+    """lecture/fonts.json is what ``python -m lecture.metrics`` reads from reveal.js's theme."""
+    from lecture.assets import REVEAL_THEME, AssetsMissing, reveal_dir
+    from lecture.metrics import FONTS_JSON, read_theme_fonts
+
+    try:
+        theme = reveal_dir() / "theme" / f"{REVEAL_THEME}.css"
+    except AssetsMissing:
+        pytest.skip("node_modules/reveal.js not installed")
+    table = read_theme_fonts(theme.read_text(encoding="utf-8"))
+    assert sorted(table) == ["400 italic", "400 normal", "600 italic", "600 normal"]
+    assert table == json.loads(FONTS_JSON.read_text(encoding="utf-8"))

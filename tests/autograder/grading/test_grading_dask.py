@@ -237,12 +237,14 @@ def test_a_worker_killed_while_grading_loses_nothing(batch, default_run, postgre
     _release(tmp_path, ["--db", url])
     stop, killed = threading.Event(), []
     killer = threading.Thread(target=_kill_a_busy_worker, args=(stop, killed), daemon=True)
-    killer.start()
     try:
-        _grade_unsandboxed(batch, tmp_path, url, "local:2")
+        # a student's submission is killed: the killer starts once the canary (the
+        # instructor's solution, graded first) has passed
+        _grade_unsandboxed(batch, tmp_path, url, "local:2", on_canary=lambda *_: killer.start())
     finally:
         stop.set()
-        killer.join()
+        if killer.is_alive():
+            killer.join()
     assert len(killed) == 1, "no worker was seen grading"
     # every submission graded once: the killed worker's task ran again elsewhere, with
     # the results of the default run

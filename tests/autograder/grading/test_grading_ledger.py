@@ -11,12 +11,15 @@ def test_ledger_survives_a_torn_line(tmp_path):
     with (tmp_path / "ledger.jsonl").open("a") as fh:
         fh.write('{"assignment": "a", "stud')  # interrupted mid-write
     again = Ledger(tmp_path / "ledger.jsonl")
+    assert again.unreadable == [2]  # ignored, and said
     assert again.lookup("a", "alice", "d1") == {"scores": {}, "flags": []}
     assert again.lookup("a", "alice", "other digest") is None
     assert again.lookup("b", "alice", "d1") is None
     # the next record after the torn line is kept too (not glued onto the torn line)
     again.record("b", "bob", "d3", {"scores": {}, "flags": []})
-    assert Ledger(tmp_path / "ledger.jsonl").lookup("b", "bob", "d3") == {"scores": {}, "flags": []}
+    last = Ledger(tmp_path / "ledger.jsonl")
+    assert last.lookup("b", "bob", "d3") == {"scores": {}, "flags": []}
+    assert last.unreadable == [2]
 
 
 def test_the_last_line_for_a_submission_wins(tmp_path):

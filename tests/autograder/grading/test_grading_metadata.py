@@ -6,6 +6,8 @@ tests/autograder/test_hostile_metadata.py."""
 
 from __future__ import annotations
 
+import contextlib
+
 import nbformat
 import pytest
 
@@ -100,13 +102,17 @@ def test_a_failed_submission_is_flagged_with_its_cause_and_its_log(tmp_path, mon
     course = Course(tmp_path / "course")
     student = "Bob Smith (2)"
 
-    def failing_batch(course, jobs, **kw):
+    def failing_run(jobs):
         for assignment, who in jobs:
             value = {"success": False, "error": NBGRADER_ERROR, "log": NBGRADER_LOG}
             value |= {"flags": [], "feedback": False, "seconds": 1.0}
             yield assignment, who, value
 
-    monkeypatch.setattr(batch_module, "run_autograde_batch", failing_batch)
+    @contextlib.contextmanager
+    def failing_pool(course, **kw):
+        yield failing_run
+
+    monkeypatch.setattr(batch_module, "pool_executor", failing_pool)
     sub = PreparedSubmission(student, "02_x", notebooks={"02_x.ipynb": b"{}"})
     result = grade_prepared(course, [sub])[("02_x", student)]
     assert not result.ok

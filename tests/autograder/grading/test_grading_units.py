@@ -42,6 +42,24 @@ def test_pool_survives_failing_dying_and_hanging_tasks(tmp_path):
     assert "to the log, not the terminal" in logs
 
 
+def test_a_pool_held_open_runs_each_step_on_the_same_workers(tmp_path):
+    """Inside ``with``, the canary's step and the class's run on one set of workers (their
+    warm kernels started once); a step left early has its other tasks cancelled, and the
+    workers are stopped when the block ends."""
+    with WorkerPool(1, log_dir=tmp_path) as pool:
+        (first,) = [o.value for o in pool.run([Task("pid", os.getpid)])]
+        steps = pool.run([Task("pid", os.getpid), Task("slow", time.sleep, (60,))])
+        assert next(steps).value == first  # the same worker
+        start = time.monotonic()
+        steps.close()  # the caller stopped (a failed canary): the sleeper is cancelled
+        (after,) = pool.run([Task("add", operator.add, (1, 2))])
+        assert after.value == 3 and time.monotonic() - start < 30
+    assert pool._open is None
+    import psutil
+
+    assert not psutil.pid_exists(first) or psutil.Process(first).status() == "zombie"
+
+
 def test_pool_stops_when_workers_cannot_start(tmp_path):
     pool = WorkerPool(1, log_dir=tmp_path, initializer=os._exit, initargs=(1,))
     with pytest.raises(WorkerPoolBroken, match="keep dying"):

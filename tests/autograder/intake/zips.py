@@ -18,10 +18,28 @@ def write_zip(path: Path, members: dict[str, bytes], method: int = zipfile.ZIP_D
 def write_zip_with_invalid_utf8_names(path: Path, members: dict[str, bytes]) -> Path:
     """A zip whose names containing "é" get two bytes that are not UTF-8 (0xFF 0xFE) instead,
     while the entry keeps its UTF-8 flag (bit 11), in the local header and the central
-    directory (the contents must not contain "é")."""
+    directory. Only the name fields are patched (found through the zip's own offsets), so
+    the contents may hold any bytes, "é" among them."""
     write_zip(path, members)
-    data = path.read_bytes()
-    if data.count("é".encode()) != 2 * sum("é" in name for name in members):
-        raise ValueError("'é' also occurs outside the names")
-    path.write_bytes(data.replace("é".encode(), b"\xff\xfe"))
+    data = bytearray(path.read_bytes())
+    with zipfile.ZipFile(path) as archive:
+        infos = archive.infolist()
+        central = archive.start_dir
+    spans = []
+    for info in infos:  # local header: 30 fixed bytes, then the name
+        spans.append(
+            (info.header_offset + 30, int.from_bytes(data[info.header_offset + 26 :][:2], "little"))
+        )
+    offset = central
+    for _ in infos:  # central directory entry: 46 fixed bytes, then the name
+        name_len, extra_len, comment_len = (
+            int.from_bytes(data[offset + at :][:2], "little") for at in (28, 30, 32)
+        )
+        spans.append((offset + 46, name_len))
+        offset += 46 + name_len + extra_len + comment_len
+    encoded = "é".encode()
+    for start, length in spans:
+        name = bytes(data[start : start + length])
+        data[start : start + length] = name.replace(encoded, b"\xff\xfe")
+    path.write_bytes(bytes(data))
     return path

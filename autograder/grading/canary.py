@@ -1,0 +1,128 @@
+"""The grading canary: before a batch grades any student, the instructor's own solution of
+each assignment is graded on the same workers, in the same sandbox and warm box, with the
+same re-check, configuration and gradebook as the class. A solution that does not get every
+autograded point means the grading environment is broken (the sandboxed kernel cannot
+import ``linlib``, a kernel that does not start, a gradebook the workers cannot write, ...),
+and the batch is refused with one line (:class:`~autograder.models.CanaryFailed`) before
+any student is graded and before anything of the run is written.
+
+The canary is graded under a reserved student id (:func:`canary_student`, one per course
+directory) and removed from the gradebook and the course's folders as soon as its verdict
+is in (:func:`remove_canary`), and again before the next canary (a run killed while its
+canary was graded leaves nothing behind for long). It never reaches the ledger, the
+results or the outputs.
+
+What this module holds: the reserved id, the cleanup, and the verdict
+(:func:`canary_problem`): the first test of the solution that lost points and, as its
+cause, the first error in the graded notebook up to that test (an import that failed is
+said as such: "linlib cannot be imported in the sandboxed kernel: No module named
+'linlib'").
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shutil
+from collections.abc import Mapping
+from typing import Any
+
+import nbformat
+
+from autograder.course import Course
+from autograder.notebook import FLAGS_KEY, grade_id, is_test_cell
+
+#: How the canary's student id starts (the rest: a hash of the course directory).
+CANARY_PREFIX = "autograder-canary-"
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+_NO_MODULE = re.compile(r"No module named '([^']+)'")
+#: The longest cause shown (the line stays one readable line).
+_MAX_CAUSE = 300
+
+
+def canary_student(course: Course) -> str:
+    """The reserved student id the canary of *course* is graded under."""
+    return CANARY_PREFIX + hashlib.sha256(str(course.root).encode()).hexdigest()[:12]
+
+
+def remove_canary(course: Course, student: str) -> None:
+    """Remove the canary *student* from the gradebook (its submissions and grades too) and
+    its folders from the course directory (nothing if it is not there)."""
+    from nbgrader.api import MissingEntry
+
+    with course.gradebook() as gb:
+        try:
+            gb.remove_student(student)
+        except MissingEntry:
+            pass
+    for step in ("submitted", "autograded", "feedback"):
+        shutil.rmtree(course.root / step / student, ignore_errors=True)
+
+
+def _one_line(text: str, limit: int = _MAX_CAUSE) -> str:
+    text = " ".join(_ANSI.sub("", str(text)).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _error_text(output: Mapping[str, Any], kernel: str) -> tuple[str, bool]:
+    """An error output as one cause, and whether it is a module that cannot be imported."""
+    ename, evalue = output.get("ename", "Error"), output.get("evalue", "")
+    missing = _NO_MODULE.search(evalue) if ename in ("ModuleNotFoundError", "ImportError") else None
+    if missing is not None:
+        module = missing.group(1).split(".")[0]
+        return f"{module} cannot be imported in the {kernel} kernel: {evalue}", True
+    return f"{ename}: {evalue}", False
+
+
+def _first_failure(nb: nbformat.NotebookNode, failing: set[str], kernel: str) -> tuple[str, str]:
+    """(grade id, cause) of the first failing test of *nb*: the cause is the first error
+    output of the notebook up to that test, else the re-check's message for the test."""
+    first_error = ""
+    checks = nb.metadata.get(FLAGS_KEY, {}).get("checks", {})
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        if not first_error:
+            for output in cell.get("outputs", []):
+                if output.get("output_type") == "error":
+                    cause, import_failed = _error_text(output, kernel)
+                    where = import_failed or is_test_cell(cell)
+                    first_error = cause if where else f"{cause} (cell #{index})"
+                    break
+        gid = grade_id(cell)
+        if is_test_cell(cell) and gid in failing:
+            message = checks.get(gid, {}).get("message", "")
+            return gid, first_error or message or "it scored 0 without an error"
+    return sorted(failing)[0], first_error or "no error was shown"
+
+
+def canary_problem(
+    course: Course, assignment: str, student: str, outcome: Mapping[str, Any], sandbox: bool
+) -> str | None:
+    """Why the canary *student*'s graded solution of *assignment* shows a broken grading
+    environment (one line), or None when it got every autograded point."""
+    prefix = f"the instructor's solution of {assignment} "
+    suffix = "; nothing was graded or written"
+    if not outcome.get("success"):
+        cause = outcome.get("cause") or outcome.get("error") or "unknown error"
+        cause = str(cause).replace(str(course.root), "<course>")
+        cause = _one_line(cause)
+        return f"{prefix}could not be graded in this grading environment: {cause}{suffix}"
+    scores = course.read_scores(assignment, [student]).get(student, {})
+    failing = {gid for gid, (score, top) in scores.items() if score < top}
+    if scores and not failing:
+        return None
+    if not scores:
+        return f"{prefix}got no autograded score in this grading environment{suffix}"
+    kernel = "sandboxed" if sandbox else "grading"
+    folder = course.autograded_dir(student, assignment)
+    for path in sorted(folder.glob("*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        if failing & {grade_id(c) for c in nb.cells}:
+            gid, cause = _first_failure(nb, failing, kernel)
+            break
+    else:
+        gid, cause = sorted(failing)[0], "its graded notebook is missing"
+    cause = cause.replace(str(course.root), "<course>")
+    return f"{prefix}does not pass {gid} in this grading environment: {_one_line(cause)}{suffix}"
