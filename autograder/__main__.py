@@ -1,5 +1,6 @@
 """``python -m autograder``: the command line (arguments, messages, exit status) of the use
-cases in :mod:`autograder.api` — release the course, grade a class, run the demo.
+cases in :mod:`autograder.api` — release the course, grade a class, run the demo, export
+the grades to Canvas or Moodle.
 
 Exit status: 0 when the job ran (submissions that could not be graded are flagged rows in
 grades.csv, not failures); 2 for bad arguments or paths, or a course directory another run
@@ -18,10 +19,14 @@ import threading
 from pathlib import Path
 
 PROG = "python -m autograder"
+#: the demo's own course folder and outputs (never the instructor's course/)
+DEMO_COURSE = Path("demo") / "course"
+DEMO_OUT = Path("demo") / "grading-out"
 
 DESCRIPTION = """\
 Release the course's notebooks to students and grade their submissions with nbgrader:
-in parallel, inside a sandbox, with grades.csv, redacted feedback and a summary.
+in parallel, inside a sandbox, with grades.csv, redacted feedback and a summary; due dates,
+extensions and late rules from course.toml; grades back into Canvas and Moodle.
 """
 
 EPILOG = """\
@@ -42,6 +47,18 @@ First the instructor's solution of each assignment is graded the same way: short
 marks, the grading environment is broken and the run is refused (exit 1, nothing written).
 A re-run reuses the result of a submission unchanged since it was graded (same files,
 assignment, grader and settings); --regrade grades again.
+Due dates, extensions and the late rule: course.toml in the course folder (or --calendar);
+submission times: timestamp.txt (nbgrader), --times (Moodle's grading worksheet, or a CSV
+student_id,timestamp).
+"""
+
+EXPORT_EPILOG = """\
+canvas: Canvas's gradebook import CSV (Grades > Import); with --gradebook (Canvas's own
+export) it matches that file row for row. moodle: with --worksheet (the assignment's
+grading worksheet), the worksheet with its Grade column filled in (Upload grading
+worksheet); without, a gradebook CSV keyed by --key-column (Grades > Import > CSV file).
+Grades are nbgrader's score: the points after the late penalty. Students left out, and
+those with no submission, are listed.
 """
 
 
@@ -67,17 +84,21 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    sub = parser.add_subparsers(dest="command", metavar="{release,grade,demo}")
+    sub = parser.add_subparsers(dest="command", metavar="{release,grade,demo,export}")
     sub.required = True
 
-    def common(p: argparse.ArgumentParser) -> None:
+    def common(
+        p: argparse.ArgumentParser, default: Path = Path("course"), runs: bool = True
+    ) -> None:
         p.add_argument(
             "--course",
             type=Path,
-            default=Path("course"),
+            default=default,
             metavar="DIR",
-            help="nbgrader course directory to build and use (default: ./course)",
+            help=f"nbgrader course directory to build and use (default: ./{default})",
         )
+        if not runs:  # export only reads the gradebook: it holds no course
+            return
         p.add_argument(
             "--no-wait",
             action="store_true",
@@ -85,7 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
             "instead of waiting for it to finish",
         )
 
-    def grading(p: argparse.ArgumentParser) -> None:
+    def grading(p: argparse.ArgumentParser, out: Path = Path("grading-out")) -> None:
         p.add_argument(
             "--workers",
             type=_positive_int,
@@ -96,10 +117,9 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument(
             "--out",
             type=Path,
-            default=Path("grading-out"),
+            default=out,
             metavar="DIR",
-            help="where results.json, grades.csv, feedback/ and summary.md go "
-            "(default: ./grading-out)",
+            help=f"where results.json, grades.csv, feedback/ and summary.md go (default: ./{out})",
         )
         p.add_argument(
             "--unsandboxed",
@@ -154,9 +174,28 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p_grade.add_argument(
         "--lms",
-        choices=["auto", "nbgrader", "canvas", "moodle"],
+        choices=["auto", "nbgrader", "exchange", "canvas", "moodle"],
         default="auto",
-        help="layout of SUBMISSIONS (default: auto-detect)",
+        help="layout of SUBMISSIONS (default: auto-detect; exchange: nbgrader's inbound folder)",
+    )
+    term = p_grade.add_argument_group("the term (see the README: A term with the course)")
+    term.add_argument(
+        "--calendar",
+        type=Path,
+        metavar="FILE",
+        help="due dates, extensions and late rules (default: course.toml in the course folder)",
+    )
+    term.add_argument(
+        "--times",
+        type=Path,
+        metavar="FILE",
+        help="submission times: Moodle's grading worksheet, or a CSV student_id,timestamp",
+    )
+    term.add_argument(
+        "--policy",
+        choices=["latest", "best", "latest-on-time"],
+        help="which of a student's several submissions is graded (default: course.toml's, "
+        "else latest)",
     )
     p_grade.add_argument(
         "--no-feedback", action="store_true", help="skip the feedback HTML (faster)"
@@ -173,6 +212,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         metavar="S",
         help="with --regrade: only this student (repeatable)",
+    )
+    p_grade.add_argument(
+        "--similarity",
+        action="store_true",
+        help="also compare the answers, exercise by exercise, offline: similarity.html and "
+        "similarity.csv (pairs whose own code looks alike: look at these)",
     )
     limits = p_grade.add_argument_group(
         "intake limits",
@@ -194,10 +239,53 @@ def build_parser() -> argparse.ArgumentParser:
     p_demo = sub.add_parser(
         "demo",
         help="release, grade the bundled sample class, print the summary",
-        description="Release the course, grade the sample class, print the summary.",
+        description="Release the course, grade the sample class (with its own course folder, "
+        "gradebook and term), print the summary.",
     )
-    common(p_demo)
-    grading(p_demo)
+    common(p_demo, DEMO_COURSE)
+    grading(p_demo, DEMO_OUT)
+
+    p_export = sub.add_parser(
+        "export",
+        help="the course's grades as an import file for Canvas or Moodle",
+        description="Write the course's grades (from its gradebook) for Canvas or Moodle.",
+        epilog=EXPORT_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p_export.add_argument(
+        "lms", choices=["canvas", "moodle"], help="the learning management system"
+    )
+    common(p_export, runs=False)
+    p_export.add_argument("--db", metavar="URL", help="SQLAlchemy URL of the gradebook")
+    p_export.add_argument(
+        "--assignment",
+        action="append",
+        metavar="A",
+        help="only this assignment (repeatable; default: every assignment graded)",
+    )
+    p_export.add_argument("--out", type=Path, metavar="FILE", help="where to write the CSV")
+    p_export.add_argument(
+        "--gradebook", type=Path, metavar="FILE", help="canvas: Canvas's own gradebook export"
+    )
+    p_export.add_argument(
+        "--worksheet",
+        type=Path,
+        metavar="FILE",
+        help="moodle: the assignment's grading worksheet (one --assignment)",
+    )
+    p_export.add_argument(
+        "--key-column",
+        default="Username",
+        metavar="NAME",
+        help="moodle, no worksheet: the name of the column of student ids (default Username)",
+    )
+    p_export.add_argument(
+        "--calendar",
+        type=Path,
+        metavar="FILE",
+        help="canvas: course.toml naming each assignment's Canvas column (default: the "
+        "course folder's)",
+    )
     return parser
 
 
@@ -229,7 +317,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from sqlalchemy.exc import SQLAlchemyError
 
-    from autograder.api import grade_path, release_course, run_demo
+    from autograder.api import export_grades_to, grade_path, release_course, run_demo
     from autograder.course import gradebook_problem
     from autograder.intake import IntakeLimits
     from autograder.models import (
@@ -238,6 +326,7 @@ def main(argv: list[str] | None = None) -> int:
         GraderFault,
         GradingError,
         SubmissionsError,
+        TermError,
     )
 
     # nbgrader's gradebook logs a database error's whole traceback to stderr (tornado's
@@ -245,7 +334,7 @@ def main(argv: list[str] | None = None) -> int:
     # says what happened in one line instead (autograder.faults)
     logging.getLogger("tornado.application").addHandler(logging.NullHandler())
     if getattr(args, "db", None) is not None:
-        problem = gradebook_problem(args.db)
+        problem = gradebook_problem(args.db, course_dir=getattr(args, "course", None))
         if problem is not None:
             return _fail(f"cannot use --db: {problem}", 2)
     on_main_thread = threading.current_thread() is threading.main_thread()
@@ -259,6 +348,20 @@ def main(argv: list[str] | None = None) -> int:
                 # the release folder, and the zip to hand out (autograder.release)
                 shown = _shown_path(path).removesuffix("/")
                 print(f"{name}: {_shown_path(path.parent / name)} and {shown}")
+            return 0
+        if args.command == "export":
+            report = export_grades_to(
+                args.lms,
+                args.course,
+                db_url=args.db,
+                assignments=args.assignment,
+                dest=args.out,
+                gradebook=args.gradebook,
+                worksheet=args.worksheet,
+                key_column=args.key_column,
+                calendar=args.calendar,
+            )
+            print("\n".join(report.lines()))
             return 0
         if args.command == "grade":
             if not args.submissions.exists():
@@ -280,12 +383,16 @@ def main(argv: list[str] | None = None) -> int:
                 regrade=args.student or args.regrade,
                 on_canary=_canary_passed,
                 wait=not args.no_wait,
+                similarity=args.similarity,
                 limits=IntakeLimits.from_options(
                     max_files=args.max_files,
                     max_file_mb=args.max_file_mb,
                     max_total_mb=args.max_total_mb,
                     max_ratio=args.max_ratio,
                 ),
+                calendar=args.calendar,
+                times=args.times,
+                policy=args.policy,
             )
         else:
             run = run_demo(
@@ -297,7 +404,7 @@ def main(argv: list[str] | None = None) -> int:
                 on_canary=_canary_passed,
                 wait=not args.no_wait,
             )
-    except SubmissionsError as exc:
+    except (SubmissionsError, TermError) as exc:
         return _fail(str(exc), 2)
     except CanaryFailed as exc:
         return _fail(f"refusing to grade: {exc}", 1)
@@ -320,6 +427,8 @@ def main(argv: list[str] | None = None) -> int:
     written = ["results.json", "grades.csv", "summary.md"]
     if args.command == "demo" or not args.no_feedback:
         written.append("feedback/")
+    if args.command == "demo" or args.similarity:
+        written += ["similarity.html", "similarity.csv"]
     print(f"wrote {', '.join(written)} in {_shown_path(run.out_dir)}")
     return 0
 

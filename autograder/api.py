@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Collection, Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from autograder import course
@@ -30,6 +31,7 @@ from autograder.models import (
     RawSubmission,
     SubmissionResult,
     SubmissionsError,
+    TermError,
 )
 from autograder.notebook import (
     assignment_mismatch,
@@ -48,9 +50,28 @@ from autograder.report import (
     write_results,
 )
 from autograder.samples import make_submission
-from autograder.samples.demo import build_demo_submissions
+from autograder.samples.demo import build_demo_submissions, write_demo_calendar
+from autograder.similarity import report_class, summary_line
+from autograder.term import (
+    POLICIES,
+    Calendar,
+    ExportReport,
+    Plan,
+    SubmissionTimes,
+    apply_times,
+    choose_best,
+    export_canvas,
+    export_moodle_gradebook,
+    export_moodle_worksheet,
+    group_attempts,
+    load_calendar,
+    plan_attempts,
+    read_times,
+    settle,
+)
 
 __all__ = [
+    "export_grades_to",
     "grade_path",
     "grade_prepared_run",
     "instructor_submissions",
@@ -60,6 +81,23 @@ __all__ = [
 
 DEFAULT_COURSE_DIR = course.DEFAULT_COURSE_DIR
 DEFAULT_OUT_DIR = Path("grading-out")
+#: The demo's own course folder and outputs: never the instructor's course/.
+DEMO_COURSE_DIR = Path("demo") / "course"
+DEMO_OUT_DIR = Path("demo") / "grading-out"
+#: course.toml: the course's calendar, read from the course folder unless named.
+CALENDAR_NAME = "course.toml"
+
+
+@dataclass
+class TermInput:
+    """The term's side of a run (:mod:`autograder.term`): the calendar, the plan of what
+    was graded (each graded submission's time, the policy's flags, those not graded), and
+    the class list of course.toml and the times file."""
+
+    calendar: Calendar = field(default_factory=Calendar)
+    plan: Plan = field(default_factory=Plan)
+    roster: list[str] = field(default_factory=list)
+    times: SubmissionTimes | None = None
 
 
 # --------------------------------------------------------------------------- grade
@@ -96,6 +134,10 @@ def grade_path(
     regrade: bool | Collection[str] = False,
     on_canary: Callable[[list[str], float], None] | None = None,
     wait: bool = True,
+    similarity: bool = False,
+    calendar: str | Path | None = None,
+    times: str | Path | None = None,
+    policy: str | None = None,
 ) -> GradeRun:
     """Grade a folder or LMS zip of submissions; write results.json, grades.csv, feedback,
     summary.md. ``limits``: how much of the submissions is read (intake's defaults).
@@ -111,9 +153,19 @@ def grade_path(
     One run per course directory at a time (:meth:`~autograder.course.Course.lock`): while
     another holds it, this one waits (saying so on stderr), or with ``wait=False`` raises
     :class:`~autograder.models.CourseBusy` before anything is written.
+    ``calendar``: the course's course.toml (default: the course folder's, if any);
+    ``times``: a file of submission times (a Moodle grading worksheet, or a CSV
+    ``student_id,timestamp``); ``policy``: which of a student's several submissions is
+    graded (``latest``, ``best``, ``latest-on-time``; default course.toml's, else latest).
+
+    ``similarity``: also compare the answers (:mod:`autograder.similarity`):
+    similarity.html, similarity.csv and a line of summary.md.
 
     Raises
     ------
+    TermError
+        course.toml or the times cannot be used, or an extension names a student outside
+        the class (before anything is graded).
     SubmissionsError
         The submissions cannot be read at all (bad path, unknown layout), a bad ``dask``
         (or a scheduler with an SQLite gradebook), or, with
@@ -136,6 +188,7 @@ def grade_path(
         raise SubmissionsError(
             f"unknown assignment {assignment!r}; the course has: {', '.join(known)}"
         )
+    term = _read_term(graded_course, known, calendar, times, policy)
     if sandbox:
         resolve_sandbox(True)  # refuse early, before anything is written
     raws = read_submissions(submissions, assignment=assignment, layout=layout, limits=limits)
@@ -182,6 +235,7 @@ def grade_path(
                 f"zip); found {', '.join(list(unmatched)[:5])}"
             )
         raise SubmissionsError(f"no submissions found in {submissions}")
+    term.plan = _plan_term(term, assigned, source_notebooks)
     if regrade and regrade is not True:
         present = {raw.student for _, raw in assigned}
         absent = sorted(set(regrade) - present)
@@ -192,7 +246,16 @@ def grade_path(
     with graded_course.lock(wait=wait):
         with faults_as_errors("releasing the assignments"):
             notebooks = ensure_released(graded_course, sorted({a for a, _ in assigned}))
-        prepared: list[PreparedSubmission] = [prepare(raw, a, notebooks[a]) for a, raw in assigned]
+        if term.plan.contest:
+            contest = _grade_contest(
+                graded_course, term, notebooks, workers, sandbox, target, regrade
+            )
+            for key, (raw, flag) in contest.items():
+                term.plan.chosen[key] = raw
+                term.plan.flags.setdefault(key, []).append(flag)
+        prepared: list[PreparedSubmission] = [
+            prepare(raw, a, notebooks[a]) for (a, _), raw in sorted(term.plan.chosen.items())
+        ]
         return grade_prepared_run(
             prepared,
             graded_course,
@@ -206,7 +269,96 @@ def grade_path(
             dask=target,
             regrade=regrade,
             on_canary=on_canary,
+            similarity=similarity,
+            term=term,
         )
+
+
+def _read_term(
+    graded_course: course.Course,
+    known: list[str],
+    calendar: str | Path | None,
+    times: str | Path | None,
+    policy: str | None,
+) -> TermInput:
+    """course.toml, the times file and the policy, checked before anything is read."""
+    path = Path(calendar) if calendar is not None else graded_course.root / CALENDAR_NAME
+    term = TermInput(load_calendar(path if calendar is not None or path.is_file() else None, known))
+    if policy is not None:
+        if policy not in POLICIES:
+            raise TermError(f"unknown policy {policy!r}; choose from {', '.join(POLICIES)}")
+        term.calendar.policy = policy
+    term.roster = list(term.calendar.students)
+    if times is not None:
+        term.times = read_times(times, term.calendar.timezone, known)
+        term.roster += [s for s in term.times.roster if s not in term.roster]
+    return term
+
+
+def _plan_term(
+    term: TermInput,
+    assigned: list[tuple[str, RawSubmission]],
+    source_notebooks: Mapping[str, list[str]],
+) -> Plan:
+    """Which submission of each student is graded (autograder.term.attempts); refuses an
+    extension for a student outside the class before anything is graded."""
+    policy = term.calendar.policy
+    groups = group_attempts(assigned, source_notebooks, policy)
+    time_flags = apply_times(groups, term.times)
+    seen = {raw.student for _, raw in assigned} | set(term.roster)
+    term.calendar.check_students(seen, {a for a, _ in assigned})
+    plan = plan_attempts(groups, term.calendar, policy)
+    for key, flags in time_flags.items():
+        plan.flags.setdefault(key, [])[:0] = flags
+    return plan
+
+
+def _grade_contest(
+    graded_course: course.Course,
+    term: TermInput,
+    notebooks: Mapping[str, list[str]],
+    workers: int | None,
+    sandbox: bool,
+    dask: int | str | None,
+    regrade: bool | Collection[str] = False,
+) -> dict[tuple[str, str], tuple[RawSubmission, str]]:
+    """Policy best: every submission of a student who handed in several is graded in a
+    course of its own (``resubmissions/`` in the course folder, its own gradebook and
+    ledger; the canary first, as for the class, so a broken environment's zeros are never
+    recorded as a try's score), and the one with the most points after its late penalty
+    is chosen; the course's gradebook only ever sees the chosen one. ``regrade``: as for
+    :func:`grade_path` (a student's tries are graded again with the student)."""
+    scratch = course.Course(graded_course.root / "resubmissions")
+    assignments = sorted({a for a, _ in term.plan.contest})
+    with faults_as_errors("releasing the assignments"):
+        ensure_released(scratch, assignments)
+    tried: list[PreparedSubmission] = []
+    again: set[str] = set()
+    for (assignment, student), attempts in sorted(term.plan.contest.items()):
+        for number, raw in enumerate(attempts, start=1):
+            stand_in = replace(raw, student=f"{student}+{number}")
+            tried.append(prepare(stand_in, assignment, notebooks[assignment]))
+            if regrade is not True and regrade and student in regrade:
+                again.add(stand_in.student)
+    results = grade_prepared(
+        scratch,
+        tried,
+        workers=workers or default_workers(),
+        sandbox=sandbox,
+        feedback=False,
+        ledger=Ledger(scratch.root / "ledger.jsonl"),
+        dask=dask,
+        canaries=instructor_submissions(scratch, assignments),
+        regrade=True if regrade is True else again,
+    )
+    chosen = {}
+    for key, attempts in sorted(term.plan.contest.items()):
+        scores = [
+            (results[(key[0], f"{key[1]}+{n}")].score, results[(key[0], f"{key[1]}+{n}")].max_score)
+            for n in range(1, len(attempts) + 1)
+        ]
+        chosen[key] = choose_best(term.calendar, key, attempts, scores)
+    return chosen
 
 
 def grade_prepared_run(
@@ -223,11 +375,15 @@ def grade_prepared_run(
     dask: int | str | None = None,
     regrade: bool | Collection[str] = False,
     on_canary: Callable[[list[str], float], None] | None = None,
+    similarity: bool = False,
+    term: TermInput | None = None,
 ) -> GradeRun:
     """Grade prepared submissions with the ledger, the canary first, then write the run's
     outputs. ``unmatched``: submissions that were not graded, each with why (a flag in the
     outputs); ``dask``: a parsed ``--dask`` target (grading's ``parse_dask_target``) or
-    None; ``regrade``, ``on_canary``: as for :func:`grade_path`.
+    None; ``regrade``, ``on_canary``, ``similarity``: as for :func:`grade_path`; ``term``:
+    the calendar and what was chosen to grade (the due dates, late penalties and the
+    class's rows are recorded after grading: :func:`autograder.term.settle`).
 
     Holds the course (:meth:`~autograder.course.Course.lock`, waiting for another run).
     A failure of the machine raises :class:`~autograder.models.GraderFault`: while grading,
@@ -249,6 +405,8 @@ def grade_prepared_run(
             dask=dask,
             regrade=regrade,
             on_canary=on_canary,
+            similarity=similarity,
+            term=term,
         )
 
 
@@ -266,6 +424,8 @@ def _grade_and_write(
     dask: int | str | None,
     regrade: bool | Collection[str],
     on_canary: Callable[[list[str], float], None] | None,
+    similarity: bool,
+    term: TermInput | None,
 ) -> GradeRun:
     ledger = Ledger(graded_course.root / "ledger.jsonl")
     canaries = instructor_submissions(graded_course, sorted({p.assignment for p in prepared}))
@@ -301,7 +461,18 @@ def _grade_and_write(
         )
     finally:
         bar.close()
-    results = list(graded.values())
+    term = term or TermInput()
+    with faults_as_errors("recording the due dates and late penalties in the gradebook"):
+        settled = settle(
+            graded_course,
+            term.calendar,
+            graded.values(),
+            term.plan.chosen,
+            plan_flags=term.plan.flags,
+            closed=term.plan.closed,
+            roster=term.roster,
+        )
+    results = settled.results
     unmatched = dict(unmatched or {})
     with faults_as_errors("writing the results"):
         manual = manual_pending(graded_course, results)
@@ -312,14 +483,26 @@ def _grade_and_write(
     with faults_as_errors("writing results.json"):
         write_results(results, out_dir / "results.json", list(unmatched), manual)
     with faults_as_errors("writing grades.csv"):
-        export_grades(graded_course, results, out_dir / "grades.csv")
+        export_grades(
+            graded_course,
+            results,
+            out_dir / "grades.csv",
+            students=settled.students,
+            assignments=settled.assignments,
+            flags=settled.row_flags,
+        )
     if feedback:
         with faults_as_errors("writing the feedback pages"):
             copy_feedback(graded_course, results, out_dir)
     flagged = {f"{r.assignment}/{r.student}": list(r.flags) for r in results if r.flags}
     for name, reason in unmatched.items():
         flagged[name] = [reason]
-    text = summary_text(summarise(results), flagged, manual)
+    similar = None
+    if similarity:
+        similar = summary_line(report_class(prepared, graded_course.root, out_dir, workers))
+    text = summary_text(
+        summarise(results), flagged, manual, similarity=similar, terms=settled.summary
+    )
     with faults_as_errors("writing summary.md"):
         write_atomic(out_dir / "summary.md", text)
     faulted = [r for r in results if r.fault]
@@ -363,8 +546,8 @@ def _carried_ids(raw: RawSubmission) -> set[str]:
 
 
 def run_demo(
-    course_dir: Path = DEFAULT_COURSE_DIR,
-    out_dir: Path = DEFAULT_OUT_DIR,
+    course_dir: Path = DEMO_COURSE_DIR,
+    out_dir: Path = DEMO_OUT_DIR,
     *,
     workers: int | None = None,
     sandbox: bool = True,
@@ -373,9 +556,11 @@ def run_demo(
     on_canary: Callable[[list[str], float], None] | None = None,
     wait: bool = True,
 ) -> GradeRun:
-    """Release the course, build the demo class, grade it (the canary first, as
-    :func:`grade_path` does); returns the run. ``wait``: as :func:`grade_path`'s (one run
-    per course directory)."""
+    """Release the course, build the demo class and its term (course.toml: due dates, one
+    extension, one late submission), grade it (the canary first, as :func:`grade_path`
+    does); returns the run. The demo keeps to its own course folder and gradebook (default
+    ``demo/course``), never an instructor's. ``wait``: as :func:`grade_path`'s (one run per
+    course directory)."""
     demo_course = course.Course(course_dir)
     names = list(assignments) if assignments else course.list_assignments()
     if not names:
@@ -387,6 +572,7 @@ def run_demo(
             ensure_released(demo_course, names)
             demo_dir = demo_course.root / "demo_submissions"
             build_demo_submissions(demo_course.root, demo_dir, names)
+            write_demo_calendar(demo_course.root, names)
         return grade_path(
             demo_dir,
             layout="nbgrader",
@@ -396,4 +582,61 @@ def run_demo(
             sandbox=sandbox,
             progress=progress,
             on_canary=on_canary,
+            similarity=True,
         )
+
+
+# --------------------------------------------------------------------------- export
+
+
+def export_grades_to(
+    lms: str,
+    course_dir: Path = DEFAULT_COURSE_DIR,
+    *,
+    db_url: str | None = None,
+    assignments: Iterable[str] | None = None,
+    dest: Path | None = None,
+    gradebook: Path | None = None,
+    worksheet: Path | None = None,
+    key_column: str = "Username",
+    calendar: Path | None = None,
+) -> ExportReport:
+    """The course's grades (its gradebook, after the late penalties) as an import file
+    for ``lms``: Canvas's gradebook import (matching Canvas's own export ``gradebook``
+    row for row, when given), or Moodle's grading worksheet filled in (``worksheet``, one
+    assignment) or gradebook CSV keyed by ``key_column``. Returns what was written and
+    who was left out.
+
+    Raises
+    ------
+    TermError
+        No such course folder, an assignment never graded, a file the LMS's importer
+        would not read back, or options that do not fit ``lms``.
+    """
+    root = Path(course_dir)
+    if not root.is_dir():
+        raise TermError(f"no course folder {root} (grade a class first, or give --course)")
+    graded_course = course.Course(root, db_url)
+    names = list(assignments) if assignments else None
+    if lms == "canvas":
+        if worksheet is not None:
+            raise TermError("--worksheet is Moodle's; for Canvas give --gradebook")
+        path = calendar if calendar is not None else graded_course.root / CALENDAR_NAME
+        known = course.list_assignments()
+        term = load_calendar(path if calendar is not None or path.is_file() else None, known)
+        columns = {name: t.canvas for name, t in term.terms.items() if t.canvas}
+        target = dest or Path("canvas-grades.csv")
+        return export_canvas(
+            graded_course, target, gradebook=gradebook, assignments=names, columns=columns
+        )
+    if lms != "moodle":
+        raise TermError(f"unknown LMS {lms!r}; choose canvas or moodle")
+    if gradebook is not None:
+        raise TermError("--gradebook is Canvas's; for Moodle give --worksheet")
+    if worksheet is not None:
+        if not names or len(names) != 1:
+            raise TermError("a Moodle worksheet is one assignment's: give one --assignment")
+        target = dest or Path(f"moodle-worksheet-{names[0]}.csv")
+        return export_moodle_worksheet(graded_course, names[0], worksheet, target)
+    target = dest or Path("moodle-grades.csv")
+    return export_moodle_gradebook(graded_course, target, key_column=key_column, assignments=names)

@@ -99,9 +99,11 @@ def check_db_url(url: str) -> str | None:
 CONNECT_TIMEOUT = 10
 
 
-def gradebook_problem(url: str) -> str | None:
+def gradebook_problem(url: str, *, course_dir: Path | None = None) -> str | None:
     """Why the gradebook URL *url* cannot be used (one line), or None: :func:`check_db_url`,
     then a connection. Checked before anything is released, graded or written.
+    ``course_dir``: the course folder the run creates when it is missing, so an SQLite
+    gradebook inside it may sit in a folder that does not exist yet.
 
     An SQLite gradebook is checked without creating or changing anything: an existing file
     is opened read-only and must be a database the grader may write; a new one needs an
@@ -116,7 +118,7 @@ def gradebook_problem(url: str) -> str | None:
 
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
-        return _sqlite_problem(parsed.database)
+        return _sqlite_problem(parsed.database, course_dir)
     from sqlalchemy import create_engine, text
     from sqlalchemy.exc import SQLAlchemyError
     from sqlalchemy.pool import NullPool
@@ -144,7 +146,7 @@ def _first_line(exc: BaseException) -> str:
     return lines[0] if lines else type(original).__name__
 
 
-def _sqlite_problem(database: str | None) -> str | None:
+def _sqlite_problem(database: str | None, course_dir: Path | None = None) -> str | None:
     import sqlite3
 
     if not database or database == ":memory:" or database.startswith("file::memory:"):
@@ -165,6 +167,9 @@ def _sqlite_problem(database: str | None) -> str | None:
             return f"the SQLite gradebook {path} is read-only"
         return None
     folder = path.parent
+    if course_dir is not None and folder.resolve() == Path(course_dir).resolve():
+        while not folder.exists():  # the run makes the course folder: its nearest parent
+            folder = folder.parent
     if not folder.is_dir():
         return f"the folder of the SQLite gradebook does not exist: {folder}"
     if not os.access(folder, os.W_OK | os.X_OK):
@@ -288,7 +293,7 @@ def _ship_mathjax(course_dir: Path) -> None:
     and what formgrader's submission view loads (through the Jupyter server's ``/files/``,
     :data:`autograder.grading.config.FORMGRADER_MATHJAX_URL`), so neither needs a network.
     Hard links to ``node_modules/`` where the file system allows (no copy per course)."""
-    from lecture.assets import FEEDBACK_MATHJAX, copy_mathjax, mathjax_available
+    from course_common.assets import FEEDBACK_MATHJAX, copy_mathjax, mathjax_available
 
     if mathjax_available():
         copy_mathjax(course_dir / "feedback" / FEEDBACK_MATHJAX, link=True)

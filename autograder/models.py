@@ -7,6 +7,7 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -102,14 +103,27 @@ class SubmissionsError(ValueError):
     """The submissions path cannot be read at all (bad path, not a zip, unknown layout)."""
 
 
+class TermError(ValueError):
+    """The course's calendar (course.toml) or the submission times given cannot be used:
+    one line, read before anything is graded."""
+
+
 @dataclass
 class RawSubmission:
-    """The files one student handed in for one assignment, as named by the student."""
+    """The files one student handed in for one assignment, as named by the student.
+
+    ``submitted_at``: when it was handed in (time-zone aware), when the submissions say
+    (nbgrader's ``timestamp.txt``, an exchange folder's name); ``marked_late``: the LMS
+    marked it late (Canvas's ``LATE``); ``label``: which of several submissions this is,
+    for the flags (an exchange folder's name)."""
 
     student: str
     assignment: str | None
     files: dict[str, bytes] = field(default_factory=dict)
     flags: list[str] = field(default_factory=list)
+    submitted_at: datetime | None = None
+    marked_late: bool = False
+    label: str = ""
 
 
 @dataclass

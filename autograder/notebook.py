@@ -11,12 +11,9 @@ The hidden-test regions are found one way, with nbgrader's own delimiters and ru
 (``ClearHiddenTests``: a line containing ``BEGIN HIDDEN TESTS`` opens a region, a line
 containing ``END HIDDEN TESTS`` closes it); a region left open runs to the end of the cell.
 
-A written answer (a markdown cell that nbgrader grades and students write) carries, in the
-source notebook, the model answer and then, from a line ``#### Rubric`` on, the grader's
-rubric (:func:`split_rubric`, the one parser). nbgrader's release replaces the whole cell by
-its stub, so students never get the rubric; formgrader shows it beside the student's answer
-(:class:`autograder.grading.preprocessors.ShowRubric`), the lecture site under the model
-answer, the slides not at all.
+A written answer's rubric is parsed by :mod:`course_common.rubric` (the lecture reads it
+too); :func:`rubrics` gathers a notebook's, for formgrader's view
+(:class:`autograder.grading.preprocessors.ShowRubric`).
 """
 
 from __future__ import annotations
@@ -35,6 +32,8 @@ from nbformat import NotebookNode
 from nbgrader import utils
 from nbgrader.preprocessors import ClearHiddenTests
 
+from course_common.rubric import is_written_answer, split_rubric
+
 #: The key of the grader's own data in a notebook's metadata (``flags``, ``sandbox``, ...).
 FLAGS_KEY = "autograder"
 #: Under :data:`FLAGS_KEY`: exercise -> the re-check's diagnosis of its failed tests.
@@ -42,8 +41,6 @@ DIAGNOSES_KEY = "diagnoses"
 
 HIDDEN_BEGIN: str = ClearHiddenTests.begin_test_delimeter.default_value
 HIDDEN_END: str = ClearHiddenTests.end_test_delimeter.default_value
-#: The line that starts the grader's rubric in a written answer of a source notebook.
-RUBRIC_HEADING = "#### Rubric"
 
 
 def grade_id(cell: NotebookNode) -> str | None:
@@ -59,26 +56,6 @@ def is_test_cell(cell: NotebookNode) -> bool:
         and not utils.is_solution(cell)
         and bool(grade_id(cell))
     )
-
-
-def is_written_answer(cell: NotebookNode) -> bool:
-    """A written answer: a markdown cell nbgrader grades (by hand) that students write."""
-    return (
-        cell.get("cell_type") == "markdown"
-        and bool(utils.is_grade(cell))
-        and bool(utils.is_solution(cell))
-    )
-
-
-def split_rubric(source: str) -> tuple[str, str | None]:
-    """A written answer's source split at its ``#### Rubric`` line: the model answer above
-    it (trailing blank lines dropped) and the rubric below it, or ``(source, None)`` when
-    the cell has no such line."""
-    lines = source.split("\n")
-    for number, line in enumerate(lines):
-        if line.strip() == RUBRIC_HEADING:
-            return "\n".join(lines[:number]).rstrip(), "\n".join(lines[number + 1 :]).strip()
-    return source, None
 
 
 def rubrics(nb: NotebookNode) -> dict[str, str]:

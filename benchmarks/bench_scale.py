@@ -9,8 +9,8 @@ few cells, no heavy imports, released like a course assignment so that nbgrader'
 really runs: sanitising, executing, saving grades) go through the real path of ``python -m
 autograder grade``: :func:`autograder.grading.grade_prepared` with ``--dask local:N``
 (a scheduler and N worker processes, each grading in its own process with warm kernels),
-the gradebook in PostgreSQL (a throw-away cluster, :mod:`benchmarks.pg`, a new database per
-run) and the ledger. Without the sandbox (``--unsandboxed``): kernels fork from the
+the gradebook in PostgreSQL (a throw-away cluster, :mod:`devtools.postgres`, a new database
+per run) and the ledger. Without the sandbox (``--unsandboxed``): kernels fork from the
 pre-warmed template, so that what is measured is the engine, not a kernel's start.
 
 Printed: for each worker count, wall seconds, submissions per minute and CPU seconds per
@@ -57,7 +57,7 @@ from autograder.grading import default_workers, grade_prepared, sandbox_status
 from autograder.grading.ledger import Ledger
 from autograder.models import PreparedSubmission
 from autograder.notebook import notebook_bytes
-from benchmarks.pg import PostgresCluster
+from devtools.postgres import PostgresCluster
 
 STANDIN = "standin"
 #: The real notebook whose grading time the overhead is compared with.

@@ -12,8 +12,9 @@ their stored outputs (nothing is executed) and writes ``build/lecture/``:
   committed ``package-lock.json``), so no page fetches anything at view time.
 """
 
+from course_common.assets import AssetsMissing, mathjax_dir
 from lecture._notebooks import course_notebooks, mark_solutions
-from lecture.assets import AssetsMissing, mathjax_dir, reveal_dir
+from lecture.assets import reveal_dir
 
 __all__ = [
     "AssetsMissing",

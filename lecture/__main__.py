@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+from course_common.assets import AssetsMissing
 from lecture._notebooks import NOTEBOOKS_DIR, ROOT, course_notebooks
-from lecture.assets import AssetsMissing
 from lecture.decks import prepare_decks_folder, write_deck
 from lecture.site import build_site
 

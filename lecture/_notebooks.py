@@ -8,7 +8,7 @@ from pathlib import Path
 import nbformat
 from nbgrader.utils import is_grade, is_solution
 
-from autograder.notebook import is_written_answer, split_rubric
+from course_common.rubric import is_written_answer, split_rubric
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS_DIR = ROOT / "notebooks"
@@ -45,7 +45,7 @@ def mark_solutions(nb: nbformat.NotebookNode, *, fence_markdown: bool) -> nbform
     (``tag_solution``, ``celltag_solution``). A written answer (a markdown solution
     cell) is, with *fence_markdown*, wrapped in a MyST admonition of class ``solution``
     for the site, whose markdown cells carry no classes, and its grader's rubric (below
-    the cell's ``#### Rubric`` line, :func:`autograder.notebook.split_rubric`) follows in
+    the cell's ``#### Rubric`` line, :func:`course_common.rubric.split_rubric`) follows in
     an admonition of class ``rubric``: the site is for lecturers. Without *fence_markdown*
     (the slides, shown in class) the rubric is left out.
     """

@@ -16,8 +16,10 @@ from pathlib import Path
 import nbformat
 from nbconvert.preprocessors import Preprocessor
 
+from course_common.assets import MATHJAX_PAGE
+from course_common.assets import TEMPLATES as MATHJAX_TEMPLATES
 from lecture._notebooks import NOTEBOOKS_DIR, course_notebooks, mark_solutions, notebook_title
-from lecture.assets import MATHJAX_PAGE, REVEAL_THEME, TEMPLATES, copy_reveal
+from lecture.assets import REVEAL_THEME, TEMPLATES, copy_reveal
 from lecture.layout import TYPE
 from lecture.slides import split_for_slides
 
@@ -45,7 +47,7 @@ def exporter():
     from traitlets.config import Config
 
     config = Config()
-    config.SlidesExporter.extra_template_basedirs = [str(TEMPLATES)]
+    config.SlidesExporter.extra_template_basedirs = [str(TEMPLATES), str(MATHJAX_TEMPLATES)]
     config.SlidesExporter.template_name = "lecture_reveal"
     config.SlidesExporter.reveal_url_prefix = REVEAL_PREFIX
     config.SlidesExporter.reveal_theme = REVEAL_THEME

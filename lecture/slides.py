@@ -50,7 +50,7 @@ from pathlib import Path
 import nbformat
 from nbgrader.utils import is_solution
 
-from autograder.notebook import is_written_answer, split_rubric
+from course_common.rubric import is_written_answer, split_rubric
 from lecture._notebooks import ROOT, course_notebooks, is_test
 from lecture.layout import (
     TYPE,

@@ -1,4 +1,4 @@
-"""What every linlib classifier shares: scikit-learn's API for two classes.
+"""What every linlib classifier shares: scikit-learn's API (for two classes, most of them).
 
 Private on purpose: the grading helpers disable a public class by its *own* methods, so
 a method that lives here keeps working for the other classes.
@@ -6,14 +6,30 @@ a method that lives here keeps working for the other classes.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from linlib._validation import validate_predict_data
+from linlib._validation import validate_parameter_constraints, validate_predict_data
 
 
-class _BinaryClassifier(ClassifierMixin, BaseEstimator):
+class _Estimator(BaseEstimator):
+    """scikit-learn's ``BaseEstimator``, with linlib's messages for bad hyperparameters.
+
+    A subclass declares what each ``__init__`` parameter may be in
+    ``_parameter_constraints`` (scikit-learn's constraints), and its ``fit`` starts with
+    ``self._validate_params()``, as scikit-learn's estimators do.
+    """
+
+    _parameter_constraints: ClassVar[dict] = {}
+
+    def _validate_params(self) -> None:
+        validate_parameter_constraints(self._parameter_constraints, self.get_params(deep=False))
+
+
+class _BinaryClassifier(ClassifierMixin, _Estimator):
     """A two-class classifier: ``predict`` is the sign of ``decision_function``."""
 
     def __sklearn_tags__(self):

@@ -6,18 +6,26 @@ The messages are meant for students: they say what was expected and what came.
 from __future__ import annotations
 
 import numbers
+from collections.abc import Mapping, Sequence
+from numbers import Integral, Real
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from sklearn.utils._param_validation import (
+    Interval,
+    InvalidParameterError,
+    StrOptions,
+    make_constraint,
+)
 from sklearn.utils.multiclass import type_of_target
 
 __all__ = [
     "as_pm_labels",
     "check_X",
     "check_binary_X_y",
-    "check_hyperparameter",
     "check_vector",
     "pm_labels_and_classes",
+    "validate_parameter_constraints",
 ]
 
 
@@ -58,6 +66,19 @@ def check_X(X: ArrayLike, n_features: int | None = None) -> NDArray[np.float64]:
     ValueError
         If ``X`` is not 2-D, is empty, has NaN or infinite entries, is not numeric or has
         the wrong number of columns.
+
+    Examples
+    --------
+    >>> import linlib
+    >>> linlib.check_X([[1, 2], [3, 4]])
+    array([[1., 2.],
+           [3., 4.]])
+    >>> linlib.check_X([1, 2])
+    Traceback (most recent call last):
+        ...
+    ValueError: X must be 2-D of shape (n_samples, n_features); got 1-D with shape (2,). Use
+    X.reshape(-1, 1) for one feature, or X.reshape(1, -1) for one sample (a list [x1, x2] is one
+    point only inside an outer list: [[x1, x2]]).
 
     Introduced in 01 — hyperplanes (every function that takes data checks it this way).
     """
@@ -191,6 +212,15 @@ def check_binary_X_y(
         Bad ``X`` (see :func:`check_X`), wrong length or shape of ``y``, NaN labels,
         continuous labels, one class only, or more than two classes.
 
+    Examples
+    --------
+    >>> import linlib
+    >>> X, y_pm, classes = linlib.check_binary_X_y([[0], [1], [2]], ["ham", "spam", "ham"])
+    >>> y_pm
+    array([-1.,  1., -1.])
+    >>> classes
+    array(['ham', 'spam'], dtype='<U4')
+
     Introduced in 02 — the perceptron update rule (labels y in {-1, +1}).
     """
     X_arr = check_X(X)
@@ -222,28 +252,77 @@ def as_pm_labels(y: ArrayLike, n_samples: int) -> NDArray[np.float64]:
     return pm_labels_and_classes(y, n_samples)[0]
 
 
-def check_hyperparameter(
-    value: object,
-    name: str,
-    *,
-    minimum: float = 0.0,
-    allow_minimum: bool = False,
-    integer: bool = False,
-) -> float:
-    """A hyperparameter that must be a finite number above ``minimum`` (or at it).
+# --------------------------------------------------------------------------- parameters
+#
+# What a hyperparameter may be is declared as in scikit-learn's own estimators: lists of
+# scikit-learn's constraints (``Interval``, ``StrOptions``, ``"boolean"``, ``"random_state"``,
+# ``callable``, ``None``), in an estimator's ``_parameter_constraints`` or, for a function,
+# in a dict next to it. scikit-learn's machinery decides; only the message is linlib's:
+# it says what was expected and what came, where scikit-learn's reads "The 'max_epochs'
+# parameter of Perceptron must be an int in the range [1, inf). Got 0 instead.".
 
-    Estimators call this in ``fit``, not in ``__init__`` (scikit-learn's convention).
-    Booleans are refused although Python counts them as integers.
+#: A number of passes over the data. One name per idea: ``max_epochs`` is a cap (the
+#: perceptrons stop earlier, after an epoch without updates), ``n_epochs`` a number of
+#: epochs that are all run (``PegasosSVM``, which has nothing to converge to).
+EPOCHS = Interval(Integral, 1, None, closed="left")
+#: The default cap of every ``max_epochs`` in linlib: scikit-learn's ``max_iter``.
+MAX_EPOCHS = 1000
+#: A finite number > 0 (a rate, a price, a regularisation strength) or ≥ 0 (a tolerance).
+POSITIVE = Interval(Real, 0, None, closed="neither")
+NON_NEGATIVE = Interval(Real, 0, None, closed="left")
+
+_WORDS = {
+    "boolean": "True or False",
+    "random_state": "an integer from 0 to 2**32 - 1, a RandomState or None",
+}
+
+
+def _describe(constraint: object) -> str:
+    """A constraint in the words of linlib's messages ("an integer ≥ 1")."""
+    if isinstance(constraint, Interval):
+        bounds = []
+        if constraint.left is not None:
+            sign = "≥" if constraint.closed in ("left", "both") else ">"
+            bounds.append(f"{sign} {constraint.left:g}")
+        if constraint.right is not None:
+            sign = "≤" if constraint.closed in ("right", "both") else "<"
+            bounds.append(f"{sign} {constraint.right:g}")
+        what = "an integer" if constraint.type is Integral else "a finite number"
+        return " ".join([what, " and ".join(bounds)]).strip()
+    if isinstance(constraint, StrOptions):
+        return ", ".join(repr(option) for option in sorted(constraint.options))
+    if constraint is callable:
+        return "a callable"
+    if isinstance(constraint, str) and constraint in _WORDS:
+        return _WORDS[constraint]
+    return str(make_constraint(constraint))
+
+
+def _satisfies(constraint: object, value: object) -> bool:
+    # Python counts True as the integer 1; a number is never a bool in linlib.
+    if isinstance(constraint, Interval) and isinstance(value, bool | np.bool_):
+        return False
+    return make_constraint(constraint).is_satisfied_by(value)
+
+
+def validate_parameter_constraints(
+    constraints: Mapping[str, Sequence[object]], params: Mapping[str, object]
+) -> None:
+    """Check each parameter against its constraints (any one of them may hold).
+
+    scikit-learn's function of the same name, with linlib's messages and linlib's rule
+    that a bool is not a number. Raises scikit-learn's ``InvalidParameterError`` (a
+    ``ValueError`` and a ``TypeError``) with linlib's message, e.g. ``max_epochs must be
+    an integer ≥ 1; got 0.``. Estimators call it in ``fit`` (scikit-learn's convention:
+    ``__init__`` only stores), through ``_validate_params``; functions call it first
+    thing.
     """
-    kind = numbers.Integral if integer else numbers.Real
-    ok = isinstance(value, kind) and not isinstance(value, (bool, np.bool_))
-    if ok:
-        ok = bool(np.isfinite(value)) and (value >= minimum if allow_minimum else value > minimum)
-    if not ok:
-        what = "an integer" if integer else "a finite number"
-        bound = f"{'≥' if allow_minimum else '>'} {minimum:g}"
-        raise ValueError(f"{name} must be {what} {bound}; got {value!r}.")
-    return int(value) if integer else float(value)
+    for name, value in params.items():
+        options = constraints.get(name)
+        if options is None or any(_satisfies(option, value) for option in options):
+            continue
+        wanted = " or ".join(_describe(option) for option in options)
+        raise InvalidParameterError(f"{name} must be {wanted}; got {value!r}.")
 
 
 def validate_fit_data(

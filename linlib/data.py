@@ -4,11 +4,14 @@ and seed 003's toy corpus. Everything is seeded; nothing is downloaded.
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
+from sklearn.utils._param_validation import Interval
 
-from linlib._validation import check_hyperparameter, check_vector
+from linlib._validation import NON_NEGATIVE, POSITIVE, check_vector, validate_parameter_constraints
 from linlib.geometry import _orthonormal_complement
 
 __all__ = [
@@ -96,17 +99,32 @@ def make_separable(
     y : ndarray of shape (n_samples,), int, values -1/+1
     (u, c) : tuple (ndarray of shape (n_features,), float), only if ``return_separator``
 
+    Examples
+    --------
+    >>> import linlib
+    >>> X, y, (u, c) = linlib.make_separable(
+    ...     50, margin=0.2, random_state=1, return_separator=True
+    ... )
+    >>> X.shape, int((y == 1).sum()), int((y == -1).sum())
+    ((50, 2), 25, 25)
+    >>> bool(min(y * (X @ u + c)) >= 0.2)
+    True
+    >>> linlib.is_linearly_separable(X, y)
+    True
+
     Introduced in 02 — the perceptron update rule (separable data); its margin guarantee is
     used in 03 — the convergence proof.
     """
-    n = int(
-        check_hyperparameter(n_samples, "n_samples", minimum=2, allow_minimum=True, integer=True)
+    validate_parameter_constraints(
+        {
+            "n_samples": [Interval(Integral, 2, None, closed="left")],
+            "n_features": [Interval(Integral, 1, None, closed="left")],
+            "radius": [POSITIVE],
+            "margin": [NON_NEGATIVE],
+        },
+        {"n_samples": n_samples, "n_features": n_features, "radius": radius, "margin": margin},
     )
-    d = int(
-        check_hyperparameter(n_features, "n_features", minimum=1, allow_minimum=True, integer=True)
-    )
-    radius = check_hyperparameter(radius, "radius")
-    margin = check_hyperparameter(margin, "margin", allow_minimum=True)
+    n, d, radius, margin = int(n_samples), int(n_features), float(radius), float(margin)
     if not margin < radius:
         raise ValueError(f"margin must satisfy 0 ≤ margin < radius = {radius}; got {margin!r}.")
     rng = np.random.default_rng(0 if random_state is None else random_state)
@@ -181,6 +199,18 @@ def boolean_table(name: str) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         Rows ``(-1,-1), (-1,1), (1,-1), (1,1)`` (for "not": ``-1, 1``).
     y : ndarray of shape (4,) (or (2,)), int, values -1/+1
 
+    Examples
+    --------
+    >>> import linlib
+    >>> X, y = linlib.boolean_table("and")
+    >>> X
+    array([[-1, -1],
+           [-1,  1],
+           [ 1, -1],
+           [ 1,  1]])
+    >>> y
+    array([-1, -1, -1,  1])
+
     Introduced in 05 — XOR and linear separability.
     """
     key = str(name).lower()
@@ -193,6 +223,15 @@ def boolean_table(name: str) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
 
 def make_xor() -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """The XOR truth table on {-1, +1} inputs: ``boolean_table("xor")``.
+
+    Examples
+    --------
+    >>> import linlib
+    >>> X, y = linlib.make_xor()
+    >>> y
+    array([-1,  1,  1, -1])
+    >>> linlib.is_linearly_separable(X, y)
+    False
 
     Introduced in 02 — the perceptron update rule (non-separable data hit the cap); the
     subject of 05 — XOR and linear separability.
@@ -214,6 +253,13 @@ def toy_corpus() -> tuple[list[str], list[str]]:
     labels : list of str
         ``["A", "A", "B", "A", "B", "B"]``
 
+    Examples
+    --------
+    >>> import linlib
+    >>> documents, labels = linlib.toy_corpus()
+    >>> len(documents), documents[0], labels[0]
+    (6, 'aba', 'A')
+
     Introduced in 04 — Naive Bayes is a linear classifier.
     """
     return list(_TOY_DOCS), list(_TOY_LABELS)
@@ -232,6 +278,13 @@ def toy_counts() -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         ``[[2, 1], [5, 2], [3, 5], [3, 2], [1, 3], [2, 4]]``
     y : ndarray of shape (6,), int
         ``[1, 1, -1, 1, -1, -1]``
+
+    Examples
+    --------
+    >>> import linlib
+    >>> X, y = linlib.toy_counts()
+    >>> X.shape, y
+    ((6, 2), array([ 1,  1, -1,  1, -1, -1]))
 
     Introduced in 02 — the perceptron update rule (seed 003's trace) and used again in 04.
     """

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from linlib._validation import as_pm_labels, check_hyperparameter, check_X
+from linlib._validation import NON_NEGATIVE, as_pm_labels, check_X, validate_parameter_constraints
 
 __all__ = ["dual_objective", "weights_from_dual"]
 
@@ -58,12 +58,19 @@ def weights_from_dual(
     ValueError
         If no multiplier exceeds ``tol`` (no point to take ``b`` from).
 
+    Examples
+    --------
+    >>> import linlib
+    >>> linlib.weights_from_dual([[1, 0], [-1, 0]], [1, -1], alpha=[0.5, 0.5])
+    (array([1., 0.]), 0.0)
+
     Introduced in 07 — losses, the dual and kernels (the reference for Exercise 3).
     """
     X_arr = check_X(X)
     y_pm = as_pm_labels(y, X_arr.shape[0])
     alpha_arr = _check_alpha(alpha, X_arr.shape[0])
-    tol_val = check_hyperparameter(tol, "tol", allow_minimum=True)
+    validate_parameter_constraints({"tol": [NON_NEGATIVE]}, {"tol": tol})
+    tol_val = float(tol)
     w = (alpha_arr * y_pm) @ X_arr
     support = alpha_arr > tol_val
     if not support.any():
@@ -76,6 +83,12 @@ def dual_objective(X: ArrayLike, y: ArrayLike, alpha: ArrayLike) -> float:
     """The hard-margin dual objective ``Σ_i α_i - ½ ‖Σ_i α_i y_i x_i‖²``.
 
     At the optimum it equals the primal's ``½‖w‖²`` (strong duality).
+
+    Examples
+    --------
+    >>> import linlib
+    >>> linlib.dual_objective([[1, 0], [-1, 0]], [1, -1], alpha=[0.5, 0.5])
+    0.5
 
     Introduced in 07 — losses, the dual and kernels.
     """

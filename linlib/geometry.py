@@ -1,6 +1,6 @@
 """Hyperplanes, distances, margins, the Novikoff bound and an exact separability test.
 
-Conventions (the course's, see CONTENT.md): a hyperplane is ``w·x + b = 0``, the
+Conventions (the course's, see ``notebooks/README.md``): a hyperplane is ``w·x + b = 0``, the
 activation is ``a = w·x + b``, labels are -1/+1, and "absorbing the bias" means the
 augmented point ``[x, 1]`` with weights ``[w, b]``.
 
@@ -70,6 +70,13 @@ def augment(X: ArrayLike) -> NDArray[np.float64]:
     -------
     X_aug : ndarray of shape (n_samples, n_features + 1)
 
+    Examples
+    --------
+    >>> import linlib
+    >>> linlib.augment([[1, 2], [3, 4]])
+    array([[1., 2., 1.],
+           [3., 4., 1.]])
+
     Introduced in 01 — hyperplanes (absorbing the bias).
     """
     X_arr = check_X(X)
@@ -89,6 +96,12 @@ def activation(X: ArrayLike, w: ArrayLike, b: float) -> NDArray[np.float64]:
     -------
     a : ndarray of shape (n_samples,)
         Predict +1 where ``a > 0`` and -1 elsewhere (a point on the plane gets -1).
+
+    Examples
+    --------
+    >>> import linlib
+    >>> linlib.activation([[1, 2], [3, 4]], w=[1, 1], b=-3)
+    array([0., 4.])
 
     Introduced in 01 — hyperplanes (the decision rule).
     """
@@ -116,6 +129,12 @@ def signed_distance(X: ArrayLike, w: ArrayLike, b: float) -> NDArray[np.float64]
     ValueError
         If ``w`` is the zero vector, or on bad input.
 
+    Examples
+    --------
+    >>> import linlib
+    >>> linlib.signed_distance([[3, 4], [0, 0]], w=[3, 4], b=-5)
+    array([ 4., -1.])
+
     Introduced in 01 — hyperplanes (signed distance).
     """
     X_arr, w_arr, b_val = _check_X_w_b(X, w, b)
@@ -138,6 +157,12 @@ def functional_margin(X: ArrayLike, y: ArrayLike, w: ArrayLike, b: float) -> NDA
     -------
     margins : ndarray of shape (n_samples,)
         Positive where the point is on its correct side.
+
+    Examples
+    --------
+    >>> import linlib
+    >>> linlib.functional_margin([[1, 2], [0, 0]], [1, -1], w=[1, 1], b=-1)
+    array([2., 1.])
 
     Introduced in 03 — the convergence proof (margins).
     """
@@ -163,6 +188,12 @@ def geometric_margin(X: ArrayLike, y: ArrayLike, w: ArrayLike, b: float) -> floa
     Returns
     -------
     margin : float
+
+    Examples
+    --------
+    >>> import linlib
+    >>> linlib.geometric_margin([[2, 0], [0, 0]], [1, -1], w=[2, 0], b=-2)
+    1.0
 
     Introduced in 03 — the convergence proof (margin of a data set).
     """
@@ -196,6 +227,15 @@ def novikoff_bound(X: ArrayLike, y: ArrayLike, w: ArrayLike, b: float) -> float:
     ------
     ValueError
         If ``(w, b)`` does not separate the data strictly (some ``y_i (w·x_i + b) ≤ 0``).
+
+    Examples
+    --------
+    >>> import linlib
+    >>> X, y = [[1, 0], [-1, 0]], [1, -1]
+    >>> round(linlib.novikoff_bound(X, y, w=[1, 0], b=0), 12)
+    2.0
+    >>> linlib.Perceptron().fit(X, y).n_updates_
+    2
 
     Introduced in 03 — the convergence proof (Novikoff's theorem).
     """
@@ -236,6 +276,14 @@ def is_linearly_separable(X: ArrayLike, y: ArrayLike) -> bool:
     Returns
     -------
     separable : bool
+
+    Examples
+    --------
+    >>> import linlib
+    >>> linlib.is_linearly_separable(*linlib.boolean_table("and"))
+    True
+    >>> linlib.is_linearly_separable(*linlib.make_xor())
+    False
 
     Introduced in 04 — Naive Bayes is a linear classifier (a data set no hyperplane
     separates); the linear program is explained in 05 — XOR and linear separability.
@@ -299,6 +347,15 @@ def hyperplane_to_anchor_basis(
         the direction of ``w`` (in one dimension the basis is empty and the recovered
         normal is always +1).
 
+    Examples
+    --------
+    >>> import linlib
+    >>> anchor, basis = linlib.hyperplane_to_anchor_basis(w=[0, 2], b=-2)
+    >>> anchor
+    array([0., 1.])
+    >>> basis
+    array([[1., 0.]])
+
     Introduced in 01 — hyperplanes (the two equivalent definitions).
     """
     w_arr = check_vector(w, "w")
@@ -337,6 +394,12 @@ def anchor_basis_to_hyperplane(
     ------
     ValueError
         If the shapes do not match or the rows of ``basis`` are linearly dependent.
+
+    Examples
+    --------
+    >>> import linlib
+    >>> linlib.anchor_basis_to_hyperplane(anchor=[0, 1], basis=[[1, 0]])
+    (array([0., 1.]), -1.0)
 
     Introduced in 01 — hyperplanes (the two equivalent definitions).
     """

@@ -48,6 +48,18 @@ class ReferenceDisabledError(AssertionError):
     It is an ``AssertionError`` so that nbgrader reports it as a failed test with its
     message, like any other failed check.
 
+    Examples
+    --------
+    >>> import linlib
+    >>> from linlib.grading import disabled_references
+    >>> with disabled_references(["augment"]):
+    ...     linlib.augment([[1, 2]])
+    ...
+    Traceback (most recent call last):
+        ...
+    linlib.grading.ReferenceDisabledError: linlib.augment is disabled in this test: write it
+    yourself.
+
     Introduced in 01 — hyperplanes (the first test cells that disable a reference).
     """
 
@@ -120,6 +132,16 @@ def assert_close(
         With one paragraph saying what was expected and what came, and where the worst
         difference is.
 
+    Examples
+    --------
+    >>> from linlib.grading import assert_close
+    >>> assert_close(0.1 + 0.2, 0.3)
+    >>> assert_close([1.0, 2.0, 3.0], [1.0, 2.5, 3.0], name="w")
+    Traceback (most recent call last):
+        ...
+    AssertionError: w: values differ at index (1,) (1 of 3 entries differ): expected 2.5, got
+    2.0 (tolerance: rtol=1e-07, atol=1e-09). Expected [1. 2.5 3. ], got [1. 2. 3.].
+
     Introduced in 01 — hyperplanes.
     """
     if actual is None and expected is not None:
@@ -183,6 +205,15 @@ def assert_labels_equal(actual: Any, expected: Any, *, name: str = "labels") -> 
     AssertionError
         If the shapes or any label differ.
 
+    Examples
+    --------
+    >>> from linlib.grading import assert_labels_equal
+    >>> assert_labels_equal([1, -1, 1], [1.0, -1.0, 1.0])
+    >>> assert_labels_equal(["ham", "spam"], ["ham", "ham"], name="predictions")
+    Traceback (most recent call last):
+        ...
+    AssertionError: predictions: 1 of 2 labels differ (at 1: expected 'ham', got 'spam').
+
     Introduced in 01 — hyperplanes.
     """
     if actual is None and expected is not None:
@@ -225,6 +256,15 @@ def assert_true(condition: Any, message: str = "condition is false") -> None:
     Unlike a bare ``assert``, this is not removed by ``python -O`` and always explains
     itself.
 
+    Examples
+    --------
+    >>> from linlib.grading import assert_true
+    >>> assert_true(2 > 1)
+    >>> assert_true(1 > 2, "the update should increase the activation")
+    Traceback (most recent call last):
+        ...
+    AssertionError: the update should increase the activation
+
     Introduced in 02 — the perceptron update rule.
     """
     if not bool(condition):
@@ -242,6 +282,18 @@ def assert_raises(
     *fn* is called through :func:`call_student` (warnings and stderr silenced; a
     ``disable=`` keyword is passed on). An exception of another type fails the check with
     a message naming both.
+
+    Examples
+    --------
+    >>> import linlib
+    >>> from linlib.grading import assert_raises
+    >>> error = assert_raises(ValueError, linlib.augment, [1, 2])
+    >>> str(error).split(";")[0]
+    'X must be 2-D of shape (n_samples, n_features)'
+    >>> assert_raises(ValueError, linlib.augment, [[1, 2]])
+    Traceback (most recent call last):
+        ...
+    AssertionError: augment should raise ValueError, but it returned normally.
 
     Introduced in 01 — hyperplanes.
     """
@@ -492,6 +544,20 @@ def disabled_references(names: Iterable[str] = ()) -> Iterator[None]:
         The references to disable. An unknown name raises ``ValueError`` at once, so a
         typo in a test cell is not silently ignored.
 
+    Examples
+    --------
+    >>> import linlib
+    >>> from linlib.grading import disabled_references
+    >>> with disabled_references(["signed_distance"]):
+    ...     linlib.signed_distance([[3, 4]], w=[3, 4], b=0)
+    ...
+    Traceback (most recent call last):
+        ...
+    linlib.grading.ReferenceDisabledError: linlib.signed_distance is disabled in this test:
+    write it yourself.
+    >>> linlib.signed_distance([[3, 4]], w=[3, 4], b=0)
+    array([5.])
+
     Introduced in 01 — hyperplanes.
     """
     if isinstance(names, str):
@@ -590,6 +656,21 @@ def references_in_place_of(
     leaves out (a stub, see ``linlib._build``) is not put in place: the student's own
     function of that name is used, so the visible tests run on the student's code alone.
 
+    Examples
+    --------
+    >>> import linlib
+    >>> from linlib.grading import references_in_place_of
+    >>> def perceptron_update(w, b, x, y):  # a student's buggy update
+    ...     return w, b, False
+    >>> def first_step(x, y):  # a later exercise that calls it
+    ...     return perceptron_update([0.0, 0.0], 0.0, x, y)
+    >>> first_step([1, 2], 1)
+    ([0.0, 0.0], 0.0, False)
+    >>> with references_in_place_of(first_step, ["perceptron_update"]):
+    ...     first_step([1, 2], 1)
+    ...
+    (array([1., 2.]), 1.0, True)
+
     Introduced in 02 — the perceptron update rule.
     """
     pairs = _reference_names(use_reference)
@@ -650,6 +731,21 @@ def call_student(
     Returns
     -------
     Whatever *fn* returns.
+
+    Examples
+    --------
+    >>> import linlib
+    >>> from linlib.grading import call_student
+    >>> def augment(X):
+    ...     return [[*row, 1] for row in X]
+    ...
+    >>> call_student(augment, [[1, 2]], disable=("augment",))
+    [[1, 2, 1]]
+    >>> call_student(linlib.augment, [[1, 2]], disable=("augment",))
+    Traceback (most recent call last):
+        ...
+    linlib.grading.ReferenceDisabledError: linlib.augment is disabled in this test: write it
+    yourself.
 
     Introduced in 01 — hyperplanes.
     """

@@ -11,16 +11,22 @@ training example, the number of updates ``c_i`` made on it: ``w = Σ c_i y_i φ(
 from __future__ import annotations
 
 from collections.abc import Callable
+from numbers import Integral, Real
+from typing import ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.spatial.distance import cdist
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from linlib._base import _BinaryClassifier
 from linlib._validation import (
-    check_hyperparameter,
+    EPOCHS,
+    MAX_EPOCHS,
+    NON_NEGATIVE,
     check_X,
     validate_fit_data,
+    validate_parameter_constraints,
     validate_predict_data,
 )
 
@@ -55,6 +61,13 @@ def linear_kernel(X: ArrayLike, Z: ArrayLike | None = None) -> NDArray[np.float6
     -------
     ndarray of shape (n_samples_X, n_samples_Z)
 
+    Examples
+    --------
+    >>> import linlib
+    >>> linlib.linear_kernel([[1, 2], [3, 4]])
+    array([[ 5., 11.],
+           [11., 25.]])
+
     Introduced in 07 — losses, the dual and kernels.
     """
     X_arr, Z_arr = _pair(X, Z)
@@ -85,6 +98,12 @@ def polynomial_kernel(
     -------
     ndarray of shape (n_samples_X, n_samples_Z)
 
+    Examples
+    --------
+    >>> import linlib
+    >>> linlib.polynomial_kernel([[1, 2]], [[3, 4], [0, 0]])
+    array([[144.,   1.]])
+
     Introduced in 07 — losses, the dual and kernels.
     """
     X_arr, Z_arr = _pair(X, Z)
@@ -103,6 +122,12 @@ def rbf_kernel(X: ArrayLike, Z: ArrayLike | None = None, gamma: float = 1.0) -> 
     Returns
     -------
     ndarray of shape (n_samples_X, n_samples_Z)
+
+    Examples
+    --------
+    >>> import linlib
+    >>> linlib.rbf_kernel([[0, 0]], [[0, 0], [1, 0]], gamma=1.0)
+    array([[1.        , 0.36787944]])
 
     Introduced in 07 — losses, the dual and kernels.
     """
@@ -126,6 +151,15 @@ def quadratic_feature_map(
     Returns
     -------
     ndarray of shape (n_samples, 1 + 2 n_features + n_features (n_features - 1) / 2)
+
+    Examples
+    --------
+    >>> import linlib
+    >>> F = linlib.quadratic_feature_map([[1, 2], [3, 4]])
+    >>> F.shape
+    (2, 6)
+    >>> float(F[0] @ F[1]), float(linlib.polynomial_kernel([[1, 2]], [[3, 4]])[0, 0])
+    (144.0, 144.0)
 
     Introduced in 07 — losses, the dual and kernels.
     """
@@ -166,13 +200,13 @@ def _kernel_perceptron_counts(
 
 
 def kernel_perceptron(
-    X: ArrayLike, y: ArrayLike, kernel: Kernel, n_epochs: int = 100
+    X: ArrayLike, y: ArrayLike, kernel: Kernel, max_epochs: int = MAX_EPOCHS
 ) -> NDArray[np.int64]:
     """The kernel perceptron's update counts ``c`` (one per training example).
 
     Visit the examples in the given order; the activation of example ``i`` is
     ``a_i = Σ_j c_j y_j (kernel(x_j, x_i) + 1)``; when ``y_i a_i ≤ 0`` (a tie is a mistake)
-    add 1 to ``c_i``. Stop after an epoch without mistakes or after ``n_epochs`` epochs.
+    add 1 to ``c_i``. Stop after an epoch without mistakes or after ``max_epochs`` epochs.
     With ``kernel = linear_kernel`` this is :class:`linlib.Perceptron` (``w = Σ c_j y_j x_j``,
     ``b = Σ c_j y_j``), mistake for mistake.
 
@@ -184,11 +218,19 @@ def kernel_perceptron(
     kernel : callable
         ``kernel(A, B)`` returns the matrix of kernel values between the rows of ``A`` and
         ``B``, e.g. :func:`linear_kernel`, :func:`polynomial_kernel`, :func:`rbf_kernel`.
-    n_epochs : int, default=100
+    max_epochs : int, default=1000
+        Cap on the number of passes over the data.
 
     Returns
     -------
     counts : ndarray of shape (n_samples,), int
+
+    Examples
+    --------
+    >>> import linlib
+    >>> X, y = linlib.make_xor()
+    >>> linlib.kernel_perceptron(X, y, linlib.polynomial_kernel)
+    array([1, 1, 1, 1])
 
     Introduced in 07 — losses, the dual and kernels (the reference for Exercise 4).
     """
@@ -196,11 +238,9 @@ def kernel_perceptron(
     y_pm = np.asarray(y, dtype=np.float64)
     if y_pm.shape != (X_arr.shape[0],) or not np.isin(y_pm, (-1.0, 1.0)).all():
         raise ValueError("y must hold one label -1 or +1 per row of X")
-    epochs = int(
-        check_hyperparameter(n_epochs, "n_epochs", minimum=1, allow_minimum=True, integer=True)
-    )
+    validate_parameter_constraints({"max_epochs": [EPOCHS]}, {"max_epochs": max_epochs})
     K = np.asarray(kernel(X_arr, X_arr), dtype=np.float64)
-    return _kernel_perceptron_counts(K, y_pm, epochs)[0]
+    return _kernel_perceptron_counts(K, y_pm, max_epochs)[0]
 
 
 class KernelPerceptron(_BinaryClassifier):
@@ -222,6 +262,7 @@ class KernelPerceptron(_BinaryClassifier):
     coef0 : float, default=1.0
         c₀ of the ``"poly"`` kernel.
     max_epochs : int, default=1000
+        Cap on the number of passes over the data.
 
     Attributes
     ----------
@@ -240,16 +281,35 @@ class KernelPerceptron(_BinaryClassifier):
     converged_ : bool
     n_features_in_ : int
 
+    Examples
+    --------
+    >>> import linlib
+    >>> X, y = linlib.make_xor()
+    >>> model = linlib.KernelPerceptron(kernel="poly").fit(X, y)
+    >>> model.predict(X), model.converged_
+    (array([-1,  1,  1, -1]), True)
+    >>> model.counts_, model.intercept_
+    (array([1, 1, 1, 1]), array([0.]))
+
     Introduced in 07 — losses, the dual and kernels.
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        "kernel": [StrOptions({"linear", "poly", "rbf"}), callable],
+        "degree": [Interval(Integral, 0, None, closed="left")],
+        "gamma": [NON_NEGATIVE],
+        "coef0": [Interval(Real, None, None, closed="neither")],
+        "max_epochs": [EPOCHS],
+    }
+
     def __init__(
         self,
+        *,
         kernel: str | Kernel = "linear",
         degree: int = 2,
         gamma: float = 1.0,
         coef0: float = 1.0,
-        max_epochs: int = 1000,
+        max_epochs: int = MAX_EPOCHS,
     ) -> None:
         self.kernel = kernel
         self.degree = degree
@@ -264,22 +324,17 @@ class KernelPerceptron(_BinaryClassifier):
             return linear_kernel(A, B)
         if self.kernel == "poly":
             return polynomial_kernel(A, B, degree=self.degree, gamma=self.gamma, coef0=self.coef0)
-        if self.kernel == "rbf":
-            return rbf_kernel(A, B, gamma=self.gamma)
-        raise ValueError(
-            f"kernel must be 'linear', 'poly', 'rbf' or a callable; got {self.kernel!r}"
-        )
+        # Valid parameters leave only "rbf"; an unknown kernel set after fit gets fit's
+        # message here.
+        self._validate_params()
+        return rbf_kernel(A, B, gamma=self.gamma)
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> KernelPerceptron:
         """Run the kernel perceptron on ``X`` and labels ``y``; returns ``self``."""
-        max_epochs = int(
-            check_hyperparameter(
-                self.max_epochs, "max_epochs", minimum=1, allow_minimum=True, integer=True
-            )
-        )
+        self._validate_params()
         X_arr, y_pm, classes = validate_fit_data(self, X, y)
         counts, n_epochs, converged = _kernel_perceptron_counts(
-            self._kernel(X_arr, X_arr), y_pm, max_epochs
+            self._kernel(X_arr, X_arr), y_pm, self.max_epochs
         )
         self.classes_ = classes
         self.counts_ = counts

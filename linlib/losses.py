@@ -9,12 +9,20 @@ for ``z ≤ 1``).
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.utils import check_random_state
 
 from linlib._base import _LinearBinaryClassifier
-from linlib._validation import check_hyperparameter, check_vector, validate_fit_data
+from linlib._validation import (
+    EPOCHS,
+    NON_NEGATIVE,
+    POSITIVE,
+    check_vector,
+    validate_fit_data,
+)
 from linlib.geometry import _check_X_w_b, functional_margin
 
 __all__ = [
@@ -32,6 +40,12 @@ __all__ = [
 def zero_one_loss(z: ArrayLike) -> NDArray[np.float64]:
     """0-1 loss of functional margins ``z = y·a``: 1 where ``z ≤ 0`` (a tie is a mistake).
 
+    Examples
+    --------
+    >>> import linlib
+    >>> linlib.zero_one_loss([-1.0, 0.0, 0.5, 2.0])
+    array([1., 1., 0., 0.])
+
     Introduced in 07 — losses, the dual and kernels.
     """
     return (np.asarray(z, dtype=np.float64) <= 0).astype(np.float64)
@@ -40,6 +54,12 @@ def zero_one_loss(z: ArrayLike) -> NDArray[np.float64]:
 def perceptron_loss(z: ArrayLike) -> NDArray[np.float64]:
     """Perceptron loss ``max(0, -z)`` of functional margins ``z = y·a``.
 
+    Examples
+    --------
+    >>> import linlib
+    >>> linlib.perceptron_loss([-1.5, 0.5, 2.0])
+    array([1.5, 0. , 0. ])
+
     Introduced in 07 — losses, the dual and kernels.
     """
     return np.maximum(0.0, -np.asarray(z, dtype=np.float64))
@@ -47,6 +67,12 @@ def perceptron_loss(z: ArrayLike) -> NDArray[np.float64]:
 
 def hinge_loss(z: ArrayLike) -> NDArray[np.float64]:
     """Hinge loss ``max(0, 1 - z)`` of functional margins ``z = y·a``.
+
+    Examples
+    --------
+    >>> import linlib
+    >>> linlib.hinge_loss([-1.0, 0.0, 0.5, 1.0, 2.0])
+    array([2. , 1. , 0.5, 0. , 0. ])
 
     Introduced in 07 — losses, the dual and kernels.
     """
@@ -62,6 +88,12 @@ def logistic_loss(z: ArrayLike, base: float = np.e) -> NDArray[np.float64]:
     base : float, default=e
         Base of the logarithm; with ``base=2`` the loss is 1 at ``z = 0`` and lies above
         the 0-1 loss everywhere.
+
+    Examples
+    --------
+    >>> import linlib
+    >>> linlib.logistic_loss([0.0, 1.0], base=2)
+    array([1.        , 0.45194108])
 
     Introduced in 07 — losses, the dual and kernels.
     """
@@ -88,6 +120,14 @@ def perceptron_loss_grad(
     -------
     grad_w : ndarray of shape (n_features,), float (a new array)
     grad_b : float
+
+    Examples
+    --------
+    >>> import linlib
+    >>> linlib.perceptron_loss_grad(x=[1, 2], y=1, w=[0, 0], b=0.0)
+    (array([-1., -2.]), -1.0)
+    >>> linlib.perceptron_loss_grad(x=[1, 2], y=1, w=[1, 1], b=0.0)
+    (array([0., 0.]), 0.0)
 
     Introduced in 07 — losses, the dual and kernels (the reference for Exercise 1).
     """
@@ -124,6 +164,14 @@ def pegasos_step(
     w_new : ndarray of shape (n_features,)
     b_new : float
 
+    Examples
+    --------
+    >>> import linlib
+    >>> linlib.pegasos_step(w=[0, 0], b=0.0, x=[1, 2], y=1, lam=0.1, eta=0.5)
+    (array([0.5, 1. ]), 0.5)
+    >>> linlib.pegasos_step(w=[2, 0], b=0.0, x=[1, 2], y=1, lam=0.1, eta=0.5)
+    (array([1.9, 0. ]), 0.0)
+
     Introduced in 07 — losses, the dual and kernels (the reference for Exercise 2).
     """
     w_arr = check_vector(w, "w")
@@ -141,6 +189,13 @@ def soft_margin_objective(X: ArrayLike, y: ArrayLike, w: ArrayLike, b: float, C:
 
     Pegasos minimises ``λ/2 ‖w‖² + (1/n) Σ_i hinge_i``, the same objective times ``λ``
     with ``C = 1/(λ n)``.
+
+    Examples
+    --------
+    >>> import linlib
+    >>> X, y = [[2, 0], [0.5, 0], [-1, 0]], [1, 1, -1]
+    >>> linlib.soft_margin_objective(X, y, w=[1, 0], b=0.0, C=1.0)
+    1.0
 
     Introduced in 07 — losses, the dual and kernels.
     """
@@ -163,9 +218,11 @@ class PegasosSVM(_LinearBinaryClassifier):
     lam : float, default=0.01
         Regularisation strength λ > 0.
     n_epochs : int, default=50
+        Number of passes over the data, all of them run (not a cap: there is no
+        convergence to stop at, unlike the perceptrons' ``max_epochs``).
     t0 : float, default=10.0
-        Offset of the step-size schedule (keeps the first steps from being huge).
-    random_state : int or None, default=None
+        Offset of the step-size schedule (keeps the first steps from being huge), ≥ 0.
+    random_state : int, RandomState or None, default=None
         Seed of the per-epoch permutations (``None`` means 0).
 
     Attributes
@@ -174,11 +231,34 @@ class PegasosSVM(_LinearBinaryClassifier):
     objective_ : float
         ``λ/2 ‖w‖² + mean hinge loss`` of the returned ``(w, b)`` on the training data.
 
+    Examples
+    --------
+    >>> import linlib
+    >>> X, y = linlib.make_separable(60, margin=0.2, random_state=1)
+    >>> model = linlib.PegasosSVM(lam=0.01, random_state=0).fit(X, y)
+    >>> float(model.score(X, y))
+    1.0
+    >>> exact = linlib.SoftMarginSVM(C=1 / (0.01 * len(y))).fit(X, y)
+    >>> bool(abs(model.coef_ - exact.coef_).max() < 0.1)
+    True
+
     Introduced in 07 — losses, the dual and kernels.
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        "lam": [POSITIVE],
+        "n_epochs": [EPOCHS],
+        "t0": [NON_NEGATIVE],
+        "random_state": ["random_state"],
+    }
+
     def __init__(
-        self, lam: float = 0.01, n_epochs: int = 50, t0: float = 10.0, random_state: object = None
+        self,
+        *,
+        lam: float = 0.01,
+        n_epochs: int = 50,
+        t0: float = 10.0,
+        random_state: int | np.random.RandomState | None = None,
     ) -> None:
         self.lam = lam
         self.n_epochs = n_epochs
@@ -187,13 +267,8 @@ class PegasosSVM(_LinearBinaryClassifier):
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> PegasosSVM:
         """Run the stochastic subgradient descent; returns ``self``."""
-        lam = check_hyperparameter(self.lam, "lam")
-        n_epochs = int(
-            check_hyperparameter(
-                self.n_epochs, "n_epochs", minimum=1, allow_minimum=True, integer=True
-            )
-        )
-        t0 = check_hyperparameter(self.t0, "t0", minimum=0.0, allow_minimum=True)
+        self._validate_params()
+        lam, n_epochs, t0 = float(self.lam), int(self.n_epochs), float(self.t0)
         X_arr, y_pm, classes = validate_fit_data(self, X, y)
         n, d = X_arr.shape
         rng = check_random_state(0 if self.random_state is None else self.random_state)

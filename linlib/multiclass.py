@@ -3,13 +3,16 @@ multiclass perceptron (one weight vector per class)."""
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import ClassifierMixin
 from sklearn.utils.multiclass import unique_labels
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from linlib._validation import check_hyperparameter, check_X
+from linlib._base import _Estimator
+from linlib._validation import EPOCHS, MAX_EPOCHS, check_X
 
 __all__ = ["MulticlassPerceptron", "one_vs_rest_predict"]
 
@@ -33,6 +36,13 @@ def one_vs_rest_predict(X: ArrayLike, W: ArrayLike, b: ArrayLike, classes: Array
     ndarray of shape (n_samples,)
         Entries of ``classes``.
 
+    Examples
+    --------
+    >>> import linlib
+    >>> W, b = [[1, 0], [0, 1]], [0, 0]
+    >>> linlib.one_vs_rest_predict([[2, 1], [0, 3]], W, b, classes=["a", "b"])
+    array(['a', 'b'], dtype='<U1')
+
     Introduced in 07 — losses, the dual and kernels (the reference for Exercise 5).
     """
     X_arr = check_X(X)
@@ -47,7 +57,7 @@ def one_vs_rest_predict(X: ArrayLike, W: ArrayLike, b: ArrayLike, classes: Array
     return classes_arr[np.argmax(scores, axis=1)]
 
 
-class MulticlassPerceptron(ClassifierMixin, BaseEstimator):
+class MulticlassPerceptron(ClassifierMixin, _Estimator):
     """The direct multiclass perceptron: one weight vector (and bias) per class.
 
     Predict the class with the largest score ``w_k·x + b_k`` (ties: the first class). On
@@ -57,7 +67,8 @@ class MulticlassPerceptron(ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    max_epochs : int, default=100
+    max_epochs : int, default=1000
+        Cap on the number of passes over the data.
 
     Attributes
     ----------
@@ -69,26 +80,33 @@ class MulticlassPerceptron(ClassifierMixin, BaseEstimator):
     converged_ : bool
     n_features_in_ : int
 
+    Examples
+    --------
+    >>> import linlib
+    >>> X = [[0, 4], [0, 5], [4, 0], [5, 0], [-4, -4], [-5, -5]]
+    >>> y = ["a", "a", "b", "b", "c", "c"]
+    >>> model = linlib.MulticlassPerceptron().fit(X, y)
+    >>> model.predict(X), model.converged_
+    (array(['a', 'a', 'b', 'b', 'c', 'c'], dtype='<U1'), True)
+
     Introduced in 07 — losses, the dual and kernels.
     """
 
-    def __init__(self, max_epochs: int = 100) -> None:
+    _parameter_constraints: ClassVar[dict] = {"max_epochs": [EPOCHS]}
+
+    def __init__(self, *, max_epochs: int = MAX_EPOCHS) -> None:
         self.max_epochs = max_epochs
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> MulticlassPerceptron:
         """Run the multiclass perceptron; returns ``self``."""
-        max_epochs = int(
-            check_hyperparameter(
-                self.max_epochs, "max_epochs", minimum=1, allow_minimum=True, integer=True
-            )
-        )
+        self._validate_params()
         X_arr, y_arr = validate_data(self, X, y, dtype=np.float64)
         self.classes_ = unique_labels(y_arr)
         target = np.searchsorted(self.classes_, y_arr)
         k, d = len(self.classes_), X_arr.shape[1]
         W, b = np.zeros((k, d)), np.zeros(k)
         n_updates, converged, n_iter = 0, False, 0
-        for epoch in range(max_epochs):
+        for epoch in range(self.max_epochs):
             n_iter = epoch + 1
             mistakes = 0
             for x, t in zip(X_arr, target, strict=True):

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from linlib._base import _LinearBinaryClassifier
-from linlib._validation import check_hyperparameter, validate_fit_data, validate_predict_data
+from linlib._validation import NON_NEGATIVE, validate_fit_data, validate_predict_data
 
 __all__ = ["MultinomialNB"]
 
@@ -49,10 +51,27 @@ class MultinomialNB(_LinearBinaryClassifier):
         ``class_log_prior_[1] - class_log_prior_[0]``.
     n_features_in_ : int
 
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import linlib
+    >>> X, y = linlib.toy_counts()
+    >>> model = linlib.MultinomialNB(alpha=1.0).fit(X, y)
+    >>> model.predict(X)
+    array([ 1,  1, -1,  1, -1, -1])
+    >>> from sklearn.naive_bayes import MultinomialNB
+    >>> reference = MultinomialNB(alpha=1.0, force_alpha=True).fit(X, y)
+    >>> bool(np.allclose(model.feature_log_prob_, reference.feature_log_prob_))
+    True
+    >>> bool((model.predict(X) == reference.predict(X)).all())
+    True
+
     Introduced in 04 — Naive Bayes is a linear classifier.
     """
 
-    def __init__(self, alpha: float = 1.0) -> None:
+    _parameter_constraints: ClassVar[dict] = {"alpha": [NON_NEGATIVE]}
+
+    def __init__(self, *, alpha: float = 1.0) -> None:
         self.alpha = alpha
 
     def __sklearn_tags__(self):
@@ -65,7 +84,8 @@ class MultinomialNB(_LinearBinaryClassifier):
 
         ``X`` (n_samples, n_features) holds non-negative counts (or frequencies).
         """
-        alpha = check_hyperparameter(self.alpha, "alpha", allow_minimum=True)
+        self._validate_params()
+        alpha = float(self.alpha)
         X_arr, y_pm, classes = validate_fit_data(self, X, y, positive_only=True)
         # One-hot class membership in the order of classes_, as scikit-learn builds it.
         Y = np.column_stack([(y_pm < 0), (y_pm > 0)]).astype(np.float64)

@@ -1,6 +1,6 @@
 """The perceptron: online, averaged, voted and batch, plus traces and cycle detection.
 
-The course's conventions (CONTENT.md): labels -1/+1, activation ``a = w·x + b``, predict
+The course's conventions (notebooks/README.md): labels -1/+1, activation ``a = w·x + b``, predict
 +1 iff ``a > 0``, update when ``y·a ≤ 0`` with ``w += y·x`` and ``b += y``, examples in a
 fixed order (the given one, or a seeded shuffle), stop after an epoch without updates or at
 ``max_epochs``.
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import math
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -18,10 +18,14 @@ from sklearn.utils import check_random_state
 
 from linlib._base import _BinaryClassifier, _LinearBinaryClassifier
 from linlib._validation import (
+    EPOCHS,
+    MAX_EPOCHS,
+    NON_NEGATIVE,
+    POSITIVE,
     check_binary_X_y,
-    check_hyperparameter,
     check_X,
     validate_fit_data,
+    validate_parameter_constraints,
     validate_predict_data,
 )
 
@@ -43,10 +47,7 @@ _MIN_BLOCK = 16
 # Largest block, in bytes of X: after a mistake the rest of the block is scanned again with
 # the new weights, and that rescan should hit the CPU cache, not main memory.
 _MAX_BLOCK_BYTES = 1 << 20
-# A float32 copy of X halves the memory traffic of the scans; worth building for large X.
-_FLOAT32_MIN_SIZE = 1 << 16
 _U64 = 2.0**-53  # unit roundoff of float64
-_U32 = 2.0**-24  # unit roundoff of float32
 
 _blas_controller = None
 
@@ -80,17 +81,15 @@ class _Scanner:
     """Runs perceptron epochs over fixed data, finding mistakes block by block.
 
     The textbook loop visits one example at a time. Here the margins ``y_i (w·x_i + b)`` of
-    a block of upcoming examples come from one matrix-vector product — for large data on
-    a float32 copy of the signed, augmented rows ``y_i [x_i, 1]``, which halves the memory
-    traffic — and are compared with a rigorous bound ``thr`` on their rounding error.
-    Rows with a computed margin above ``thr`` are certainly not mistakes, neither in exact
-    arithmetic nor in scikit-learn's float64 loop; below ``-thr`` they certainly are. A
-    row in between is decided exactly: by its float64 margin when that is clear of its own
-    error bound, and otherwise (a near-tie, such as an exact a = 0 on integer data) by
-    summing ``w·x`` left to right and then adding ``b``, as scikit-learn's compiled loop
-    does. After an update the scan
-    restarts just after the updated example. The updates are ``w += y·x``, ``b += y`` in
-    the textbook order, so the weights equal the textbook loop's bit for bit.
+    a block of upcoming examples come from one matrix-vector product, compared with a
+    bound ``thr`` on their rounding error. Rows with a computed margin above ``thr`` are
+    certainly not mistakes, neither in exact arithmetic nor in scikit-learn's loop; below
+    ``-thr`` they certainly are. A row in between is decided exactly: by its own margin
+    when that is clear of its own error bound, and otherwise (a near-tie, such as an exact
+    a = 0 on integer data) by summing ``w·x`` left to right and then adding ``b``, as
+    scikit-learn's compiled loop does. After an update the scan restarts just after the
+    updated example. The updates are ``w += y·x``, ``b += y`` in the textbook order, so
+    the weights equal the textbook loop's bit for bit.
     """
 
     def __init__(
@@ -104,69 +103,26 @@ class _Scanner:
         if aug_norms is None:
             aug_norms = np.sqrt(np.einsum("ij,ij->i", X, X) + 1.0)
         self.aug_norms = aug_norms  # ‖[x_i, 1]‖
-        self.R = float(aug_norms.max())
+        self.R = float(aug_norms.max())  # bounds the norms of a whole block
         # Error of a float64 margin (dot product, + b, times ±1), in any summation order:
         # at most γ_{d+1}·‖[x, 1]‖·‖[w, b]‖ + underflow; (d + 4)·u covers γ_{d+1} and the
         # + b. Our margin and scikit-learn's left-to-right one may err in opposite
         # directions, so a sign is certain to agree with sklearn's only beyond twice that.
         self.k64 = 2.02 * (self.d + 4) * _U64
         self.tiny64 = (self.d + 1) * 2.0**-1020
-        self.Z32 = None
         self.max_block = max(_MIN_BLOCK, _MAX_BLOCK_BYTES // (8 * self.d))
 
-    def use_float32(self) -> None:
-        """Build ``Z32 = float32(y·[X, 1])`` for the screening scans (one pass over X)."""
-        # Out of range for float32, or so many features that γ_{d+1} loses its simple bound.
-        if self.Z32 is not None or not self.R < 1e30 or (self.d + 2) * _U32 > 0.005:
-            return
-        n, d = self.n, self.d
-        Z32 = np.empty((n, d + 1), dtype=np.float32)
-        # y·x is exact (y = ±1), and rounding is symmetric: one pass gives float32(y·x).
-        np.multiply(self.X, self.y[:, None], out=Z32[:, :d], casting="same_kind")
-        Z32[:, d] = self.y
-        self.Z32 = Z32
-        self._v64 = np.empty(d + 1)
-        self.max_block = max(_MIN_BLOCK, _MAX_BLOCK_BYTES // (4 * (d + 1)))
-
-    def _threshold(self, w: NDArray[np.float64], b: float):
-        """(float32 weights or None, threshold) for scanning with the current (w, b).
-
-        Float32: with z = y[x, 1], v = [w, b] and rounded ẑ, v̂, the computed ẑ·v̂ differs
-        from z·v by at most γ_{d+1}‖ẑ‖‖v̂‖ + ‖ẑ‖‖v̂ - v‖ + ‖ẑ - z‖‖v‖ + underflow, where
-        ‖ẑ - z‖ ≤ u·‖z‖ + ε and ‖ẑ‖ ≤ (1 + u)‖z‖ + ε. Below 1e36 nothing can overflow:
-        every partial sum is at most ‖ẑ‖‖v̂‖.
-        """
-        v_norm = math.sqrt(float(w @ w) + b * b)
-        if self.Z32 is not None and self.R * (v_norm + 1.0) < 1e36:
-            d1 = self.d + 1
-            v64 = self._v64
-            v64[:-1] = w
-            v64[-1] = b
-            v32 = v64.astype(np.float32)
-            diff = v64 - v32
-            rounding = math.sqrt(float(diff @ diff))  # ‖v̂ - v‖
-            # Underflow allowances are generous enough even if subnormals flush to zero.
-            # The extra 1% of thr exceeds the float64 error of sklearn's own margin by
-            # far (2^-24 / 100 ≫ 2^-53), so a clear float32 sign is also sklearn's sign.
-            eps = math.sqrt(d1) * 2.0**-125
-            z_norm = (1 + _U32) * self.R + eps
-            thr = (
-                z_norm * (1.01 * (d1 + 1) * _U32 * (v_norm + rounding) + rounding)
-                + (_U32 * self.R + eps) * v_norm
-                + d1 * 2.0**-123
-            )
-            return v32, np.float32(thr * 1.01)
-        if not self.R * v_norm < 1e300:
-            # Some summation order might overflow: leave every decision to the exact path.
-            return None, math.inf
-        return None, self.k64 * self.R * v_norm * 1.01 + self.tiny64
+    def _error_bound(self, norms: float) -> float:
+        """Bound on the error of a margin whose ``‖[x, 1]‖·‖[w, b]‖`` is at most ``norms``."""
+        if not norms < 1e300:
+            return math.inf  # some summation order might overflow: decide exactly
+        return self.k64 * norms * 1.01 + self.tiny64
 
     def _is_mistake(self, k: int, w: NDArray[np.float64], b: float) -> bool:
         """Decide example k exactly as the textbook loop in float64 would."""
         x = self.X[k]
         margin = self.y[k] * (float(x @ w) + b)
-        scale = self.aug_norms[k] * math.sqrt(float(w @ w) + b * b)
-        bound = self.k64 * scale * 1.01 + self.tiny64 if scale < 1e300 else math.inf
+        bound = self._error_bound(self.aug_norms[k] * math.sqrt(float(w @ w) + b * b))
         if margin > bound:
             return False
         if margin < -bound:
@@ -177,21 +133,17 @@ class _Scanner:
         self, w: NDArray[np.float64], b: float, updates: list[int] | None = None
     ) -> tuple[float, int]:
         """One epoch in order; updates ``w`` in place, returns the new ``b`` and #updates."""
-        n, X, y, Z32 = self.n, self.X, self.y, self.Z32
+        n, X, y = self.n, self.X, self.y
         i = 0
         block = _MIN_BLOCK
         n_updates = 0
-        v32, thr = self._threshold(w, b)
+        thr = self._error_bound(self.R * math.sqrt(float(w @ w) + b * b))
         while i < n:
             end = min(i + block, n)
-            if v32 is not None:
-                m = Z32[i:end] @ v32
-                unsure = m <= thr  # no overflow, hence no NaN, in this range
-            else:
-                m = X[i:end] @ w
-                m += b
-                m *= y[i:end]
-                unsure = ~(m > thr)  # NaN (overflow) counts as unsure
+            m = X[i:end] @ w
+            m += b
+            m *= y[i:end]
+            unsure = ~(m > thr)  # NaN (overflow) counts as unsure
             j = int(unsure.argmax())
             k = -1
             while unsure[j]:
@@ -212,7 +164,7 @@ class _Scanner:
             n_updates += 1
             if updates is not None:
                 updates.append(k)
-            v32, thr = self._threshold(w, b)
+            thr = self._error_bound(self.R * math.sqrt(float(w @ w) + b * b))
             # Mistakes come in bursts early on and rarely later: look about twice as far
             # ahead as the gap to this mistake.
             block = min(max(_MIN_BLOCK, 2 * (k + 1 - i)), self.max_block)
@@ -259,12 +211,10 @@ def _online_perceptron(
     # OpenBLAS splits a matrix-vector product over threads from about 9216 entries on.
     with _single_threaded_blas() if n * d >= 9216 else contextlib.nullcontext():
         for epoch, order in enumerate(_epoch_orders(n, max_epochs, shuffle, random_state)):
-            if order is not None:
-                run = _Scanner(X[order], y[order], scanner.aug_norms[order])
-            else:
-                if epoch == 1 and n * d >= _FLOAT32_MIN_SIZE:
-                    scanner.use_float32()  # only once the first epoch did not converge
+            if order is None:
                 run = scanner
+            else:
+                run = _Scanner(X[order], y[order], scanner.aug_norms[order])
             positions: list[int] = []
             b, n_updates = run.run_epoch(w, b, positions)
             n_epochs = epoch + 1
@@ -283,12 +233,6 @@ def _online_perceptron(
     )
 
 
-def _check_max_epochs(max_epochs: object) -> int:
-    return int(
-        check_hyperparameter(max_epochs, "max_epochs", minimum=1, allow_minimum=True, integer=True)
-    )
-
-
 class Perceptron(_LinearBinaryClassifier):
     """The textbook online perceptron (with bias), scikit-learn style.
 
@@ -302,7 +246,7 @@ class Perceptron(_LinearBinaryClassifier):
     Parameters
     ----------
     max_epochs : int, default=1000
-        Cap on the number of passes over the data.
+        Cap on the number of passes over the data (scikit-learn's ``max_iter``).
     average : bool, default=False
         If True, ``coef_`` and ``intercept_`` are the averaged perceptron: the mean of the
         weights *after each of the T·N steps* (T epochs run, N examples; the initial
@@ -329,15 +273,39 @@ class Perceptron(_LinearBinaryClassifier):
         True if the last epoch made no update, i.e. the training data are separated.
     n_features_in_ : int
 
+    Examples
+    --------
+    >>> import linlib
+    >>> X, y = linlib.boolean_table("and")
+    >>> model = linlib.Perceptron().fit(X, y)
+    >>> model.coef_, model.intercept_
+    (array([[1., 1.]]), array([-1.]))
+    >>> model.predict(X)
+    array([-1, -1, -1,  1])
+    >>> model.n_iter_, model.n_updates_, model.converged_
+    (2, 1, True)
+    >>> from sklearn.linear_model import Perceptron
+    >>> reference = Perceptron(shuffle=False, tol=None, max_iter=model.n_iter_).fit(X, y)
+    >>> bool((reference.coef_ == model.coef_).all() and reference.intercept_ == model.intercept_)
+    True
+
     Introduced in 02 — the perceptron update rule.
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        "max_epochs": [EPOCHS],
+        "average": ["boolean"],
+        "shuffle": ["boolean"],
+        "random_state": ["random_state"],
+    }
+
     def __init__(
         self,
-        max_epochs: int = 1000,
+        *,
+        max_epochs: int = MAX_EPOCHS,
         average: bool = False,
         shuffle: bool = False,
-        random_state: object = None,
+        random_state: int | np.random.RandomState | None = None,
     ) -> None:
         self.max_epochs = max_epochs
         self.average = average
@@ -349,9 +317,11 @@ class Perceptron(_LinearBinaryClassifier):
 
         Returns ``self``.
         """
-        max_epochs = _check_max_epochs(self.max_epochs)
+        self._validate_params()
         X_arr, y_pm, classes = validate_fit_data(self, X, y)
-        run = _online_perceptron(X_arr, y_pm, max_epochs, bool(self.shuffle), self.random_state)
+        run = _online_perceptron(
+            X_arr, y_pm, self.max_epochs, bool(self.shuffle), self.random_state
+        )
         w, b = run.w, run.b
         if self.average:
             n_steps = run.n_epochs * X_arr.shape[0]
@@ -382,9 +352,8 @@ class VotedPerceptron(_BinaryClassifier):
 
     Parameters
     ----------
-    max_epochs : int, default=100
-        Cap on the number of passes. Lower than :class:`Perceptron`'s because every
-        update stores a vector.
+    max_epochs : int, default=1000
+        Cap on the number of passes over the data.
 
     Attributes
     ----------
@@ -396,17 +365,29 @@ class VotedPerceptron(_BinaryClassifier):
         Survival counts; they sum to ``n_iter_ · n_samples``.
     n_iter_, n_updates_, converged_ : as in :class:`Perceptron`
 
+    Examples
+    --------
+    >>> import linlib
+    >>> X, y = linlib.boolean_table("and")
+    >>> model = linlib.VotedPerceptron().fit(X, y)
+    >>> model.counts_, model.n_iter_ * len(y)
+    (array([0, 8]), 8)
+    >>> model.predict(X)
+    array([-1, -1, -1,  1])
+
     Introduced in 02 — the perceptron update rule (voted perceptron).
     """
 
-    def __init__(self, max_epochs: int = 100) -> None:
+    _parameter_constraints: ClassVar[dict] = {"max_epochs": [EPOCHS]}
+
+    def __init__(self, *, max_epochs: int = MAX_EPOCHS) -> None:
         self.max_epochs = max_epochs
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> VotedPerceptron:
         """Run the perceptron and record its weight vectors and survival counts."""
-        max_epochs = _check_max_epochs(self.max_epochs)
+        self._validate_params()
         X_arr, y_pm, classes = validate_fit_data(self, X, y)
-        run = _online_perceptron(X_arr, y_pm, max_epochs)
+        run = _online_perceptron(X_arr, y_pm, self.max_epochs)
         n_steps = run.n_epochs * X_arr.shape[0]
         signs = y_pm[run.update_rows]
         steps = [X_arr[run.update_rows] * signs[:, None]]
@@ -449,8 +430,9 @@ class BatchPerceptron(_LinearBinaryClassifier):
         Learning rate (> 0). From ``w = 0`` it only scales ``(w, b)``, so it changes no
         prediction; it is there because seed 002 has it.
     tol : float, default=1e-9
-        Stop when the norm of the averaged update is below this.
+        Stop when the norm of the averaged update is below this (≥ 0).
     max_epochs : int, default=1000
+        Cap on the number of passes over the data.
 
     Attributes
     ----------
@@ -460,25 +442,40 @@ class BatchPerceptron(_LinearBinaryClassifier):
     converged_ : bool
         True if the final ``(w, b)`` makes no mistake on the training data.
 
+    Examples
+    --------
+    >>> import linlib
+    >>> X, y = linlib.boolean_table("and")
+    >>> model = linlib.BatchPerceptron().fit(X, y)
+    >>> model.predict(X), model.converged_
+    (array([-1, -1, -1,  1]), True)
+
     Introduced in 02 — the perceptron update rule (batch perceptron).
     """
 
-    def __init__(self, eta: float = 1.0, tol: float = 1e-9, max_epochs: int = 1000) -> None:
+    _parameter_constraints: ClassVar[dict] = {
+        "eta": [POSITIVE],
+        "tol": [NON_NEGATIVE],
+        "max_epochs": [EPOCHS],
+    }
+
+    def __init__(
+        self, *, eta: float = 1.0, tol: float = 1e-9, max_epochs: int = MAX_EPOCHS
+    ) -> None:
         self.eta = eta
         self.tol = tol
         self.max_epochs = max_epochs
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> BatchPerceptron:
         """Run batch updates until the averaged update is below ``tol``."""
-        max_epochs = _check_max_epochs(self.max_epochs)
-        eta = check_hyperparameter(self.eta, "eta")
-        tol = check_hyperparameter(self.tol, "tol", allow_minimum=True)
+        self._validate_params()
+        eta, tol = float(self.eta), float(self.tol)
         X_arr, y_pm, classes = validate_fit_data(self, X, y)
         n = X_arr.shape[0]
         w = np.zeros(X_arr.shape[1])
         b = 0.0
         n_epochs = 0
-        for n_epochs in range(1, max_epochs + 1):  # noqa: B007 (used after the loop)
+        for n_epochs in range(1, self.max_epochs + 1):  # noqa: B007 (used after the loop)
             mistakes = y_pm * (X_arr @ w + b) <= 0.0
             delta_w = y_pm[mistakes] @ X_arr[mistakes] / n
             delta_b = float(y_pm[mistakes].sum()) / n
@@ -496,6 +493,13 @@ class BatchPerceptron(_LinearBinaryClassifier):
 class Step(NamedTuple):
     """One example visit of the online perceptron (see :func:`perceptron_trace`).
 
+    Examples
+    --------
+    >>> import linlib
+    >>> linlib.perceptron_trace(*linlib.boolean_table("and"))[0]
+    Step(epoch=1, index=0, x=array([-1., -1.]), y=-1, activation=0.0, updated=True,
+         w=array([1., 1.]), b=-1.0)
+
     Introduced in 02 — the perceptron update rule.
     """
 
@@ -509,7 +513,7 @@ class Step(NamedTuple):
     b: float  # after this step
 
 
-def perceptron_trace(X: ArrayLike, y: ArrayLike, max_epochs: int = 100) -> list[Step]:
+def perceptron_trace(X: ArrayLike, y: ArrayLike, max_epochs: int = MAX_EPOCHS) -> list[Step]:
     """Every step of the online perceptron, for step tables and plots.
 
     Same algorithm as :class:`Perceptron` (given order, update when ``y·a ≤ 0``) and same
@@ -521,7 +525,8 @@ def perceptron_trace(X: ArrayLike, y: ArrayLike, max_epochs: int = 100) -> list[
     X : array-like of shape (n_samples, n_features)
     y : array-like of shape (n_samples,)
         Any two labels; scikit-learn's encoding (sorted, the second is +1).
-    max_epochs : int, default=100
+    max_epochs : int, default=1000
+        Cap on the number of passes over the data.
 
     Returns
     -------
@@ -529,9 +534,18 @@ def perceptron_trace(X: ArrayLike, y: ArrayLike, max_epochs: int = 100) -> list[
         One per example visit: ``epoch`` (from 1), ``index`` (row of ``X``), ``x``, ``y``
         (-1/+1), ``activation`` before the step, ``updated``, and ``w``, ``b`` after it.
 
+    Examples
+    --------
+    >>> import linlib
+    >>> steps = linlib.perceptron_trace(*linlib.boolean_table("and"))
+    >>> len(steps), sum(step.updated for step in steps), steps[-1].epoch
+    (8, 1, 2)
+    >>> steps[-1].w, steps[-1].b
+    (array([1., 1.]), -1.0)
+
     Introduced in 02 — the perceptron update rule (seed 003's trace).
     """
-    max_epochs = _check_max_epochs(max_epochs)
+    validate_parameter_constraints({"max_epochs": [EPOCHS]}, {"max_epochs": max_epochs})
     X_arr, y_pm, _ = check_binary_X_y(X, y)
     w = np.zeros(X_arr.shape[1])
     b = 0.0
@@ -576,6 +590,14 @@ def perceptron_update(
     updated : bool
         True when the step changed ``(w, b)``.
 
+    Examples
+    --------
+    >>> import linlib
+    >>> linlib.perceptron_update(w=[0, 0], b=0.0, x=[1, 2], y=1)
+    (array([1., 2.]), 1.0, True)
+    >>> linlib.perceptron_update(w=[1, 2], b=1.0, x=[1, 2], y=1)
+    (array([1., 2.]), 1.0, False)
+
     Introduced in 02 — the perceptron update rule (the reference for Exercise 1).
     """
     w_arr = np.array(w, dtype=np.float64, copy=True)
@@ -616,6 +638,13 @@ def perceptron_epoch(
     n_updates : int
         Number of updates made during the pass.
 
+    Examples
+    --------
+    >>> import linlib
+    >>> X, y = linlib.boolean_table("and")
+    >>> linlib.perceptron_epoch(X, y, w=[0, 0], b=0.0)
+    (array([1., 1.]), -1.0, 1)
+
     Introduced in 02 — the perceptron update rule (the reference for Exercise 2).
     """
     X_arr = check_X(X)
@@ -634,6 +663,13 @@ def perceptron_epoch(
 class PerceptronCycle(NamedTuple):
     """A repeated perceptron state at epoch boundaries (see :func:`perceptron_cycle`).
 
+    Examples
+    --------
+    >>> import linlib
+    >>> cycle = linlib.perceptron_cycle(*linlib.make_xor())
+    >>> cycle.start, cycle.period, cycle.updates_per_cycle
+    (0, 1, 4)
+
     Introduced in 05 — XOR and linear separability.
     """
 
@@ -644,7 +680,9 @@ class PerceptronCycle(NamedTuple):
     intercepts: NDArray[np.float64]  # (period,): b at each boundary of the cycle
 
 
-def perceptron_cycle(X: ArrayLike, y: ArrayLike, max_epochs: int = 1000) -> PerceptronCycle | None:
+def perceptron_cycle(
+    X: ArrayLike, y: ArrayLike, max_epochs: int = MAX_EPOCHS
+) -> PerceptronCycle | None:
     """Detect the perceptron cycling: the same ``(w, b)`` at two epoch boundaries.
 
     The online perceptron (given order) is deterministic, so once ``(w, b)`` at the end of
@@ -660,6 +698,7 @@ def perceptron_cycle(X: ArrayLike, y: ArrayLike, max_epochs: int = 1000) -> Perc
     X : array-like of shape (n_samples, n_features)
     y : array-like of shape (n_samples,)
     max_epochs : int, default=1000
+        Cap on the number of epochs watched.
 
     Returns
     -------
@@ -668,9 +707,18 @@ def perceptron_cycle(X: ArrayLike, y: ArrayLike, max_epochs: int = 1000) -> Perc
         cycle) or no state repeats within ``max_epochs`` epochs. A returned cycle always has
         ``updates_per_cycle > 0``.
 
+    Examples
+    --------
+    >>> import linlib
+    >>> cycle = linlib.perceptron_cycle(*linlib.make_xor())
+    >>> cycle.period, cycle.weights, cycle.intercepts
+    (1, array([[0., 0.]]), array([0.]))
+    >>> linlib.perceptron_cycle(*linlib.boolean_table("and")) is None
+    True
+
     Introduced in 05 — XOR and linear separability (the perceptron cycles on XOR).
     """
-    max_epochs = _check_max_epochs(max_epochs)
+    validate_parameter_constraints({"max_epochs": [EPOCHS]}, {"max_epochs": max_epochs})
     X_arr, y_pm, _ = check_binary_X_y(X, y)
     w = np.zeros(X_arr.shape[1])
     b = 0.0

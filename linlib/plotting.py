@@ -75,6 +75,13 @@ def new_axes(
     -------
     fig, ax
 
+    Examples
+    --------
+    >>> import linlib
+    >>> fig, ax = linlib.new_axes(title="AND")
+    >>> ax.get_title(), ax.get_xlabel()
+    ('AND', '$x_1$')
+
     Introduced in 01 — hyperplanes.
     """
     import matplotlib.pyplot as plt
@@ -157,6 +164,16 @@ def plot_points(
     Returns
     -------
     ax
+
+    Examples
+    --------
+    >>> import linlib
+    >>> fig, ax = linlib.new_axes()
+    >>> X, y = linlib.boolean_table("and")
+    >>> linlib.plot_points(ax, X, y) is ax
+    True
+    >>> [text.get_text() for text in ax.get_legend().get_texts()]
+    ['$y=-1$', '$y=+1$']
 
     Introduced in 01 — hyperplanes.
     """
@@ -251,6 +268,14 @@ def plot_hyperplane(
     -------
     ax
 
+    Examples
+    --------
+    >>> import linlib
+    >>> fig, ax = linlib.new_axes()
+    >>> ax = linlib.plot_points(ax, *linlib.boolean_table("and"))
+    >>> linlib.plot_hyperplane(ax, w=[1, 1], b=-1.5, label="x₁ + x₂ = 1.5") is ax
+    True
+
     Introduced in 01 — hyperplanes.
     """
     w, b = _plane_2d(w, b)
@@ -312,6 +337,16 @@ def plot_margin(
     Returns
     -------
     ax
+
+    Examples
+    --------
+    >>> import linlib
+    >>> X, y = linlib.boolean_table("and")
+    >>> svm = linlib.HardMarginSVM().fit(X, y)
+    >>> fig, ax = linlib.new_axes()
+    >>> ax = linlib.plot_points(ax, X, y)
+    >>> linlib.plot_margin(ax, svm.coef_[0], svm.intercept_[0]) is ax
+    True
 
     Introduced in 03 — the convergence proof (margins); used again in 06 — SVM margins.
     """
@@ -383,6 +418,15 @@ def plot_decision_regions(
     -------
     ax
 
+    Examples
+    --------
+    >>> import linlib
+    >>> X, y = linlib.make_xor()
+    >>> model = linlib.KernelPerceptron(kernel="poly").fit(X, y)
+    >>> fig, ax = linlib.new_axes()
+    >>> linlib.plot_decision_regions(ax, model.predict, X, y) is ax
+    True
+
     Introduced in 05 — XOR and linear separability.
     """
     from matplotlib.colors import ListedColormap, to_rgba
@@ -452,6 +496,14 @@ def plot_updates(
     Returns
     -------
     ax
+
+    Examples
+    --------
+    >>> import linlib
+    >>> X, y = linlib.boolean_table("and")
+    >>> fig, ax = linlib.new_axes()
+    >>> linlib.plot_updates(ax, X, y, linlib.perceptron_trace(X, y)) is ax
+    True
 
     Introduced in 02 — the perceptron update rule.
     """
@@ -530,6 +582,16 @@ def plot_distances(
     Returns
     -------
     ax
+
+    Examples
+    --------
+    >>> import linlib
+    >>> X, y = linlib.boolean_table("and")
+    >>> fig, ax = linlib.new_axes()
+    >>> ax = linlib.plot_points(ax, X, y)
+    >>> ax = linlib.plot_hyperplane(ax, w=[1, 1], b=-1.5)
+    >>> linlib.plot_distances(ax, X, w=[1, 1], b=-1.5, annotate=True) is ax
+    True
 
     Introduced in 01 — hyperplanes.
     """

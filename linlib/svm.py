@@ -8,6 +8,7 @@ of the solution is ``1/‖w‖``. Soft margin: minimise ``½‖w‖² + C Σ ξ_
 from __future__ import annotations
 
 import math
+from typing import ClassVar
 
 import numpy as np
 import quadprog
@@ -15,9 +16,11 @@ from numpy.typing import ArrayLike, NDArray
 
 from linlib._base import _LinearBinaryClassifier
 from linlib._validation import (
-    check_hyperparameter,
+    NON_NEGATIVE,
+    POSITIVE,
     check_vector,
     validate_fit_data,
+    validate_parameter_constraints,
 )
 from linlib.geometry import _check_X_w_b, _norm_nonzero, functional_margin
 
@@ -172,17 +175,30 @@ class HardMarginSVM(_LinearBinaryClassifier):
     ValueError
         From ``fit``, if the data are not linearly separable (the QP is infeasible).
 
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import linlib
+    >>> X, y = [[2, 0], [0, 0], [4, 1]], [1, -1, 1]
+    >>> model = linlib.HardMarginSVM().fit(X, y)
+    >>> np.round(model.coef_, 6), np.round(model.intercept_, 6)
+    (array([[1., 0.]]), array([-1.]))
+    >>> round(model.margin_, 6), model.support_
+    (1.0, array([0, 1]))
+
     Introduced in 03 — the convergence proof (the best margin); explained in 06 — SVM margins.
     """
 
-    def __init__(self, tol: float = 1e-8, margin_tol: float = 1e-6) -> None:
+    _parameter_constraints: ClassVar[dict] = {"tol": [NON_NEGATIVE], "margin_tol": [NON_NEGATIVE]}
+
+    def __init__(self, *, tol: float = 1e-8, margin_tol: float = 1e-6) -> None:
         self.tol = tol
         self.margin_tol = margin_tol
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> HardMarginSVM:
         """Find the maximum-margin hyperplane; ValueError if the data are not separable."""
-        tol = check_hyperparameter(self.tol, "tol", allow_minimum=True)
-        margin_tol = check_hyperparameter(self.margin_tol, "margin_tol", allow_minimum=True)
+        self._validate_params()
+        tol, margin_tol = float(self.tol), float(self.margin_tol)
         X_arr, y_pm, classes = validate_fit_data(self, X, y)
         w, b, alpha, polished = _hard_margin(X_arr, y_pm, tol, normalize=False)
         violation = abs(float(np.min(y_pm * (X_arr @ w + b))) - 1.0)
@@ -236,15 +252,29 @@ class SoftMarginSVM(_LinearBinaryClassifier):
     dual_coef_ : ndarray of shape (1, n_support)
         ``y_i α_i`` for the support vectors, as in scikit-learn.
 
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import linlib
+    >>> X, y = [[1, 0], [-1, 0], [3, 1], [-0.5, 0]], [1, -1, 1, 1]
+    >>> model = linlib.SoftMarginSVM(C=1.0).fit(X, y)
+    >>> model.predict(X)
+    array([ 1, -1,  1,  1])
+    >>> np.round(model.slack_, 3)
+    array([0.  , 1.  , 0.  , 0.75])
+
     Introduced in 06 — SVM margins (looking ahead to the soft margin).
     """
 
-    def __init__(self, C: float = 1.0) -> None:
+    _parameter_constraints: ClassVar[dict] = {"C": [POSITIVE]}
+
+    def __init__(self, *, C: float = 1.0) -> None:
         self.C = C
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> SoftMarginSVM:
         """Solve the soft-margin QP."""
-        C_val = check_hyperparameter(self.C, "C")
+        self._validate_params()
+        C_val = float(self.C)
         X_arr, y_pm, classes = validate_fit_data(self, X, y)
         n, d = X_arr.shape
         m = d + 1 + n
@@ -308,6 +338,12 @@ def canonical_form(
     ValueError
         If some point has ``y_i (w·x_i + b) ≤ 0`` (``(w, b)`` does not separate the data).
 
+    Examples
+    --------
+    >>> import linlib
+    >>> linlib.canonical_form([[2, 0], [-2, 0]], [1, -1], w=[3, 0], b=0.0)
+    (array([0.5, 0. ]), 0.0)
+
     Introduced in 06 — SVM margins.
     """
     _, w_arr, b_val = _check_X_w_b(X, w, b)
@@ -336,6 +372,12 @@ def two_point_svm(x_pos: ArrayLike, x_neg: ArrayLike) -> tuple[NDArray[np.float6
     ------
     ValueError
         If the two points are equal.
+
+    Examples
+    --------
+    >>> import linlib
+    >>> linlib.two_point_svm(x_pos=[2, 1], x_neg=[0, 1])
+    (array([1., 0.]), -1.0)
 
     Introduced in 06 — SVM margins.
     """
@@ -372,10 +414,17 @@ def on_margin(
     -------
     ndarray of bool, shape (n_samples,)
 
+    Examples
+    --------
+    >>> import linlib
+    >>> linlib.on_margin([[1, 0], [-1, 0], [3, 0]], [1, -1, 1], w=[1, 0], b=0.0)
+    array([ True,  True, False])
+
     Introduced in 06 — SVM margins.
     """
     _, w_arr, b_val = _check_X_w_b(X, w, b)
-    tol_val = check_hyperparameter(tol, "tol", allow_minimum=True)
+    validate_parameter_constraints({"tol": [NON_NEGATIVE]}, {"tol": tol})
+    tol_val = float(tol)
     norm = _norm_nonzero(w_arr, "The margin")
     distances = functional_margin(X, y, w_arr, b_val) / norm
     return distances <= distances.min() + tol_val
@@ -397,6 +446,12 @@ def hinge_slacks(X: ArrayLike, y: ArrayLike, w: ArrayLike, b: float) -> NDArray[
     ndarray of shape (n_samples,)
         0 on or beyond the margin on the correct side, in (0, 1) inside the band on the
         correct side, 1 on the plane, > 1 on the wrong side.
+
+    Examples
+    --------
+    >>> import linlib
+    >>> linlib.hinge_slacks([[2, 0], [0.5, 0], [-1, 0]], [1, 1, 1], w=[1, 0], b=0.0)
+    array([0. , 0.5, 2. ])
 
     Introduced in 06 — SVM margins.
     """

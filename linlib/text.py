@@ -30,6 +30,13 @@ def load_messages() -> tuple[list[str], np.ndarray]:
     labels : ndarray of str, shape (n_messages,)
         ``"ham"`` or ``"spam"``; ham outnumbers spam about 2 to 1.
 
+    Examples
+    --------
+    >>> import linlib
+    >>> texts, labels = linlib.load_messages()
+    >>> len(texts), sorted(set(labels.tolist()))
+    (350, ['ham', 'spam'])
+
     Introduced in 04 — Naive Bayes is a linear classifier.
     """
     source = resources.files("linlib").joinpath("data", "messages.tsv")
@@ -64,6 +71,13 @@ def train_test_split_messages(
     -------
     texts_train, texts_test : list of str
     y_train, y_test : ndarray of str
+
+    Examples
+    --------
+    >>> import linlib
+    >>> texts_train, texts_test, y_train, y_test = linlib.train_test_split_messages(test_size=0.3)
+    >>> len(texts_train), len(texts_test)
+    (245, 105)
 
     Introduced in 04 — Naive Bayes is a linear classifier.
     """
@@ -101,6 +115,19 @@ def bag_of_words(
     X_test : ndarray of int64, shape (n_test, n_words), or None
     vocabulary : ndarray of str, shape (n_words,)
         The word of each column, in alphabetical order.
+
+    Examples
+    --------
+    >>> import linlib
+    >>> train, test = ["win cash now", "lunch now"], ["cash lunch cash"]
+    >>> X_train, X_test, vocabulary = linlib.bag_of_words(train, test)
+    >>> vocabulary
+    array(['cash', 'lunch', 'now', 'win'], dtype='<U5')
+    >>> X_train
+    array([[1, 0, 1, 1],
+           [0, 1, 1, 0]])
+    >>> X_test
+    array([[2, 1, 0, 0]])
 
     Introduced in 04 — Naive Bayes is a linear classifier.
     """

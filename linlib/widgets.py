@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from linlib._validation import check_binary_X_y
+from linlib._validation import MAX_EPOCHS, check_binary_X_y
 from linlib.geometry import signed_distance
 from linlib.perceptron import perceptron_trace
 from linlib.plotting import (
@@ -52,6 +52,12 @@ def frontend_present() -> bool:
     renders widgets. Jupyter Server sets ``JPY_SESSION_NAME`` for the kernels it starts;
     nbclient, nbval and the autograder do not.
 
+    Examples
+    --------
+    >>> from linlib.widgets import frontend_present
+    >>> frontend_present() in (True, False)  # True in JupyterLab, False under nbval
+    True
+
     Introduced in 01 — hyperplanes (the live hyperplane).
     """
     return bool(os.environ.get("JPY_SESSION_NAME"))
@@ -60,6 +66,12 @@ def frontend_present() -> bool:
 @dataclass(frozen=True)
 class Control:
     """One slider of a :class:`LiveFigure`: the state key it sets and its range.
+
+    Examples
+    --------
+    >>> from linlib.widgets import Control
+    >>> Control("b", "b", low=-5.0, high=5.0, step=0.1)
+    Control(name='b', description='b', low=-5.0, high=5.0, step=0.1, integer=False)
 
     Introduced in 01 — hyperplanes (the live hyperplane).
     """
@@ -93,6 +105,19 @@ class LiveFigure:
     fig, ax : the figure (not managed by pyplot: a cell shows it once, through this object)
     state : dict, the current values
     caption : str, what :attr:`draw` returned for the current state
+
+    Examples
+    --------
+    >>> from linlib.widgets import Control, LiveFigure
+    >>> def draw(ax, state):
+    ...     ax.axhline(state["level"])
+    ...     return f"a line at {state['level']:g}"
+    ...
+    >>> controls = [Control("level", "y", low=-1.0, high=1.0, step=0.1)]
+    >>> figure = LiveFigure(draw, {"level": 0.0}, controls, "a line", live=False)
+    >>> figure.update(level=0.5)
+    >>> figure.caption
+    'a line at 0.5'
 
     Introduced in 01 — hyperplanes (the live hyperplane).
     """
@@ -251,6 +276,16 @@ def hyperplane_explorer(
     LiveFigure
         State keys ``w1``, ``w2``, ``b``.
 
+    Examples
+    --------
+    >>> import linlib
+    >>> from linlib.widgets import hyperplane_explorer
+    >>> X, y = linlib.boolean_table("and")
+    >>> figure = hyperplane_explorer(X, w=(1.0, 1.0), b=-1.5, live=False)
+    >>> figure.update(b=0.0)
+    >>> figure.caption
+    'w = (1.0, 1.0), b = 0.0: 1 points on the +1 side, signed distances from -1.41 to 1.41'
+
     Introduced in 01 — hyperplanes (the live hyperplane).
     """
     X = np.asarray(X, dtype=float)
@@ -286,7 +321,7 @@ def hyperplane_explorer(
 
 
 def perceptron_stepper(
-    X: Any, y: Any, *, max_epochs: int = 20, live: bool | None = None
+    X: Any, y: Any, *, max_epochs: int = MAX_EPOCHS, live: bool | None = None
 ) -> LiveFigure:
     """A slider over the online perceptron's steps (:func:`linlib.perceptron_trace`):
     the hyperplane after each visit, the visited point circled, updates counted.
@@ -295,8 +330,9 @@ def perceptron_stepper(
     ----------
     X : array-like of shape (n_samples, 2)
     y : array-like of shape (n_samples,)
-    max_epochs : int
-        Passed to :func:`linlib.perceptron_trace`.
+    max_epochs : int, default=1000
+        Cap on the number of passes over the data, passed to
+        :func:`linlib.perceptron_trace`.
     live : bool, optional
         See :class:`LiveFigure`.
 
@@ -304,6 +340,15 @@ def perceptron_stepper(
     -------
     LiveFigure
         State key ``step`` (0 = before the first visit, ``w = 0``).
+
+    Examples
+    --------
+    >>> import linlib
+    >>> from linlib.widgets import perceptron_stepper
+    >>> figure = perceptron_stepper(*linlib.boolean_table("and"), live=False)
+    >>> figure.update(step=1)
+    >>> figure.caption
+    'step 1 of 8 (epoch 1, point 0): y·a = -0.00 → update; 1 updates so far'
 
     Introduced in 02 — the perceptron update rule (the perceptron step by step).
     """
@@ -362,6 +407,14 @@ def margin_explorer(
     -------
     LiveFigure
         State keys ``w1``, ``w2``, ``b``.
+
+    Examples
+    --------
+    >>> import linlib
+    >>> from linlib.widgets import margin_explorer
+    >>> figure = margin_explorer(*linlib.boolean_table("and"), w=(1.0, 1.0), b=-1.5, live=False)
+    >>> figure.caption
+    'your line: margin 0.354; the maximum margin is 0.707'
 
     Introduced in 06 — SVM margins (the widest band).
     """

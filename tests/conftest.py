@@ -1,5 +1,5 @@
 """Shared pytest configuration: a deterministic Hypothesis profile, loaded by default, and
-the repository root on sys.path for the (not installed) benchmarks package."""
+the repository root on sys.path for the (not installed) benchmarks and devtools packages."""
 
 import sys
 from pathlib import Path
@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
-# The benchmarks package is run from the repository root (python -m benchmarks) and is not
-# installed; tests that keep it runnable import it from there.
+# The benchmarks and devtools packages are run from the repository root (python -m
+# benchmarks) and are not installed; the tests import them from there.
 _ROOT = str(Path(__file__).resolve().parents[1])
 if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
@@ -38,15 +38,27 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.slow)
 
 
+def pytest_runtest_setup(item):
+    """A test marked ``needs_sandbox`` is skipped where the grading sandbox cannot start,
+    and fails there in CI (tests/needs.py)."""
+    if item.get_closest_marker("needs_sandbox") is not None:
+        from tests.needs import require_sandbox
+
+        require_sandbox()
+
+
 @pytest.fixture(scope="session")
 def postgres():
-    """A throw-away PostgreSQL server for the test session (benchmarks/pg.py): started on first
-    use, stopped and removed at the end of the session, also when tests fail. Skips the
-    test when PostgreSQL is not installed (``./run test`` installs it)."""
-    from benchmarks.pg import PostgresCluster, postgres_bindir
+    """A throw-away PostgreSQL server for the test session (devtools/postgres.py): started on
+    first use, stopped and removed at the end of the session, also when tests fail. Skips the
+    test when PostgreSQL is not installed (``./run test`` installs it), fails it in CI."""
+    from devtools.postgres import PostgresCluster, postgres_bindir
+    from tests.needs import require
 
-    if postgres_bindir() is None:
-        pytest.skip("PostgreSQL is not installed (Debian: apt-get install postgresql)")
+    require(
+        postgres_bindir() is not None,
+        "PostgreSQL is not installed (Debian: apt-get install postgresql)",
+    )
     cluster = PostgresCluster().start()
     try:
         yield cluster

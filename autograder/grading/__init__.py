@@ -6,7 +6,8 @@ instructor's solution graded first: a broken grading environment refuses the bat
 ``task`` (what a worker runs), ``gradebook`` (one gradebook engine per process and URL),
 ``config`` (nbgrader's preprocessor lists with ours),
 ``preprocessors`` (those preprocessors), ``prewarm`` (kernels forked from a pre-warmed
-template), ``ledger`` (graded submissions on disk).
+template), ``ledger`` (graded submissions on disk), ``sanitise`` (the feedback pages'
+cleaning and Content-Security-Policy; the similarity report uses them too).
 
 The names below are imported on first use (PEP 562): a grading worker that imports
 :mod:`autograder.grading.pool` does not pay for nbformat and nbgrader before its
@@ -43,6 +44,8 @@ _HOMES = {
     "WorkerPool": "pool",
     "WorkerPoolBroken": "pool",
     "default_workers": "pool",
+    "clean_html": "sanitise",
+    "content_security_policy": "sanitise",
     "autograde_task": "task",
     "worker_init": "task",
 }

@@ -5,12 +5,10 @@ sandboxed kernels — or :mod:`autograder.grading.prewarm` in place of ``Execute
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from traitlets.config import Config
 
 from autograder.course import Course
-from lecture.assets import FEEDBACK_MATHJAX, MATHJAX_PAGE, mathjax_available
+from course_common.assets import FEEDBACK_MATHJAX, MATHJAX_PAGE, mathjax_available
 
 
 def autograde_config(course: Course, *, sandbox: bool, prewarm: bool = False) -> Config:
@@ -88,7 +86,7 @@ def feedback_config(course: Course) -> Config:
     config.SafeHTMLExporter.filters = {"round": whole_round}
     config.HideGraderPaths.course_root = str(course.root)
     if mathjax_available():
-        # Formulas typeset without a network: the lecture build's base/mathjax.html.j2
+        # Formulas typeset without a network: course_common's base/mathjax.html.j2
         # shadows nbconvert's MathJax from a CDN with the copy that report.copy_feedback
         # ships beside the pages. nbgrader's own templates stay (it sets this only when
         # the configuration does not). Set on the feedback's exporter only: formgrader's
@@ -98,19 +96,15 @@ def feedback_config(course: Course) -> Config:
 
 
 def _offline_template_dirs() -> list[str]:
-    """The lecture's templates (its ``base/mathjax.html.j2``: MathJax from a local copy)
-    before nbgrader's formgrader templates (the ``feedback`` and ``formgrade`` ones)."""
-    import nbgrader.converters
+    """The offline MathJax template (``course_common``'s ``base/mathjax.html.j2``: MathJax
+    from a local copy) before nbgrader's formgrader templates (the ``feedback`` and
+    ``formgrade`` ones: the folder nbgrader's formgrader itself names, its handlers'
+    ``template_path``)."""
+    from nbgrader.server_extensions.formgrader.handlers import template_path
 
-    from lecture.assets import TEMPLATES
+    from course_common.assets import TEMPLATES
 
-    nbgrader_templates = (
-        Path(nbgrader.converters.__file__).parent.parent
-        / "server_extensions"
-        / "formgrader"
-        / "templates"
-    )
-    return [str(TEMPLATES), str(nbgrader_templates)]
+    return [str(TEMPLATES), template_path]
 
 
 #: Where formgrader's submission view (``{base_url}/formgrader/submissions/<id>/``) finds
@@ -139,7 +133,7 @@ def formgrader_config(course: Course) -> Config:
     - its "Generate feedback" button runs ``GenerateFeedback`` with :func:`feedback_config`'s
       preprocessors and exporter, as ``python -m autograder grade`` does (the exporter's
       own preprocessor list stays empty: the feedback's list is the one that runs);
-    - its submission view typesets formulas offline: the lecture's MathJax template, its
+    - its submission view typesets formulas offline: the offline MathJax template, its
       URL mapped by the filter :func:`formgrader_mathjax_url` to the course's own copy of
       MathJax (``feedback/_mathjax/``, served by the Jupyter server's ``/files/``).
     """

@@ -50,11 +50,11 @@ from autograder.notebook import (
     add_flag,
     cell_kind,
     grade_id,
-    is_written_answer,
     redact_hidden_source,
     rubrics,
     strip_hidden_tests,
 )
+from course_common.rubric import is_written_answer
 
 
 def released_cells(source_nb: Any) -> dict[str, dict[str, Any]]:
@@ -458,7 +458,7 @@ def _notebook_names(resources: ResourcesDict) -> tuple[str, str]:
 class ShowRubric(NbGraderPreprocessor):
     """formgrader's submission view: under every written answer, the rubric that the
     course's source notebook (``source/<assignment>/<notebook>.ipynb``) has for it below
-    its ``#### Rubric`` line (:func:`autograder.notebook.split_rubric`), in a markdown cell
+    its ``#### Rubric`` line (:func:`course_common.rubric.split_rubric`), in a markdown cell
     of its own (:func:`rubric_cell`), which the view then sanitises and renders like any
     other. Put in formgrader's exporter only (:func:`autograder.grading.formgrader_config`):
     the student's notebook never carries a rubric, and feedback pages never run this."""

@@ -3,8 +3,14 @@ with a zip's raw table of contents checked first by :mod:`.ziptoc`), told apart 
 nbgrader's, Canvas's, Moodle's — and grouped per student (:mod:`.layouts`), then each
 student's files matched to the assignment's notebooks and checked (:mod:`.prepare`)."""
 
-from autograder.intake.layouts import LAYOUTS, detect_layout, read_submissions
-from autograder.intake.prepare import check_notebook, guess_assignment, prepare, upload_order
+from autograder.intake.layouts import LAYOUTS, detect_layout, read_submissions, read_timestamp
+from autograder.intake.prepare import (
+    check_notebook,
+    copies_of,
+    guess_assignment,
+    prepare,
+    upload_order,
+)
 from autograder.intake.read import (
     MAX_FILE_BYTES,
     FileEntry,
@@ -19,11 +25,13 @@ __all__ = [
     "FileEntry",
     "IntakeLimits",
     "check_notebook",
+    "copies_of",
     "detect_layout",
     "guess_assignment",
     "prepare",
     "read_capped",
     "read_files",
     "read_submissions",
+    "read_timestamp",
     "upload_order",
 ]

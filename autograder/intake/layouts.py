@@ -1,10 +1,15 @@
 """The layouts of a class's submissions, told apart, and their files grouped per student:
 nbgrader's submitted layout or an LMS bulk-download zip.
 
-Three layouts are understood (``--lms auto`` picks the first that matches):
+Four layouts are understood (``--lms auto`` picks the first that matches):
 
 - **nbgrader** (a folder or a zip of it): ``<student>/<assignment>/<notebook>.ipynb``; the
-  student id is the first folder name.
+  student id is the first folder name. A ``timestamp.txt`` beside the notebooks (written
+  by ``nbgrader submit`` and kept by ``nbgrader collect``) is when it was handed in.
+- **exchange**: the ``inbound`` folder of nbgrader's exchange, one folder per submission
+  ``<student>+<assignment>+<timestamp>[+<random>]/<notebook>.ipynb`` (with its
+  ``timestamp.txt``); a student who submitted twice has two submissions, which the
+  course's resubmission policy chooses between (:mod:`autograder.term.attempts`).
 - **Canvas** ("Download Submissions" zip, one file per student and file):
   ``<lastfirst>_[LATE_]<user id>_<submission id>_<original file name>``, e.g.
   ``doejane_LATE_12345_678901_01_hyperplanes-1.ipynb``; the student id is Canvas's numeric
@@ -25,6 +30,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import TypeVar
 
@@ -41,7 +47,16 @@ MOODLE_REGEXP = (
     r"^(?:.*/)?(?P<full_name>[^/]+?)_(?P<student_id>\d+)_assignsubmission_(?P<kind>file|onlinetext)_"
     r"/?(?P<file_id>.+)$"
 )
-LAYOUTS = ("auto", "nbgrader", "canvas", "moodle")
+EXCHANGE_REGEXP = (
+    r"^(?P<folder>(?P<student_id>[^/+]+)\+(?P<assignment>[^/+]+)\+(?P<timestamp>[^/+]+)"
+    r"(?:\+[^/+]*)?)/(?P<file_id>.+)$"
+)
+LAYOUTS = ("auto", "nbgrader", "exchange", "canvas", "moodle")
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+#: nbgrader's own files beside a submission's notebooks (``nbgrader submit`` writes them,
+#: ``collect`` keeps them): the time is read, the feedback secret passed over in silence
+TIMESTAMP_FILE = "timestamp.txt"
+SECRET_FILE = "submission_secret.txt"
 #: Notes on a student's files beyond this many are summarised in one flag.
 MAX_FILE_NOTES = 5
 
@@ -62,7 +77,7 @@ def read_submissions(
     assignment : str, optional
         The assignment of an LMS zip (LMS names do not carry it; guessed from the notebook
         names when omitted). For the nbgrader layout, only this assignment is read.
-    layout : {"auto", "nbgrader", "canvas", "moodle"}
+    layout : {"auto", "nbgrader", "exchange", "canvas", "moodle"}
     limits : IntakeLimits, optional
         How much is read (default: :class:`IntakeLimits`'s defaults).
 
@@ -79,7 +94,43 @@ def read_submissions(
         layout, files = detect_layout(files)
     if layout == "nbgrader":
         return _group_nbgrader(files, assignment)
+    if layout == "exchange":
+        return _group_exchange(files, assignment)
     return _group_lms(files, layout, assignment)
+
+
+def read_timestamp(text: str | bytes) -> datetime:
+    """When a submission was handed in, from its ``timestamp.txt`` (or an exchange folder's
+    name), as nbgrader reads it (its own ``parse_utc``: a time without a zone is UTC),
+    time-zone aware; except a numeric offset ("... +0200"), which nbgrader's ``parse_utc``
+    takes for seconds and which is read here as the offset it is. Raises ValueError when
+    it cannot be read."""
+    from nbgrader.utils import parse_utc
+
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", errors="replace")
+    text = text.strip()
+    if not text or len(text) > 100:
+        raise ValueError("not a time")
+    head, _, offset = text.rpartition(" ")
+    if re.fullmatch(r"[+-]\d{4}", offset):
+        try:
+            return datetime.fromisoformat(f"{head}{offset[:3]}:{offset[3:]}").astimezone(UTC)
+        except ValueError:
+            raise ValueError(f"not a time: {text[:40]!r}") from None
+    try:
+        moment = parse_utc(text)
+    except (ValueError, OverflowError, TypeError) as exc:
+        raise ValueError(str(exc).splitlines()[0][:80] if str(exc) else "not a time") from None
+    return moment.replace(tzinfo=UTC)
+
+
+def _timestamp_of(sub: RawSubmission, content: bytes | None) -> None:
+    """Set ``sub.submitted_at`` from a ``timestamp.txt`` (a flag when it cannot be read)."""
+    try:
+        sub.submitted_at = read_timestamp(content or b"")
+    except ValueError:
+        sub.flags.append("timestamp.txt cannot be read: no submission time")
 
 
 def _strip_common_folder(files: Mapping[str, _V]) -> dict[str, _V] | None:
@@ -107,6 +158,8 @@ def _collect(files: Mapping[str, object], regexp: str) -> dict[str, dict] | None
 
 
 def _layout_of(files: Mapping[str, object]) -> str | None:
+    if all(re.match(EXCHANGE_REGEXP, name) for name in files):
+        return "exchange"
     if all(re.match(MOODLE_REGEXP, name) for name in files):
         return "moodle"
     if all(re.match(CANVAS_REGEXP, name) for name in files):
@@ -173,6 +226,7 @@ def _group_lms(
         if groups.get("kind") == "onlinetext":
             continue
         if groups.get("late"):
+            sub.marked_late = True
             flag = "marked late by the LMS"
             if flag not in sub.flags:
                 sub.flags.append(flag)
@@ -208,9 +262,47 @@ def _group_nbgrader(files: Mapping[str, FileEntry], assignment: str | None) -> l
         key = (assignment_name, student)
         sub = grouped.setdefault(key, RawSubmission(student, assignment_name))
         notes.setdefault(key, []).extend((rel, note) for note in entry.notes)
-        if entry.content is None or rel == "timestamp.txt":
+        if rel == TIMESTAMP_FILE:
+            _timestamp_of(sub, entry.content)
+            continue
+        if entry.content is None or rel == SECRET_FILE:
             continue
         sub.files[rel] = entry.content
     for key, sub in grouped.items():
         sub.flags.extend(_note_flags(notes[key]))
     return [grouped[k] for k in sorted(grouped)]
+
+
+def _group_exchange(files: Mapping[str, FileEntry], assignment: str | None) -> list[RawSubmission]:
+    """The submissions in nbgrader's exchange inbound folder: one per folder, each with
+    its time (its ``timestamp.txt``, else the time in the folder's name)."""
+    grouped: dict[str, RawSubmission] = {}
+    notes: dict[str, list[tuple[str, str]]] = {}
+    for name, entry in files.items():
+        match = re.match(EXCHANGE_REGEXP, name)
+        if match is None:  # detect_layout checked every name
+            continue
+        folder, rel = match["folder"], match["file_id"]
+        if assignment is not None and match["assignment"] != assignment:
+            continue
+        sub = grouped.get(folder)
+        if sub is None:
+            sub = grouped[folder] = RawSubmission(
+                match["student_id"], match["assignment"], label=folder
+            )
+            try:
+                sub.submitted_at = read_timestamp(match["timestamp"])
+            except ValueError:
+                pass
+        notes.setdefault(folder, []).extend((rel, note) for note in entry.notes)
+        if rel == TIMESTAMP_FILE:
+            _timestamp_of(sub, entry.content)
+            continue
+        if entry.content is not None and rel != SECRET_FILE:
+            sub.files[rel] = entry.content
+    for folder, sub in grouped.items():
+        sub.flags.extend(_note_flags(notes[folder]))
+    return sorted(
+        grouped.values(),
+        key=lambda s: (s.assignment or "", s.student, s.submitted_at or _EPOCH, s.label),
+    )

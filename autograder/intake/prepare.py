@@ -68,6 +68,20 @@ def guess_assignment(
     return best
 
 
+def copies_of(notebook: str, names: Iterable[str], *, only: bool = False) -> list[str]:
+    """The file names among ``names`` that are copies of ``notebook`` (its exact name, a
+    renamed copy, a Canvas re-upload); with ``only`` (the assignment has one notebook) and
+    no copy by name, every notebook handed in."""
+    ipynbs = [n for n in names if n.endswith(".ipynb")]
+    wanted = f"{notebook}.ipynb"
+    copies = [
+        n
+        for n in ipynbs
+        if n == wanted or _normalise(PurePosixPath(n).stem) == _normalise(notebook)
+    ]
+    return copies if copies or not only else ipynbs
+
+
 def check_notebook(content: bytes) -> str | None:
     """Why ``content`` is not a gradable notebook (None if it is)."""
     try:
@@ -105,14 +119,8 @@ def prepare(raw: RawSubmission, assignment: str, notebooks: list[str]) -> Prepar
     used: set[str] = set()
     for notebook in notebooks:
         wanted = f"{notebook}.ipynb"
-        candidates = [
-            n
-            for n in ipynbs
-            if n not in used
-            and (n == wanted or _normalise(PurePosixPath(n).stem) == _normalise(notebook))
-        ]
-        if not candidates and len(notebooks) == 1:
-            candidates = [n for n in ipynbs if n not in used]
+        unused = [n for n in ipynbs if n not in used]
+        candidates = copies_of(notebook, unused, only=len(notebooks) == 1)
         if not candidates:
             prepared.missing.append(notebook)
             prepared.flags.append(f"notebook {wanted!r} is missing (scored 0)")

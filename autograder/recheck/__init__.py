@@ -11,7 +11,8 @@
   :mod:`~autograder.recheck.names`, the student's functions reached through
   :mod:`~autograder.recheck.channel` with plain data and functions by reference only
   (encoded and decoded by :mod:`~autograder.recheck.codec`, changes to arguments mirrored
-  by :mod:`~autograder.recheck.mirror`; the kernel side is ``linlib._remote``).
+  by :mod:`~autograder.recheck.mirror`; the kernel side is ``linlib._remote``, the wire
+  format both sides share ``linlib.grader_kernel_wire``).
 """
 
 from autograder.recheck.channel import (

@@ -28,7 +28,7 @@ import numpy as np
 
 from autograder.recheck.codec import NotPlainData, call_request, decode
 from autograder.recheck.mirror import apply_mutations
-from linlib._remote import REPLY_MIME
+from linlib.grader_kernel_wire import KERNEL_MODULE, REPLY_MIME
 
 __all__ = [
     "HungCall",
@@ -81,7 +81,7 @@ def _request_code(request: Mapping[str, Any]) -> str:
     """The code the kernel runs for one request: a call of ``linlib._remote.main`` on the
     notebook's namespace (``__import__``: no name of the notebook is bound or read)."""
     payload = json.dumps(request)
-    return f"__import__('linlib._remote', fromlist=['main']).main(globals(), {payload!r})"
+    return f"__import__({KERNEL_MODULE!r}, fromlist=['main']).main(globals(), {payload!r})"
 
 
 # --------------------------------------------------------------------------- the channel

@@ -1,15 +1,15 @@
 """The grader's side of the plain-data codec: its encoding of a call's arguments, and the
-strict decoder of replies (what ``linlib._remote.encode`` produced).
+strict decoder of replies (what ``linlib.grader_kernel_wire.encode`` produced).
 
 A reply from the student's kernel is untrusted: only the tagged forms the encoder makes
 are accepted, with a budget on the number of values and the nesting depth, and only
 plain dtypes (booleans, integers, floats, complex, str); anything else raises
 :class:`NotPlainData`. The encoder itself is one function both sides share,
-``linlib._remote.encode``.
+``linlib.grader_kernel_wire.encode``.
 
 Functions cross by reference (:func:`encode_call`): a graded function as its ``fn`` tag,
 a public function of linlib, numpy or math as a ``ref`` tag (the allow-list is
-``linlib._remote.allowed_function``), a ``functools.partial`` of these with plain-data
+``linlib.grader_kernel_wire.allowed_function``), a ``functools.partial`` of these with plain-data
 arguments as a ``partial`` tag. A function tag in a reply is accepted only where the grader
 sent it, equal to what it sent (the arguments after a call): it decodes to the very object
 sent; anywhere else it is not plain data.
@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from linlib._remote import (
+from linlib.grader_kernel_wire import (
     FUNCTION_TAGS,
     MAX_DEPTH,
     PLAIN_KINDS,
@@ -197,7 +197,7 @@ def decode(
     sent: Mapping[str, Any] | None = None,
     arguments: tuple[Sequence[Any], Mapping[str, Any]] | None = None,
 ) -> Any:
-    """Strictly decode what :func:`linlib._remote.encode` produced (on either side).
+    """Strictly decode what :func:`linlib.grader_kernel_wire.encode` produced (on either side).
 
     Only the tagged forms above are accepted; anything else raises :class:`NotPlainData`.
     A function tag is accepted only if it is one of *sent* (see :func:`encode_call`); an

@@ -15,7 +15,7 @@ from autograder.report.grades import (
 )
 from autograder.report.manual import ManualPending, manual_pending, pending_in_gradebook
 from autograder.report.results import RESULTS_FORMAT, results_data, write_results
-from autograder.report.summary import AssignmentSummary, summarise, summary_text
+from autograder.report.summary import AssignmentSummary, TermSummary, summarise, summary_text
 
 __all__ = [
     "COLUMNS",
@@ -25,6 +25,7 @@ __all__ = [
     "AssignmentSummary",
     "FlaggedCsvExportPlugin",
     "ManualPending",
+    "TermSummary",
     "copy_feedback",
     "csv_cell",
     "export_grades",

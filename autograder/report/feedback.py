@@ -11,7 +11,7 @@ from pathlib import Path
 from autograder.course import Course
 from autograder.files import write_atomic
 from autograder.models import SubmissionResult
-from lecture.assets import FEEDBACK_MATHJAX, copy_mathjax, mathjax_available
+from course_common.assets import FEEDBACK_MATHJAX, copy_mathjax, mathjax_available
 
 _NOT_GRADED = """<!DOCTYPE html>
 <html><head><meta charset="utf-8">

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from nbgrader.plugins.export import CsvExportPlugin
@@ -75,7 +75,9 @@ class FlaggedCsvExportPlugin(CsvExportPlugin):
     traits, as in nbgrader's plugin). The scores are the gradebook's: manual points given in
     nbgrader's formgrader are in them.
 
-    ``flags`` maps "assignment/student" to a list of readable strings.
+    ``flags`` maps "assignment/student" to a list of readable strings; a student with no
+    submission of an assignment is flagged "no submission" unless ``flags`` says otherwise
+    (e.g. handed in after the close), distinct from a submission that scored 0.
     """
 
     flags = Dict({}, help="'assignment/student' -> list of flags").tag(config=True)
@@ -109,11 +111,13 @@ class FlaggedCsvExportPlugin(CsvExportPlugin):
                     "email": student.email,
                     "max_score": assignment.max_score,
                 }
+                unflagged: list[str] = []
                 try:
                     submission = gradebook.find_submission(assignment.name, student.id)
                 except MissingEntry:
                     row.update(timestamp="", raw_score=0.0, late_submission_penalty=0.0)
                     row["score"] = 0.0
+                    unflagged = ["no submission"]
                 else:
                     penalty = submission.late_submission_penalty
                     row["timestamp"] = submission.timestamp
@@ -123,19 +127,32 @@ class FlaggedCsvExportPlugin(CsvExportPlugin):
                 pending = pending_in_gradebook(gradebook, assignment.name, student.id)
                 row["manual_pending"] = pending.answers
                 row["manual_pending_points"] = pending.points
-                flags = self.flags.get(f"{assignment.name}/{student.id}", [])
+                flags = self.flags.get(f"{assignment.name}/{student.id}", unflagged)
                 row["flags"] = flags_cell([str(flag) for flag in flags])
                 writer.writerow([csv_cell(row[c]) for c in COLUMNS])
 
 
-def export_grades(course: Course, results: Iterable[SubmissionResult], dest: Path) -> Path:
-    """Write ``dest`` (grades.csv) for the students and assignments of ``results``."""
+def export_grades(
+    course: Course,
+    results: Iterable[SubmissionResult],
+    dest: Path,
+    *,
+    students: Iterable[str] = (),
+    assignments: Iterable[str] = (),
+    flags: Mapping[str, list[str]] | None = None,
+) -> Path:
+    """Write ``dest`` (grades.csv) for the students and assignments of ``results`` and
+    the ``students`` and ``assignments`` given (the class: a row each, "no submission"
+    where there is none); ``flags``: "assignment/student" -> flags of rows without a
+    result."""
     results = list(results)
+    row_flags = {key: list(value) for key, value in (flags or {}).items()}
+    row_flags.update({f"{r.assignment}/{r.student}": list(r.flags) for r in results})
     plugin = FlaggedCsvExportPlugin(
         to=str(dest),
-        student=sorted({r.student for r in results}),
-        assignment=sorted({r.assignment for r in results}),
-        flags={f"{r.assignment}/{r.student}": list(r.flags) for r in results},
+        student=sorted({r.student for r in results} | set(students)),
+        assignment=sorted({r.assignment for r in results} | set(assignments)),
+        flags=row_flags,
     )
     with course.gradebook() as gb:
         plugin.export(gb)

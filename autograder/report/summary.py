@@ -1,6 +1,8 @@
 """summary.md: per assignment, the number of submissions, mean, median, flagged count,
 each test's pass rate and the misconceptions seen (what to re-teach), as Markdown tables;
-then what awaits manual grading, per submission."""
+then what awaits manual grading, per submission; then, per assignment, its due date and late
+rule, the late submissions, the extensions and who handed nothing in (:class:`TermSummary`,
+from :mod:`autograder.term`)."""
 
 from __future__ import annotations
 
@@ -27,6 +29,22 @@ class AssignmentSummary:
     #: (misconception, exercise) -> (students, what it looks like), most students first; the
     #: misconception is None for failed exercises no catalogued misconception matched
     misconceptions: dict[tuple[str | None, str], tuple[int, str]] = field(default_factory=dict)
+
+
+@dataclass
+class TermSummary:
+    """One assignment's term, as summary.md lists it: ``heading`` (its due date and late
+    rule), the late submissions (student, handed in, late by, penalty), the extensions
+    (student, new due date, outcome), those not graded (student, why), and the students
+    with no submission or no known submission time."""
+
+    assignment: str
+    heading: str
+    late: list[tuple[str, str, str, str]] = field(default_factory=list)
+    extensions: list[tuple[str, str, str]] = field(default_factory=list)
+    not_graded: list[tuple[str, str]] = field(default_factory=list)
+    no_submission: list[str] = field(default_factory=list)
+    no_time: list[str] = field(default_factory=list)
 
 
 def summarise(results: Iterable[SubmissionResult]) -> list[AssignmentSummary]:
@@ -133,14 +151,45 @@ def _manual_lines(manual: Mapping[tuple[str, str], ManualPending]) -> list[str]:
     return lines
 
 
+def _term_lines(terms: Sequence[TermSummary]) -> list[str]:
+    if not terms:
+        return []
+    lines = ["", "### Due dates, late submissions and extensions"]
+    for term in terms:
+        lines += ["", f"#### {term.assignment}: {_inert(term.heading)}", ""]
+        if term.late:
+            header = ["late submission", "handed in", "late by", "penalty"]
+            rows = [[_code(s), _inert(t), _inert(d), _inert(p)] for s, t, d, p in term.late]
+            lines += [_table(header, rows), ""]
+        else:
+            lines += ["No late submission.", ""]
+        for student, due, status in term.extensions:
+            lines.append(f"- extension: {_code(student)} due {_inert(due)}: {_inert(status)}")
+        for student, why in term.not_graded:
+            lines.append(f"- not graded: {_code(student)}: {_inert(why)}")
+        if term.no_submission:
+            names = ", ".join(_code(s) for s in term.no_submission)
+            lines.append(f"- no submission ({len(term.no_submission)}): {names}")
+        if term.no_time:
+            names = ", ".join(_code(s) for s in term.no_time)
+            lines.append(f"- no submission time, graded as on time: {names}")
+        if lines[-1] == "":
+            lines.pop()
+    return lines
+
+
 def summary_text(
     summaries: Sequence[AssignmentSummary],
     flagged: Mapping[str, list[str]] | None = None,
     manual: Mapping[tuple[str, str], ManualPending] | None = None,
+    similarity: str | None = None,
+    terms: Sequence[TermSummary] = (),
 ) -> str:
     """The summary as Markdown: one table of assignments, then per-test pass rates, then
     (``manual``: (assignment, student) -> what awaits manual grading) the submissions with
-    answers to grade by hand and the total, then the flagged submissions."""
+    answers to grade by hand and the total, then (``terms``) each assignment's due date,
+    late submissions and extensions, then (``similarity``: the similarity report's line)
+    how many pairs of answers look alike, then the flagged submissions."""
     header = ["assignment", "submissions", "mean", "median", "autograded max", "flagged"]
     rows = [
         [
@@ -172,6 +221,9 @@ def summary_text(
             header = ["misconception", "exercise", "students", "what it looks like"]
             parts.append(_table(header, rows))
     parts += _manual_lines(manual or {})
+    parts += _term_lines(terms)
+    if similarity:
+        parts += ["", _inert(similarity)]
     if flagged:
         parts += ["", "### Flagged submissions", ""]
         for key in sorted(flagged):

@@ -39,7 +39,8 @@ from nbformat import NotebookNode
 from nbgrader.preprocessors import ClearSolutions
 from nbgrader.utils import is_solution
 
-from autograder.notebook import grade_id, is_written_answer, split_rubric
+from autograder.notebook import grade_id
+from course_common.rubric import is_written_answer, split_rubric
 
 __all__ = [
     "ASSIGNMENTS",

@@ -319,12 +319,12 @@ def weights_from_dual(X, y, alpha, tol=1e-8):
 # --- Exercise 4: kernel_perceptron ----------------------------------------------------
 
 KERNEL_COLUMNS = '''
-def kernel_perceptron(X, y, kernel, n_epochs=100):
+def kernel_perceptron(X, y, kernel, max_epochs=1000):
     """One kernel column per visit: kernel(X, X[i:i+1]) instead of the whole Gram matrix."""
     X = np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)
     counts = np.zeros(len(y), dtype=np.int64)
-    for _ in range(n_epochs):
+    for _ in range(max_epochs):
         changed = False
         for i in range(len(y)):
             column = np.asarray(kernel(X, X[i : i + 1]), dtype=float)[:, 0]
@@ -355,14 +355,14 @@ def kernel_perceptron(X, y, kernel, n_epochs=100):
 '''
 
 KERNEL_INCREMENTAL = '''
-def kernel_perceptron(X, y, kernel, n_epochs=100):
+def kernel_perceptron(X, y, kernel, max_epochs=1000):
     """Keeps every example's activation up to date: an update on i adds y_i (K[i] + 1)."""
     X = np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)
     K = np.asarray(kernel(X, X), dtype=float)
     activations = np.zeros(len(y))
     counts = np.zeros(len(y), dtype=int)
-    for _ in range(n_epochs):
+    for _ in range(max_epochs):
         before = counts.sum()
         for i in range(len(y)):
             if y[i] * activations[i] <= 0:
@@ -374,14 +374,14 @@ def kernel_perceptron(X, y, kernel, n_epochs=100):
 '''
 
 KERNEL_LISTS = '''
-def kernel_perceptron(X, y, kernel, n_epochs=100):
+def kernel_perceptron(X, y, kernel, max_epochs=1000):
     """Plain Python lists after one call of the kernel."""
     gram = np.asarray(kernel(X, X)).tolist()
     labels = [int(v) for v in y]
     n = len(labels)
     counts = [0] * n
     epoch = 0
-    while epoch < n_epochs:
+    while epoch < max_epochs:
         epoch += 1
         mistakes = 0
         for i in range(n):
@@ -395,12 +395,12 @@ def kernel_perceptron(X, y, kernel, n_epochs=100):
 '''
 
 KERNEL_STRICT = '''
-def kernel_perceptron(X, y, kernel, n_epochs=100):
+def kernel_perceptron(X, y, kernel, max_epochs=1000):
     """Updates only for y·a < 0: from all-zero counts every a is 0 and nothing is learned."""
     X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
     K = np.asarray(kernel(X, X), dtype=float) + 1
     counts = np.zeros(len(y), dtype=int)
-    for _ in range(n_epochs):
+    for _ in range(max_epochs):
         mistakes = 0
         for i in range(len(y)):
             if y[i] * ((counts * y) @ K[:, i]) < 0:
@@ -412,12 +412,12 @@ def kernel_perceptron(X, y, kernel, n_epochs=100):
 '''
 
 KERNEL_NO_BIAS = '''
-def kernel_perceptron(X, y, kernel, n_epochs=100):
+def kernel_perceptron(X, y, kernel, max_epochs=1000):
     """Forgets the bias: a_i = Σ c_j y_j k(x_j, x_i), without the + 1."""
     X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
     K = np.asarray(kernel(X, X), dtype=float)
     counts = np.zeros(len(y), dtype=int)
-    for _ in range(n_epochs):
+    for _ in range(max_epochs):
         mistakes = 0
         for i in range(len(y)):
             if y[i] * ((counts * y) @ K[:, i]) <= 0:
@@ -429,13 +429,13 @@ def kernel_perceptron(X, y, kernel, n_epochs=100):
 '''
 
 KERNEL_BATCH = '''
-def kernel_perceptron(X, y, kernel, n_epochs=100):
+def kernel_perceptron(X, y, kernel, max_epochs=1000):
     """Computes all activations at the start of the epoch, then updates every mistake:
     a batch step, not the online perceptron."""
     X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
     K = np.asarray(kernel(X, X), dtype=float) + 1
     counts = np.zeros(len(y), dtype=int)
-    for _ in range(n_epochs):
+    for _ in range(max_epochs):
         wrong = y * ((counts * y) @ K) <= 0
         if not wrong.any():
             break
@@ -444,8 +444,8 @@ def kernel_perceptron(X, y, kernel, n_epochs=100):
 '''
 
 KERNEL_NO_CAP = '''
-def kernel_perceptron(X, y, kernel, n_epochs=100):
-    """Ignores n_epochs: runs until an epoch without mistakes (or 1000 epochs)."""
+def kernel_perceptron(X, y, kernel, max_epochs=1000):
+    """Ignores max_epochs: runs until an epoch without mistakes (or 1000 epochs)."""
     X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
     K = np.asarray(kernel(X, X), dtype=float) + 1
     counts = np.zeros(len(y), dtype=int)
@@ -461,12 +461,12 @@ def kernel_perceptron(X, y, kernel, n_epochs=100):
 '''
 
 KERNEL_FLOAT_COUNTS = '''
-def kernel_perceptron(X, y, kernel, n_epochs=100):
+def kernel_perceptron(X, y, kernel, max_epochs=1000):
     """Counts kept in a float array (np.zeros): the integers the prompt asks for are not."""
     X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
     K = np.asarray(kernel(X, X), dtype=float) + 1
     counts = np.zeros(len(y))
-    for _ in range(n_epochs):
+    for _ in range(max_epochs):
         mistakes = 0
         for i in range(len(y)):
             if y[i] * ((counts * y) @ K[:, i]) <= 0:
@@ -806,7 +806,7 @@ VARIANTS = [
         _K,
         KERNEL_NO_CAP,
         _KERNEL_HIDDEN,
-        "n_epochs ignored",
+        "max_epochs ignored",
         misconception="ignores_cap",
     ),
     _v(

@@ -25,13 +25,14 @@ What a student's kernel (and anything it starts) sees and may do:
 The modules, in the order a kernel meets them:
 
 - :mod:`~.limits` — :class:`Limits`;
-- :mod:`~.probe` — :func:`sandbox_unavailable_reason` (can a sandbox start here?) and the
-  sandbox's uid;
+- :mod:`~.uids` — which uid a sandbox runs as;
 - :mod:`~.mounts` — what is bound into the sandbox: the bubblewrap argument list;
 - :mod:`~.seccomp` — the seccomp filter bubblewrap loads;
 - :mod:`~.wrapper` — the sandbox's first process (copy in, rlimits, drop, exec);
 - :mod:`~.watchdog` — the sandbox's processes seen from the host, and the memory watchdog;
 - :mod:`~.box` — :class:`Sandbox`: one sandbox, from its folder to its cleanup;
+- :mod:`~.probe` — :func:`sandbox_unavailable_reason` (can a sandbox start here?), the uids
+  a sandbox may use here, and :func:`new_sandbox` (a sandbox with them);
 - :mod:`~.kernel` — the kernel provisioner (jupyter_client's hook) and
   :class:`SandboxedKernelManager`, the kernel manager that
   :class:`autograder.recheck.execute.SafeExecute` uses;
@@ -45,7 +46,7 @@ from autograder.sandbox.box import Sandbox
 from autograder.sandbox.kernel import SandboxedKernelManager
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.mounts import WORK_DIR, bwrap_path
-from autograder.sandbox.probe import sandbox_pids, sandbox_unavailable_reason
+from autograder.sandbox.probe import new_sandbox, sandbox_pids, sandbox_unavailable_reason
 from autograder.sandbox.seccomp import seccomp_filter
 from autograder.sandbox.warm import (
     ForkedKernelProcess,
@@ -67,6 +68,7 @@ __all__ = [
     "bwrap_path",
     "current_warm_box",
     "launcher_args",
+    "new_sandbox",
     "preload",
     "reaper",
     "sandbox_pids",

@@ -22,8 +22,8 @@ from typing import Any
 
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.mounts import STAGE_DIR, WORK_DIR, WRAPPER_PATH, bwrap_arguments, bwrap_path
-from autograder.sandbox.probe import UidMode, sandbox_uid
 from autograder.sandbox.seccomp import seccomp_filter
+from autograder.sandbox.uids import UidMode, sandbox_uid
 from autograder.sandbox.watchdog import (
     Watchdog,
     descendants,
@@ -66,7 +66,9 @@ class Sandbox:
     extra_ro_paths : sequence of str
         More host directories to show read-only at the same path.
     uid_mode : "random" or "nobody", optional
-        With root, which uid the sandbox runs as (default: what the probe found).
+        With root, which uid the sandbox runs as (default: a fresh random one). Where
+        fresh uids are not mapped only ``"nobody"`` works: make sandboxes with
+        :func:`autograder.sandbox.probe.new_sandbox`, which passes what the probe found.
     """
 
     def __init__(

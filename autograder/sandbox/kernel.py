@@ -29,6 +29,7 @@ from traitlets import Bool, Unicode, default
 
 from autograder.sandbox.box import Sandbox
 from autograder.sandbox.limits import Limits, MiB
+from autograder.sandbox.probe import new_sandbox
 from autograder.sandbox.warm import ForkedKernelProcess, WarmBox, current_warm_box, warm_kernel
 
 #: The provisioner's name (its entry point in pyproject.toml).
@@ -54,7 +55,7 @@ class SandboxProvisioner(LocalProvisioner):  # type: ignore[misc]
         warm = current_warm_box() if km.warm else None
         self.warm_box = warm
         base_dir = str(warm.root) if warm is not None else km.sandbox_base_dir or None
-        box = Sandbox(limits, base_dir=base_dir)
+        box = new_sandbox(limits, base_dir=base_dir)
         self.sandbox = km.sandbox = box
         box.stage_files(kwargs.pop("cwd", None))
         km.connection_file = str(box.run_dir / "kernel.json")

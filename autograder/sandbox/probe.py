@@ -1,28 +1,31 @@
-"""Whether the sandbox can start here (:func:`sandbox_unavailable_reason`), and its uid.
+"""Whether the sandbox can start here (:func:`sandbox_unavailable_reason`), and with which
+uids (:func:`uid_mode`); :func:`new_sandbox` makes a sandbox with them.
 
 The probe runs a tiny Python in a sandbox once per process (cached). With root, it also
-finds which uids a sandbox may use: a fresh random one (so that ``RLIMIT_NPROC`` counts only
-that sandbox), or ``nobody`` (65534) where fresh uids are not mapped (a user-namespaced
-container). The answer is kept in this process, never written into the environment: a
-process that makes a sandbox without having probed (a grading worker) probes first.
-``AUTOGRADER_SANDBOX_UID`` still forces one uid.
+finds which uids a sandbox may use (:mod:`~.uids`): a fresh random one, or ``nobody`` where
+fresh uids are not mapped (a user-namespaced container). The answer is kept in this process,
+never written into the environment: a process that makes a sandbox without having probed (a
+grading worker) probes first. ``AUTOGRADER_SANDBOX_UID`` still forces one uid.
+
+The probe sits above :mod:`~.box` (it runs its program in a :class:`~.box.Sandbox`); a
+sandbox asks nothing of the probe: whoever makes one passes the uid mode
+(:func:`new_sandbox`).
 """
 
 from __future__ import annotations
 
 import functools
 import os
-import secrets
 import subprocess
 import sys
-from typing import Literal
+from typing import Any
 
+from autograder.sandbox.box import Sandbox
+from autograder.sandbox.limits import Limits
 from autograder.sandbox.mounts import bwrap_path
 from autograder.sandbox.seccomp import MACHINES, libseccomp_missing
+from autograder.sandbox.uids import UidMode
 from autograder.sandbox.watchdog import uid_pids
-
-UidMode = Literal["random", "nobody"]
-NOBODY = 65534
 
 _PROBE_CODE = (
     "import socket,sys; s=socket.socket(); s.settimeout(1)\n"
@@ -31,26 +34,8 @@ _PROBE_CODE = (
 )
 
 
-def sandbox_uid(mode: UidMode | None = None) -> int:
-    """A uid for a new sandbox (with root): one nobody else uses, or nobody's.
-
-    *mode* None means what the probe found in this process (probing first if need be).
-    """
-    forced = os.environ.get("AUTOGRADER_SANDBOX_UID")
-    if forced:
-        return int(forced)
-    if mode is None:
-        mode = uid_mode()
-    if mode == "nobody":
-        return NOBODY
-    return 1_000_000_000 + secrets.randbelow(1_000_000_000)
-
-
 def _try(mode: UidMode) -> tuple[str | None, bool]:
     """Run the probe's program in a sandbox using *mode*: (failure or None, privileged)."""
-    # Imported here: a Sandbox asks this module for its uid (box imports probe).
-    from autograder.sandbox.box import Sandbox
-
     box = Sandbox(uid_mode=mode)
     try:
         cmd, kw = box.popen_kwargs(box.command([sys.executable, "-I", "-c", _PROBE_CODE]))
@@ -97,6 +82,12 @@ def _probe() -> tuple[str | None, UidMode | None]:
 def uid_mode() -> UidMode | None:
     """Which uids a sandbox may use here, as the probe found (None: it found none)."""
     return _probe()[1]
+
+
+def new_sandbox(limits: Limits | None = None, **kwargs: Any) -> Sandbox:
+    """A :class:`~.box.Sandbox` whose uid (with root) is of the mode the probe found here
+    (probing first if need be); *kwargs* are the sandbox's other keyword arguments."""
+    return Sandbox(limits, uid_mode=uid_mode(), **kwargs)
 
 
 def clear_cache() -> None:

@@ -17,7 +17,7 @@ keeps one notebook from the next:
 - **files**: fresh size-limited tmpfs on the working folder (the student's files copied
   in), ``/tmp`` and ``/dev/shm``; the kernel sees its own run folder and nothing of the
   others the box holds; SysV and POSIX IPC objects live and die with its IPC namespace;
-- **identity and limits**: a fresh uid per kernel (:func:`~.probe.sandbox_uid`), the same
+- **identity and limits**: a fresh uid per kernel (:func:`~.uids.sandbox_uid`), the same
   rlimits and the same seccomp filter (:func:`~.seccomp.seccomp_filter`, loaded by the
   kernel itself) as a cold sandbox, and the grader's memory watchdog
   (:mod:`~.watchdog`) on the kernel's processes;

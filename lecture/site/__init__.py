@@ -13,8 +13,8 @@ from pathlib import Path
 
 import nbformat
 
+from course_common.assets import copy_mathjax
 from lecture._notebooks import NOTEBOOKS_DIR, course_notebooks, mark_solutions
-from lecture.assets import copy_mathjax
 
 CONF_DIR = Path(__file__).resolve().parent
 

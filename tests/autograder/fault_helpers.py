@@ -20,13 +20,13 @@ from pathlib import Path
 import nbformat
 
 from autograder.course import REPO_ROOT, Course
-from autograder.grading import sandbox_status
 from autograder.notebook import notebook_bytes
 from autograder.release import ensure_released
 from autograder.samples import VARIANTS, make_submission
+from tests.needs import sandbox_args
 
 ASSIGNMENT = "01_hyperplanes"
-SANDBOX_ARGS = [] if sandbox_status()[0] else ["--unsandboxed"]
+SANDBOX_ARGS = sandbox_args()
 #: student -> the sample answer handed in (None: the instructor's solution)
 FIRST = {"full": None, "forgets_bias": "activation_forgets_bias", "tie": "predict_tie_is_positive"}
 #: a resubmission: another bug, in another exercise

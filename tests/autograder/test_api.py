@@ -32,15 +32,19 @@ from autograder.__main__ import main
 from autograder.api import grade_path
 from autograder.course import NOTEBOOKS_DIR, REPO_ROOT, Course, list_assignments
 from autograder.grading import batch as batch_module
-from autograder.grading import sandbox_status
 from autograder.notebook import notebook_bytes
 from autograder.release import ensure_released
 from autograder.samples import VARIANTS, make_submission
-from autograder.samples.demo import DEMO_STUDENTS, build_demo_submissions
+from autograder.samples.demo import (
+    DEMO_PAIR,
+    DEMO_PAIR_ASSIGNMENT,
+    DEMO_STUDENTS,
+    build_demo_submissions,
+)
+from tests.needs import sandbox_args
 
 ASSIGNMENTS = list_assignments()
-SANDBOX = sandbox_status()[0]
-SANDBOX_ARGS = [] if SANDBOX else ["--unsandboxed"]
+SANDBOX_ARGS = sandbox_args()
 
 pytestmark = [
     pytest.mark.skipif(not ASSIGNMENTS, reason="no course notebooks yet"),
@@ -248,6 +252,13 @@ def test_grades_csv(graded, course, batch):
         )
         assert float(row["max_score"]) == pytest.approx(every_grade_cell)
     assert "corrupt" in by_key[(ASSIGNMENTS[0], "corrupt")]["flags"]
+    # a student seen in the run who handed nothing in for an assignment: a row flagged
+    # "no submission", not a silent 0; a handed-in notebook that scores 0 is not flagged so
+    if len(ASSIGNMENTS) > 1:
+        nothing = by_key[(ASSIGNMENTS[1], "corrupt")]
+        assert nothing["flags"] == "no submission" and nothing["timestamp"] == ""
+    assert by_key[(ASSIGNMENTS[0], "blank")]["flags"] == ""
+    assert float(by_key[(ASSIGNMENTS[0], "blank")]["score"]) == 0.0
     summary = (root / "out" / "summary.md").read_text()
     for assignment in ASSIGNMENTS:
         assert assignment in summary
@@ -427,7 +438,8 @@ def test_demo_class(course, tmp_path):
     build_demo_submissions(course_dir, tmp_path, ASSIGNMENTS)
     for assignment in ASSIGNMENTS:
         students = sorted(p.name for p in tmp_path.iterdir() if (p / assignment).is_dir())
-        assert students == sorted(DEMO_STUDENTS)
+        pair = DEMO_PAIR if assignment == DEMO_PAIR_ASSIGNMENT else ()
+        assert students == sorted([*DEMO_STUDENTS, *pair])
         broken = tmp_path / "broken_notebook" / assignment / f"{assignment}.ipynb"
         with pytest.raises(Exception):  # noqa: B017 - any parse error: it is corrupt
             nbformat.reads(broken.read_text(), as_version=4)

@@ -32,6 +32,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from autograder.grading import CANARY_PREFIX
 from tests.autograder.fault_helpers import (
     ASSIGNMENT,
     SECOND,
@@ -48,6 +49,7 @@ from tests.autograder.fault_helpers import (
     snapshot,
     wait_for,
 )
+from tests.needs import require
 
 pytestmark = pytest.mark.slow
 
@@ -152,7 +154,7 @@ def test_no_wait_refuses_a_course_in_use(sample, tmp_path):
 
 @pytest.mark.parametrize("leave_kb", [0, 100])
 def test_full_output_folder(sample, tmp_path, namespace, leave_kb):
-    """The output folder's disk fills up while the outputs are written (a 3 MiB tmpfs,
+    """The output folder's disk fills up while the outputs are written (a 24 MiB tmpfs,
     filled to ``leave_kb`` KiB after a first run wrote the old outputs; then a student hands
     in again): one line "no space left on device writing …: free space on it and run the
     same command again; nothing graded is lost", exit 1; each output is the old file or the
@@ -162,7 +164,7 @@ def test_full_output_folder(sample, tmp_path, namespace, leave_kb):
     in a Python traceback (0 KiB) or exits 0 having written nothing whole but what fits
     where it first deleted the old file (100 KiB: it removes a page before copying)."""
     course, out = tmp_path / "course", tmp_path / "out"
-    namespace.mount_tmpfs(out, 3 * 1024)
+    namespace.mount_tmpfs(out, 24 * 1024)  # MathJax (12 MiB) and the pages
     first = run_cli(*grade_args(sample, course, out), cwd=tmp_path, prefix=namespace.prefix)
     assert first.returncode == 0, first.stderr[-3000:]
     old = snapshot(namespace.view(out))
@@ -186,7 +188,7 @@ def test_full_output_folder(sample, tmp_path, namespace, leave_kb):
 
 @pytest.mark.parametrize("leave_kb", [8, 500])
 def test_full_course_folder(sample, tmp_path, namespace, leave_kb):
-    """The course folder's disk fills up during a run (an 8 MiB tmpfs, released into, then
+    """The course folder's disk fills up during a run (a 24 MiB tmpfs, released into, then
     filled to ``leave_kb`` KiB): the submissions cannot all be written, graded or recorded.
     One line "no space left on device …: free space on it and run the same command again;
     nothing graded is lost", exit 1, and the ledger holds only what notebooks earned; after
@@ -194,7 +196,7 @@ def test_full_course_folder(sample, tmp_path, namespace, leave_kb):
     0 with honest students flagged "could not be graded: OSError: [Errno 28] No space left
     on device" and records that in the ledger, so every later run replays it."""
     course, out = tmp_path / "course", tmp_path / "out"
-    namespace.mount_tmpfs(course, 8 * 1024)
+    namespace.mount_tmpfs(course, 24 * 1024)  # MathJax (12 MiB) and the course
     release = run_cli(
         "release",
         "--assignment",
@@ -282,8 +284,7 @@ def test_grader_killed_while_writing_outputs(sample, tmp_path):
     with a note). Today's main writes grades.csv, summary.md and the pages in place: killed
     at that write, grades.csv is left empty."""
     strace = shutil.which("strace")
-    if strace is None:
-        pytest.skip("strace is not installed (Debian: apt-get install strace)")
+    require(strace is not None, "strace is not installed (Debian: apt-get install strace)")
     course, out = tmp_path / "course", tmp_path / "out"
     args = grade_args(sample, course, out)
     first = run_cli(*args, cwd=tmp_path)
@@ -413,9 +414,10 @@ def test_killed_worker_is_graded_again(sample, tmp_path):
     grader = psutil.Process(run.pid)
 
     def grading_worker():
-        # the pool's one worker, once nbgrader has started on a submission (it makes the
-        # submission's autograded/ folder first): it is at work on that task
-        if not list((course / "autograded").glob(f"*/{ASSIGNMENT}")):
+        # the pool's one worker, once nbgrader has started on a student's submission (it
+        # makes the submission's autograded/ folder first; the canary's comes before)
+        started = (course / "autograded").glob(f"*/{ASSIGNMENT}")
+        if not [p for p in started if not p.parent.name.startswith(CANARY_PREFIX)]:
             return None
         try:
             workers = [c for c in grader.children() if "spawn_main" in " ".join(c.cmdline())]

@@ -137,6 +137,13 @@ def test_working_gradebooks_pass_and_nothing_is_created(tmp_path):
     not_a_db.write_text("these are my notes, not a database\n" * 20)
     assert "cannot open the SQLite gradebook" in gradebook_problem(f"sqlite:///{not_a_db}")
     assert "in-memory" in gradebook_problem("sqlite://")
+    # a gradebook in the course folder the run is about to create is fine; elsewhere not
+    course = tmp_path / "new-course"
+    in_course = f"sqlite:///{course / 'gradebook.db'}"
+    assert gradebook_problem(in_course, course_dir=course) is None
+    assert "does not exist" in gradebook_problem(in_course)
+    assert "does not exist" in gradebook_problem(in_course, course_dir=tmp_path / "other")
+    assert not course.exists()
 
 
 @pytest.mark.slow  # starts the session's PostgreSQL server

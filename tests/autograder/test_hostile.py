@@ -23,12 +23,10 @@ import pytest
 from autograder.course import Course
 from autograder.recheck.execute import ENV_CONFIG
 from autograder.samples import VARIANTS, make_submission, solution_sources
-from autograder.sandbox import sandbox_unavailable_reason
 from tests.autograder.attacks import ATTACKS, AttackContext, function_name, pick_variant
 from tests.autograder.grading_helpers import grade_notebooks
 
-REASON = sandbox_unavailable_reason()
-pytestmark = pytest.mark.skipif(REASON is not None, reason=f"no sandbox: {REASON}")
+pytestmark = pytest.mark.needs_sandbox
 
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = REPO / "notebooks"

@@ -44,7 +44,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from autograder.course import Course
 from autograder.models import SubmissionResult
-from lecture.assets import mathjax_available
+from course_common.assets import mathjax_available
 from tests.autograder import test_hostile_html as hostile_html
 from tests.e2e.browser import jupyterlab_server
 
@@ -357,11 +357,11 @@ def written(tmp_path_factory: pytest.TempPathFactory) -> dict:
     solutions: her answer awaits a person) and 'blank' (the release handed back: nbgrader
     scores the untouched answer 0 itself)."""
     from autograder.__main__ import main
-    from autograder.grading import sandbox_status
     from autograder.notebook import notebook_bytes
     from autograder.release import ensure_released
     from autograder.report import manual_pending
     from autograder.samples import make_submission
+    from tests.needs import sandbox_args
 
     root = tmp_path_factory.mktemp("written")
     course = Course(root / "course")
@@ -378,7 +378,7 @@ def written(tmp_path_factory: pytest.TempPathFactory) -> dict:
         target.write_bytes(content)
     argv = ["grade", str(root / "submitted"), "--course", str(course.root)]
     argv += ["--out", str(root / "out"), "--workers", "2"]
-    assert main([*argv, *([] if sandbox_status()[0] else ["--unsandboxed"])]) == 0
+    assert main([*argv, *sandbox_args()]) == 0
     results = [SubmissionResult(student=s, assignment=WRITTEN) for s in submissions]
     pending = {s: p.answers for (_, s), p in manual_pending(course, results).items()}
     assert pending == {"alice": 1, "blank": 0}  # the gradebook's own answer

@@ -28,11 +28,11 @@ from autograder.samples import make_submission, solution_sources
 
 # The same notebook as the hostile battery (the lightest; its first graded function is
 # called by many later cells).
-from tests.autograder.test_hostile import ASSIGNMENT, NOTEBOOKS, REASON
+from tests.autograder.test_hostile import ASSIGNMENT, NOTEBOOKS
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(REASON is not None, reason=f"no sandbox: {REASON}"),
+    pytest.mark.needs_sandbox,
     pytest.mark.skipif(ASSIGNMENT is None, reason="no course notebook with sample answers"),
 ]
 

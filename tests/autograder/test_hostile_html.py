@@ -393,10 +393,10 @@ def grade_hostile_batch(
     assignment, the rows of grades.csv by student, and the assignment's full points."""
     from autograder.__main__ import main
     from autograder.course import list_assignments
-    from autograder.grading import sandbox_status
     from autograder.notebook import notebook_bytes
     from autograder.release import ensure_released
     from autograder.samples import make_submission
+    from tests.needs import sandbox_args
 
     assignment = list_assignments()[0]
     course_dir = tmp_path / "course"
@@ -416,10 +416,9 @@ def grade_hostile_batch(
     if more_students is not None:
         more_students(folder, release_nb, source_nb)
     out = tmp_path / "out"
-    if unsandboxed is None:
-        unsandboxed = not sandbox_status()[0]
+    sandbox = sandbox_args() if unsandboxed is None else ["--unsandboxed"] if unsandboxed else []
     argv = ["grade", str(folder), "--course", str(course_dir), "--out", str(out), "--workers", "2"]
-    assert main([*argv, *(["--unsandboxed"] if unsandboxed else [])]) == 0
+    assert main([*argv, *sandbox]) == 0
 
     full = sum(
         float(c.metadata["nbgrader"]["points"])

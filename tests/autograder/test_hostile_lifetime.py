@@ -31,13 +31,11 @@ import psutil
 import pytest
 
 from autograder.course import Course, list_assignments
-from autograder.grading import sandbox_status
 from autograder.notebook import notebook_bytes
 from autograder.release import ensure_released
 from autograder.samples import make_submission, solution_sources
 
 ASSIGNMENTS = list_assignments()
-SANDBOX = sandbox_status()[0]
 HONEST = ("b_honest", "c_honest", "d_honest", "e_honest")
 
 #: Seconds a run may take to reach the state a test waits for (grading is slow on a busy
@@ -50,7 +48,7 @@ pytestmark = [
     pytest.mark.slow,
 ]
 
-needs_sandbox = pytest.mark.skipif(not SANDBOX, reason="the sandbox cannot start here")
+needs_sandbox = pytest.mark.needs_sandbox
 
 #: A student's answer that leaves a daemon behind: fork, new session, fork again, and the
 #: grandchild becomes a sleeping Python process whose command line carries a token.

@@ -29,17 +29,15 @@ import psutil
 import pytest
 
 from autograder.course import Course, list_assignments
-from autograder.grading import sandbox_status
 from autograder.release import ensure_released
 from autograder.samples import make_submission, solution_sources
 from tests.autograder.grading_helpers import grade_notebooks
 
 ASSIGNMENTS = list_assignments()
-SANDBOX = sandbox_status()[0]
 
 pytestmark = [
     pytest.mark.skipif(not ASSIGNMENTS, reason="no course notebooks yet"),
-    pytest.mark.skipif(not SANDBOX, reason="the sandbox cannot start here"),
+    pytest.mark.needs_sandbox,
     pytest.mark.slow,
 ]
 

@@ -15,17 +15,15 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 from nbgrader.preprocessors import ClearHiddenTests
 
 from autograder.notebook import (
-    RUBRIC_HEADING,
     disabled_names,
     hidden_line_ranges,
     is_test_cell,
-    is_written_answer,
     notebook_bytes,
     redact_hidden_source,
     rubrics,
-    split_rubric,
     strip_hidden_tests,
 )
+from course_common.rubric import RUBRIC_HEADING, is_written_answer, split_rubric
 
 REPO = Path(__file__).resolve().parents[2]
 SOURCE_NOTEBOOKS = sorted(REPO.glob("notebooks/*/*.ipynb"))

@@ -1,5 +1,5 @@
-"""The gradebook in PostgreSQL (issue 13): the tests' throw-away server (benchmarks/pg.py), and
-the grader with ``--db postgresql+psycopg://…`` against the same batch on the default
+"""The gradebook in PostgreSQL: the tests' throw-away server (devtools/postgres.py), and the
+grader with ``--db postgresql+psycopg://…`` against the same batch on the default
 SQLite gradebook.
 
 The batch is the demo class (``autograder.samples.demo``: full marks, blank, typical bugs,
@@ -23,19 +23,21 @@ import pytest
 
 from autograder.__main__ import main
 from autograder.course import Course, check_db_url, list_assignments
-from autograder.grading import sandbox_status
 from autograder.grading.task import autograde_task
 from autograder.models import GradingError
-from benchmarks.pg import PostgresCluster, postgres_bindir, submission_counts
+from devtools.postgres import PostgresCluster, postgres_bindir, submission_counts
+from tests.needs import require, sandbox_args
 
 ASSIGNMENTS = list_assignments()[:2]
-SANDBOX_ARGS = [] if sandbox_status()[0] else ["--unsandboxed"]
+SANDBOX_ARGS = sandbox_args()
 WORKERS = "3"
 
 
 def test_cluster_runs_unprivileged_on_a_socket_and_is_removed():
-    if postgres_bindir() is None:
-        pytest.skip("PostgreSQL is not installed (Debian: apt-get install postgresql)")
+    require(
+        postgres_bindir() is not None,
+        "PostgreSQL is not installed (Debian: apt-get install postgresql)",
+    )
     import psycopg
 
     with PostgresCluster() as cluster:

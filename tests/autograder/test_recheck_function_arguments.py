@@ -15,13 +15,12 @@ import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
 from autograder.course import Course
-from autograder.grading import sandbox_status
 from autograder.samples import make_submission
 from tests.autograder.grading_helpers import grade_notebooks
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(not sandbox_status()[0], reason="the sandbox cannot start here"),
+    pytest.mark.needs_sandbox,
 ]
 
 

@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import psutil
-import pytest
+
+from tests.needs import require
 
 CHROMIUM = "/usr/bin/chromium"
 #: As root and on a closed network: no sandbox of chromium's own (the test's processes are
@@ -34,15 +35,6 @@ CHROMIUM_ARGS = (
     "--disable-sync",
     "--no-first-run",
 )
-
-
-def require(condition: bool, reason: str) -> None:
-    """Skip the test when *condition* is false, except in CI, where it fails."""
-    if condition:
-        return
-    if os.environ.get("CI"):
-        pytest.fail(f"{reason} (CI runs every browser test: ./run test installs it)")
-    pytest.skip(reason)
 
 
 def launch_chromium(playwright: Any) -> Any:

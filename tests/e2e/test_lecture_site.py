@@ -27,8 +27,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from course_common.assets import mathjax_available
 from lecture import course_notebooks
-from lecture.assets import mathjax_available
 from lecture.layout import TYPE
 from lecture.slides import slide_heights
 
@@ -253,8 +253,8 @@ def test_deck_offline_math_and_figures(browser, server, deck):
 
 @pytest.mark.parametrize("deck", DECKS)
 def test_deck_arrow_keys_and_length(browser, server, deck):
-    """At least 15 slides, and the right arrow moves on. Fails until the notebooks carry
-    slide metadata (issue 11, phase 2)."""
+    """At least 15 slides (the notebooks' slide metadata, written by ``python -m
+    lecture.slides``), and the right arrow moves on."""
     visit = Visit(browser, f"{server}/{deck}")
     try:
         visit.page.wait_for_function("window.Reveal && Reveal.isReady()")

@@ -11,9 +11,10 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
-from autograder.notebook import is_written_answer, rubrics
+from autograder.notebook import rubrics
+from course_common.assets import mathjax_available
+from course_common.rubric import is_written_answer
 from lecture import course_notebooks, mark_solutions
-from lecture.assets import mathjax_available
 from lecture.decks import write_deck
 from lecture.layout import TYPE, fit_image, markdown_blocks
 from lecture.metrics import text_em
@@ -288,15 +289,11 @@ def test_course_decks_leave_every_rubric_out(tmp_path):
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebooks_carry_the_slide_metadata_of_the_rules(path):
-    """Every cell's slideshow metadata is what ``python -m lecture.slides`` writes.
-
-    Fails until the tool has been run on the notebooks (issue 11, phase 2): run
-    ``./run python -m lecture.slides`` and commit the notebooks.
-    """
+    """Every cell's slideshow metadata is what ``python -m lecture.slides`` writes (after
+    editing a notebook: ``./run python -m lecture.slides``, and commit the notebooks)."""
     assert not stale(path), (
         f"{path.stem}: slide metadata differs from the rules of lecture/slides.py; run "
-        "'./run python -m lecture.slides' (never edit slide types by hand); this fails "
-        "until issue 11's phase 2 has run the tool on the notebooks"
+        "'./run python -m lecture.slides' (never edit slide types by hand)"
     )
 
 
@@ -402,7 +399,8 @@ def test_prose_wraps_with_the_fonts_own_widths():
 
 def test_the_font_table_is_the_installed_themes():
     """lecture/fonts.json is what ``python -m lecture.metrics`` reads from reveal.js's theme."""
-    from lecture.assets import REVEAL_THEME, AssetsMissing, reveal_dir
+    from course_common.assets import AssetsMissing
+    from lecture.assets import REVEAL_THEME, reveal_dir
     from lecture.metrics import FONTS_JSON, read_theme_fonts
 
     try:

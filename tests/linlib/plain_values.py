@@ -1,5 +1,5 @@
 """Plain values the re-check's encoder and decoder must carry exactly (shared by the tests
-of ``linlib._remote`` and of ``autograder.recheck``)."""
+of ``linlib.grader_kernel_wire``, ``linlib._remote`` and ``autograder.recheck``)."""
 
 from __future__ import annotations
 

@@ -42,6 +42,7 @@ def test_all_lists_exactly_the_public_names():
         "data",
         "dual",
         "geometry",
+        "grader_kernel_wire",  # the re-check's wire format (the grader imports it)
         "kernels",
         "losses",
         "multiclass",

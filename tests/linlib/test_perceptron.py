@@ -22,29 +22,6 @@ def sk_perceptron(X, y, max_iter):
         return SkPerceptron(shuffle=False, tol=None, max_iter=max_iter).fit(X, y)
 
 
-@pytest.fixture(params=["float64-scan", "float32-scan"])
-def scan_mode(request, monkeypatch):
-    """Run a test with the float64 scans, and again with the float32 screening scans
-    (normally used only for large data) switched on from the second epoch; afterwards
-    check that the scans really ran in that precision."""
-    scanner = linlib.perceptron._Scanner
-    original = scanner._threshold
-    scans = {"float32-scan": 0, "float64-scan": 0}
-
-    def counting_threshold(self, w, b):
-        v32, thr = original(self, w, b)
-        scans["float32-scan" if v32 is not None else "float64-scan"] += 1
-        return v32, thr
-
-    monkeypatch.setattr(scanner, "_threshold", counting_threshold)
-    if request.param == "float32-scan":
-        monkeypatch.setattr(linlib.perceptron, "_FLOAT32_MIN_SIZE", 0)
-    yield request.param
-    assert scans[request.param] > 0, scans
-    if request.param == "float64-scan":
-        assert scans["float32-scan"] == 0, scans
-
-
 def random_sets(n_sets, seed, integer):
     rng = np.random.default_rng(seed)
     for _ in range(n_sets):
@@ -61,7 +38,7 @@ def random_sets(n_sets, seed, integer):
 
 
 @pytest.mark.parametrize("integer", [True, False], ids=["integer-with-ties", "float"])
-def test_perceptron_equals_sklearn_for_several_epoch_caps(integer, scan_mode):
+def test_perceptron_equals_sklearn_for_several_epoch_caps(integer):
     n_checked = 0
     for X, y, T in random_sets(120, seed=1 if integer else 2, integer=integer):
         ours = linlib.Perceptron(max_epochs=T).fit(X, y)
@@ -87,7 +64,7 @@ def cancellation_sets(n_sets, seed):
         yield X, y, int(rng.integers(1, 12))
 
 
-def test_perceptron_equals_sklearn_with_order_dependent_sums(scan_mode):
+def test_perceptron_equals_sklearn_with_order_dependent_sums():
     for X, y, T in cancellation_sets(150, seed=21):
         ours = linlib.Perceptron(max_epochs=T).fit(X, y)
         ref = sk_perceptron(X, y, T)
@@ -97,7 +74,7 @@ def test_perceptron_equals_sklearn_with_order_dependent_sums(scan_mode):
         np.testing.assert_array_equal(trace[-1].w, ref.coef_[0])
 
 
-def test_perceptron_equals_sklearn_on_larger_separable_set(scan_mode):
+def test_perceptron_equals_sklearn_on_larger_separable_set():
     X, y = linlib.make_separable(3000, 8, margin=0.05, random_state=3)
     ours = linlib.Perceptron().fit(X, y)
     assert ours.converged_

@@ -1,5 +1,6 @@
-"""linlib._remote, the kernel side of the re-check, run in-process: its one encoder
-round-trips through the grader's strict decoder (``autograder.recheck.codec``), and its
+"""linlib._remote, the kernel side of the re-check, run in-process, with the wire format it
+shares with the grader (linlib.grader_kernel_wire): the one encoder round-trips through the
+grader's strict decoder (``autograder.recheck.codec``), and its
 answers to call and describe requests are what the grader expects."""
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ import pytest
 from hypothesis import given
 
 from autograder.recheck.codec import call_request, decode
-from linlib import _remote
-from linlib._remote import REPLY_MIME, NotPlainData, answer, encode
+from linlib import _remote, grader_kernel_wire
+from linlib._remote import answer
+from linlib.grader_kernel_wire import REPLY_MIME, NotPlainData, encode
 from tests.linlib.plain_values import NUMPY_ARRAYS, NUMPY_SCALARS, plain, same, same_numpy
 
 # --------------------------------------------------------------------------- the encoder
@@ -92,7 +94,7 @@ def test_objects_that_are_not_plain_data_are_refused(value):
 
 def test_nesting_deeper_than_the_limit_is_refused():
     deep: list = []
-    for _ in range(_remote.MAX_DEPTH + 1):
+    for _ in range(grader_kernel_wire.MAX_DEPTH + 1):
         deep = [deep]
     with pytest.raises(NotPlainData, match="nesting too deep"):
         encode(deep)
@@ -338,7 +340,7 @@ def test_a_function_the_grader_did_not_send_cannot_come_back_in_the_arguments():
     ],
 )
 def test_only_public_library_functions_may_be_referenced(module, name):
-    assert _remote.allowed_function(module, name) is None
+    assert grader_kernel_wire.allowed_function(module, name) is None
     request = {
         "op": "call",
         "name": "apply",
@@ -354,10 +356,11 @@ def test_only_public_library_functions_may_be_referenced(module, name):
 def test_the_allowed_functions_are_the_librarys_own():
     import linlib
 
-    assert _remote.allowed_function("linlib", "signed_distance") is linlib.signed_distance
-    assert _remote.allowed_function("numpy", "dot") is np.dot
-    assert _remote.allowed_function("numpy", "exp") is np.exp
-    assert _remote.allowed_function("math", "sqrt") is math.sqrt
+    allowed = grader_kernel_wire.allowed_function
+    assert allowed("linlib", "signed_distance") is linlib.signed_distance
+    assert grader_kernel_wire.allowed_function("numpy", "dot") is np.dot
+    assert grader_kernel_wire.allowed_function("numpy", "exp") is np.exp
+    assert grader_kernel_wire.allowed_function("math", "sqrt") is math.sqrt
 
 
 def test_the_students_exception_comes_back_with_its_classes():

@@ -1,8 +1,8 @@
 """Static checks of every source notebook in ``notebooks/`` (no kernel needed).
 
 The notebooks are discovered with a glob, so a notebook added later is covered without
-touching this file. What is checked is the shape the course promises (CONTENT.md,
-NOTEBOOKS_COMMON): nbgrader metadata and readable grade ids, locked test cells with
+touching this file. What is checked is the shape the course promises (``notebooks/README.md``
+maps it): nbgrader metadata and readable grade ids, locked test cells with
 visible and hidden tests for every exercise, test cells that only talk to student code
 through ``linlib.grading``, stored outputs that are complete and clean, and the skeleton
 of a notebook (title, objectives, setup, summary, further questions).
@@ -23,14 +23,13 @@ from nbgrader.utils import is_grade, is_solution
 from autograder.notebook import (
     HIDDEN_BEGIN,
     HIDDEN_END,
-    RUBRIC_HEADING,
     grade_id,
     hidden_line_ranges,
     is_test_cell,
-    split_rubric,
     strip_hidden_tests,
 )
 from autograder.samples import solution_sources
+from course_common.rubric import RUBRIC_HEADING, split_rubric
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted(ROOT.glob("notebooks/*/*.ipynb"))
@@ -40,7 +39,7 @@ GRADE_ID = re.compile(r"^[a-z0-9_]+$")
 NBGRADER_KEYS = {"grade", "grade_id", "locked", "points", "schema_version", "solution", "task"}
 # Absolute paths of a machine: a notebook's outputs must not leak where it was run.
 MACHINE_PATH = re.compile(r"(?<![\w.])(/work/|/tmp/|/home/|/root/|/Users/|/private/)")
-# Assignments whose notebook must contain a manually graded written answer (CONTENT.md).
+# Assignments whose notebook must contain a manually graded written answer (notebooks/README.md).
 WRITTEN_ANSWER_REQUIRED = ("03_", "05_")
 MIN_AUTOGRADED_EXERCISES = 4
 
@@ -327,7 +326,7 @@ def _bullets(text: str) -> list[str]:
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=NOTEBOOK_IDS)
 def test_notebooks_written_answers_have_a_rubric(path):
-    """Every written answer has, below its model answer, the grader's rubric (CONTENT.md):
+    """Every written answer has, below its model answer, the grader's rubric (notebooks/README.md):
     a table of the elements of a full answer whose points add up to the answer's points,
     and at least two typical partial answers, each with what it earns. No solution
     delimiters in the cell: nbgrader then replaces the whole cell, rubric included, in

@@ -25,13 +25,14 @@ import pytest
 
 from autograder.__main__ import main
 from autograder.course import list_assignments
-from autograder.grading import parse_dask_target, sandbox_status
+from autograder.grading import parse_dask_target
 from autograder.grading.dask_batch import read_tree, write_tree
 from autograder.models import GradingError, SubmissionsError
-from benchmarks.pg import submission_counts
+from devtools.postgres import submission_counts
+from tests.needs import sandbox_args
 
 ASSIGNMENTS = list_assignments()[:2]
-SANDBOX_ARGS = [] if sandbox_status()[0] else ["--unsandboxed"]
+SANDBOX_ARGS = sandbox_args()
 
 
 # ------------------------------------------------------------------------------- fast

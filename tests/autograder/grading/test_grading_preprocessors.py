@@ -27,9 +27,10 @@ from bs4 import BeautifulSoup
 
 from autograder.course import Course
 from autograder.grading.preprocessors import RUBRIC_LABEL
-from autograder.notebook import is_written_answer, notebook_bytes, rubrics
+from autograder.notebook import notebook_bytes, rubrics
 from autograder.release import ensure_released
 from autograder.samples import make_submission
+from course_common.rubric import is_written_answer
 from tests.autograder import test_hostile_formgrader as formgrader
 from tests.autograder import test_hostile_html as hostile_html
 

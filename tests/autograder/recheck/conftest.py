@@ -5,9 +5,7 @@ from __future__ import annotations
 import pytest
 
 from autograder.recheck import KernelChannel
-from autograder.sandbox import sandbox_unavailable_reason
-
-REASON = sandbox_unavailable_reason()
+from tests.needs import require_sandbox
 
 STUDENT_CODE = """
 import numpy as np
@@ -106,8 +104,7 @@ answer = [1, 2.5, "three"]
 
 @pytest.fixture(scope="module")
 def kernel():
-    if REASON is not None:
-        pytest.skip(f"no sandbox: {REASON}")
+    require_sandbox()
     from jupyter_core.utils import run_sync
 
     from autograder.sandbox import SandboxedKernelManager

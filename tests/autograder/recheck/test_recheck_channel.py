@@ -11,7 +11,7 @@ import pytest
 from autograder import recheck
 from autograder.recheck.channel import _request_code
 from autograder.recheck.mirror import mirror as _mirror
-from linlib._remote import REPLY_MIME
+from linlib.grader_kernel_wire import REPLY_MIME
 from tests.linlib.plain_values import NUMPY_ARRAYS, NUMPY_SCALARS, same_numpy
 
 

@@ -11,11 +11,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.sandbox import sandbox_unavailable_reason
-
 REPO = Path(__file__).resolve().parents[3]
 SOURCE_NOTEBOOKS = sorted(REPO.glob("notebooks/*/*.ipynb"))
-REASON = sandbox_unavailable_reason()
 
 
 def _meta(**kw):
@@ -56,7 +53,7 @@ def _safe_execute(nb, tmp_path, **settings):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(REASON is not None, reason=f"no sandbox: {REASON}")
+@pytest.mark.needs_sandbox
 def test_safe_execute_passes_a_correct_answer_and_never_runs_hidden_tests_in_the_kernel(
     tmp_path,
 ):
@@ -73,7 +70,7 @@ def test_safe_execute_passes_a_correct_answer_and_never_runs_hidden_tests_in_the
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(REASON is not None, reason=f"no sandbox: {REASON}")
+@pytest.mark.needs_sandbox
 def test_safe_execute_fails_a_tampered_wrong_answer_and_flags_it(tmp_path):
     answer = (
         "import linlib.grading\n"
@@ -97,7 +94,7 @@ def test_safe_execute_fails_a_tampered_wrong_answer_and_flags_it(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(REASON is not None, reason=f"no sandbox: {REASON}")
+@pytest.mark.needs_sandbox
 def test_safe_execute_stops_an_uninterruptible_cell_and_scores_what_follows_zero(tmp_path):
     answer = (
         "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n"

@@ -19,8 +19,9 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from autograder.course import Course, list_assignments
-from autograder.notebook import RUBRIC_HEADING, is_written_answer, rubrics
+from autograder.notebook import rubrics
 from autograder.release import ensure_released, release_course, student, zips
+from course_common.rubric import RUBRIC_HEADING, is_written_answer
 
 ASSIGNMENT = "01_hyperplanes"
 EPOCH = 1_795_000_000  # 2026-11-18 11:06:40 UTC

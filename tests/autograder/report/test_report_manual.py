@@ -29,6 +29,7 @@ from autograder.report import (
     summarise,
     summary_text,
 )
+from tests.needs import sandbox_args
 
 TEST_POINTS, ANSWER_POINTS = 3.0, 2.0
 
@@ -125,7 +126,6 @@ def test_next_grade_run_exports_the_formgraders_points(tmp_path):
     ledger) exports it: score up by the manual points, nothing pending."""
     from autograder.__main__ import main
     from autograder.course import list_assignments
-    from autograder.grading import sandbox_status
     from autograder.notebook import notebook_bytes
     from autograder.release import ensure_released
     from autograder.samples import make_submission
@@ -155,7 +155,7 @@ def test_next_grade_run_exports_the_formgraders_points(tmp_path):
     target.write_bytes(notebook_bytes(make_submission(release_nb, source)))
     argv = ["grade", str(tmp_path / "submitted"), "--course", str(course.root)]
     argv += ["--out", str(tmp_path / "out"), "--no-feedback"]
-    argv += [] if sandbox_status()[0] else ["--unsandboxed"]
+    argv += sandbox_args()
 
     assert main(argv) == 0
     before = _row(tmp_path / "out" / "grades.csv")

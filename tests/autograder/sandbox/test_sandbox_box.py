@@ -17,10 +17,9 @@ from pathlib import Path
 import pytest
 
 import autograder.sandbox as sb
-from autograder.sandbox import Limits, Sandbox
+from autograder.sandbox import Limits, new_sandbox
 
-REASON = sb.sandbox_unavailable_reason()
-pytestmark = pytest.mark.skipif(REASON is not None, reason=f"no sandbox: {REASON}")
+pytestmark = pytest.mark.needs_sandbox
 
 REPO = Path(__file__).resolve().parents[3]
 MiB = 1024 * 1024
@@ -28,7 +27,7 @@ MiB = 1024 * 1024
 
 def run(code: str, limits: Limits | None = None, files: Path | None = None, timeout=60):
     """Run *code* with the sandbox's Python inside a fresh sandbox; return the process."""
-    box = Sandbox(limits)
+    box = new_sandbox(limits)
     try:
         box.stage_files(files)
         cmd, kw = box.popen_kwargs(box.command([sys.executable, "-c", textwrap.dedent(code)]))
@@ -222,7 +221,7 @@ def test_one_huge_allocation_fails_with_memory_error():
 
 
 def test_the_watchdog_kills_processes_that_use_too_much_memory_together():
-    box = Sandbox(Limits(total_memory=300 * MiB))
+    box = new_sandbox(Limits(total_memory=300 * MiB))
     code = """
         import os, time
         for _ in range(4):  # 4 x 150 MiB, touched; each alone is within RLIMIT_AS
@@ -249,7 +248,7 @@ def test_the_watchdog_kills_processes_that_use_too_much_memory_together():
 
 
 def test_cleanup_kills_detached_processes_and_removes_the_folder():
-    box = Sandbox()
+    box = new_sandbox()
     code = """
         import os, subprocess, sys, time
         subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"],

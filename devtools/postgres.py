@@ -162,7 +162,7 @@ class PostgresCluster:
             )
             settings = dict(_SETTINGS, unix_socket_directories=_quote(str(self.socket_dir)))
             with (self.data_dir / "postgresql.conf").open("a") as conf:
-                conf.write("\n# a throw-away cluster (benchmarks/pg.py)\n")
+                conf.write("\n# a throw-away cluster (devtools/postgres.py)\n")
                 conf.writelines(f"{key} = {value}\n" for key, value in settings.items())
             self._run(
                 "pg_ctl", "start", "--wait", "--pgdata", self.data_dir, "--log", self.log_file

@@ -1,0 +1,401 @@
+"""Answers copied and disguised, built from the sample answers: for the similarity report's
+demo pair and for its planted test set (:func:`planted_class`).
+
+The disguises a copier uses, each a function of the answer's source that keeps what it
+computes: :func:`rename_locals` (local variables renamed), :func:`add_comments` (comment
+lines and blank lines between statements), :func:`reorder_functions` (the functions of a
+cell in another order); and a loop turned into a comprehension, which is written by hand
+(:data:`LOOP_TO_COMPREHENSION`, the sample answer's loop rewritten and nothing else).
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import copy
+import difflib
+import io
+import itertools
+import keyword
+import random
+import tokenize
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+from nbformat import NotebookNode
+from nbgrader.preprocessors import ClearSolutions
+
+from autograder.samples import VARIANTS, Variant, make_submission, solution_sources
+
+#: Names a copier picks for the variables they rename.
+_NAMES = (
+    "acc",
+    "arr",
+    "buf",
+    "cur",
+    "data",
+    "item",
+    "tmp",
+    "val",
+    "vec",
+    "res",
+    "out_vals",
+    "step",
+    "count_",
+    "part",
+    "elem",
+    "pair",
+    "num",
+    "summed",
+    "best_val",
+    "holder",
+)
+
+_COMMENTS = (
+    "# compute it step by step",
+    "# TODO check this",
+    "# loop over the data",
+    "# here we use numpy",
+    "# this is the main part",
+    "# make sure the shapes match",
+    "# as in the lecture",
+    "# return the result",
+)
+
+
+def _local_names(tree: ast.Module) -> set[str]:
+    """Variables assigned inside the functions of *tree*, less the functions' parameters
+    (a copier keeps the signature the tests call), the names used as keyword arguments and
+    the names of functions and imports."""
+    assigned: set[str] = set()
+    kept: set[str] = set(dir(builtins)) | set(keyword.kwlist)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            kept.add(node.name)
+            args = node.args
+            for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
+                if arg is not None:
+                    kept.add(arg.arg)
+            for inner in ast.walk(node):
+                if isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Store):
+                    assigned.add(inner.id)
+        elif isinstance(node, ast.keyword) and node.arg:
+            kept.add(node.arg)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            kept.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, ast.Attribute):
+            kept.add(node.attr)
+    return assigned - kept
+
+
+def rename_locals(code: str, seed: int = 0) -> str:
+    """*code* with its local variables renamed (token by token: comments and layout stay)."""
+    rng = random.Random(seed)
+    names = sorted(_local_names(ast.parse(code)))
+    taken = {t.string for t in tokenize.generate_tokens(io.StringIO(code).readline)}
+    pool = [n for n in _NAMES if n not in taken]
+    rng.shuffle(pool)
+    mapping = {}
+    for index, name in enumerate(names):
+        mapping[name] = pool[index] if index < len(pool) else f"{name}_{index}"
+    tokens = []
+    previous = None
+    for tok in tokenize.generate_tokens(io.StringIO(code).readline):
+        if tok.type == tokenize.NAME and tok.string in mapping and previous != ".":
+            tok = tok._replace(string=mapping[tok.string])
+        tokens.append(tok)
+        previous = tok.string
+    return tokenize.untokenize(tokens)
+
+
+def _statement_lines(code: str) -> list[int]:
+    """0-based numbers of the lines on which a statement starts."""
+    starts, new = [], True
+    for tok in tokenize.generate_tokens(io.StringIO(code).readline):
+        if tok.type in (tokenize.NEWLINE, tokenize.NL):
+            new = new or tok.type == tokenize.NEWLINE
+            continue
+        if tok.type in (tokenize.INDENT, tokenize.DEDENT, tokenize.COMMENT):
+            continue
+        if new and tok.type != tokenize.ENDMARKER:
+            starts.append(tok.start[0] - 1)
+        new = False
+    return starts
+
+
+def add_comments(code: str, seed: int = 0, every: int = 2) -> str:
+    """*code* with a comment line before about one statement in *every*, a blank line before
+    some others, and a comment at the end of the last line."""
+    rng = random.Random(seed)
+    lines = code.split("\n")
+    starts = set(_statement_lines(code)[1:])
+    out = []
+    for number, line in enumerate(lines):
+        if number in starts:
+            indent = line[: len(line) - len(line.lstrip())]
+            if rng.random() < 1 / every:
+                out.append(indent + rng.choice(_COMMENTS))
+            elif rng.random() < 0.5:
+                out.append("")
+        out.append(line)
+    while out and not out[-1].strip():
+        out.pop()
+    out[-1] += "  # done"
+    return "\n".join(out) + "\n"
+
+
+def reorder_functions(code: str) -> str:
+    """*code* with its top-level functions in the reverse order (imports and other
+    statements first, as they were)."""
+    tree = ast.parse(code)
+    lines = code.split("\n")
+    blocks, others = [], []
+    for node in tree.body:
+        first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+        text = "\n".join(lines[first - 1 : node.end_lineno])
+        (blocks if isinstance(node, ast.FunctionDef) else others).append(text)
+    return "\n".join([*others, "", *("\n\n" + b for b in reversed(blocks))]).strip("\n") + "\n"
+
+
+#: (assignment, sample answer's name) -> that answer with one of its loops written as a
+#: comprehension or a generator expression (the rest of its lines as they were).
+LOOP_TO_COMPREHENSION: dict[tuple[str, str], str] = {
+    ("01_hyperplanes", "activation_loops"): '''
+def activation(X, w, b):
+    """Activation of every row, with plain Python loops."""
+    result = []
+    for row in X:
+        total = b + sum(x_j * w_j for x_j, w_j in zip(row, w))
+        result.append(total)
+    return np.array(result, dtype=float)
+''',
+    ("04_naive_bayes_linear", "nb_log_joint_loops"): '''
+def nb_log_joint(X, class_log_prior, feature_log_prob):
+    """Loops over documents, classes and words."""
+    result = []
+    for row in X:
+        scores = []
+        for c in range(2):
+            score = class_log_prior[c] + sum(
+                count * log_p for count, log_p in zip(row, feature_log_prob[c])
+            )
+            scores.append(score)
+        result.append(scores)
+    return np.array(result, dtype=float)
+''',
+    ("06_svm_margins", "on_margin_loops"): '''
+import math
+
+
+def on_margin(X, y, w, b, tol=1e-6):
+    """Distances with math.sqrt and a list."""
+    norm = math.sqrt(sum(float(v) ** 2 for v in w))
+    distances = [
+        t * (sum(float(x) * float(v) for x, v in zip(row, w)) + b) / norm for row, t in zip(X, y)
+    ]
+    closest = min(distances)
+    return np.array([d - closest <= tol for d in distances])
+''',
+    ("06_svm_margins", "hinge_slacks_plain_python"): '''
+def hinge_slacks(X, y, w, b):
+    """Plain Python max(0, ·) per point, in a float array."""
+    out = np.empty(len(y))
+    for i, (row, t) in enumerate(zip(X, y)):
+        activation = b + sum(x * v for x, v in zip(row, w))
+        out[i] = max(0.0, 1.0 - t * activation)
+    return out
+''',
+    ("07_losses_dual_kernels", "dual_loops"): '''
+def weights_from_dual(X, y, alpha, tol=1e-8):
+    """Loops: w accumulated point by point (floats), b averaged over the support."""
+    w = sum(
+        (a_i * y_i * np.asarray(x_i, dtype=float) for x_i, y_i, a_i in zip(X, y, alpha)),
+        np.zeros(len(X[0])),
+    )
+    offsets = [y_i - float(np.dot(w, x_i)) for x_i, y_i, a_i in zip(X, y, alpha) if a_i > tol]
+    if not offsets:
+        raise ValueError("no support vector")
+    return w, sum(offsets) / len(offsets)
+''',
+    ("07_losses_dual_kernels", "ovr_loops"): '''
+def one_vs_rest_predict(X, W, b, classes):
+    """Loops; a later class replaces the best only with a strictly larger score."""
+    predictions = []
+    for x in X:
+        best, best_score = 0, None
+        scores = [
+            sum(float(x_j) * float(w_j) for x_j, w_j in zip(x, w_m)) + float(b_m)
+            for w_m, b_m in zip(W, b)
+        ]
+        for m, score in enumerate(scores):
+            if best_score is None or score > best_score:
+                best, best_score = m, score
+        predictions.append(classes[best])
+    return np.array(predictions)
+''',
+}
+
+
+def release_notebook(source_nb: NotebookNode | str | Path) -> NotebookNode:
+    """The source notebook with its solutions cleared by nbgrader's ``ClearSolutions`` (the
+    course's stubs), as the release hands it out: for building submissions without a
+    release."""
+    nb = copy.deepcopy(
+        source_nb
+        if isinstance(source_nb, NotebookNode)
+        else nbformat.read(str(source_nb), as_version=4)
+    )
+    nb, _ = ClearSolutions(enforce_metadata=False).preprocess(nb, {})
+    return nb
+
+
+def _plain_lines(code: str) -> list[str]:
+    """The lines of *code* stripped of indentation, without blank lines, comment lines and
+    lines that open or close a docstring."""
+    lines = (line.strip() for line in code.split("\n"))
+    return [line for line in lines if line and not line.startswith(("#", '"""', "'''"))]
+
+
+def shared_lines(a: str, b: str) -> float:
+    """The share of the shorter answer's lines found verbatim, in order, in the other
+    (:func:`_plain_lines`, difflib's matching blocks)."""
+    la, lb = _plain_lines(a), _plain_lines(b)
+    if not la or not lb:
+        return 0.0
+    matcher = difflib.SequenceMatcher(None, la, lb, autojunk=False)
+    return sum(block.size for block in matcher.get_matching_blocks()) / min(len(la), len(lb))
+
+
+#: Two sample answers of an exercise that share this share of their lines verbatim
+#: (:func:`shared_lines`) were written one from the other (a typical bug is often another
+#: answer with one line changed): *related*, neither a copied pair nor independent work.
+RELATED_LINES = 0.5
+
+
+@dataclass
+class PlantedClass:
+    """A class of sample students for one assignment, some of whose answers are copies.
+
+    ``notebooks``: student -> the submitted notebook; ``origin``: (exercise key, student) ->
+    where that answer comes from (a sample answer's name, or "reference"; an answer made of
+    two sample answers names both, joined by "+"); ``kinds``: (exercise key, student) -> the
+    disguise of a copy; ``sources``: (exercise key, sample answer's name) -> its code.
+    """
+
+    assignment: str
+    notebooks: dict[str, NotebookNode] = field(default_factory=dict)
+    origin: dict[tuple[str, str], str] = field(default_factory=dict)
+    kinds: dict[tuple[str, str], str] = field(default_factory=dict)
+    sources: dict[tuple[str, str], str] = field(default_factory=dict)
+
+    def _origins(self, exercise: str, student: str) -> set[str]:
+        return set(self.origin.get((exercise, student), "reference").split("+"))
+
+    def label(self, exercise: str, a: str, b: str) -> str:
+        """What the pair (a, b) of answers to *exercise* is:
+
+        - "copied": the same sample answer (disguised or not) in both;
+        - "partial": one answer holds the other and code of its own (a helper function);
+        - "reference": both are the reference solution (alike only because of it);
+        - "related": two sample answers that share at least :data:`RELATED_LINES` of their
+          lines (:func:`shared_lines`), or copies of such two;
+        - "independent": any other pair.
+        """
+        oa, ob = self._origins(exercise, a), self._origins(exercise, b)
+        if oa == ob == {"reference"}:
+            return "reference"
+        if oa & ob - {"reference"}:
+            return "copied" if oa == ob else "partial"
+        for x in oa - {"reference"}:
+            for y in ob - {"reference"}:
+                code_x, code_y = self.sources.get((exercise, x)), self.sources.get((exercise, y))
+                if code_x and code_y and shared_lines(code_x, code_y) >= RELATED_LINES:
+                    return "related"
+        return "independent"
+
+    def kind(self, exercise: str, a: str, b: str) -> str:
+        """The disguise of a copied pair: of the copy, or "copy and copy" for two copies."""
+        ka, kb = self.kinds.get((exercise, a)), self.kinds.get((exercise, b))
+        return f"{ka} / {kb}" if ka and kb else (ka or kb or "as it was")
+
+
+def _main_variants(variants: Iterable[Variant]) -> dict[str, list[Variant]]:
+    by_cell: dict[str, list[Variant]] = {}
+    for variant in variants:
+        if len(variant.replace) == 1:
+            by_cell.setdefault(next(iter(variant.replace)), []).append(variant)
+    return by_cell
+
+
+def planted_class(source_nb: str | Path, assignment: str, seed: int = 0) -> PlantedClass:
+    """The planted class of *assignment*: per exercise, one student for each sample answer
+    (independent work), two students who wrote the reference (a pair alike only because of
+    it), and copies of the correct sample answers: renamed variables, added comments and
+    blank lines, both; a copy with its functions reordered (of an answer that defines two:
+    the sample answer after the student's own version of the previous exercise's function)
+    and, where :data:`LOOP_TO_COMPREHENSION` has one, a loop turned into a comprehension.
+    Every other exercise of a student's notebook holds the reference."""
+    source = nbformat.read(str(source_nb), as_version=4)
+    release = release_notebook(source)
+    reference = solution_sources(source)
+    planted = PlantedClass(assignment)
+    answers: dict[str, dict[str, str]] = {"reference_1": {}, "reference_2": {}}
+    by_cell = _main_variants(VARIANTS.get(assignment, []))
+    previous: dict[str, str] = {}
+    cells = [c for c in reference if c in by_cell]
+    for before, after in itertools.pairwise(cells):
+        previous[after] = before
+
+    def put(student: str, cell: str, code: str, origin: str, kind: str = "") -> None:
+        answers.setdefault(student, {})[cell] = code
+        key = f"{assignment}/{cell}"
+        planted.origin[(key, student)] = origin
+        if "+" not in origin:
+            planted.sources.setdefault((key, origin), code)
+        if kind:
+            planted.kinds[(key, student)] = kind
+
+    rng = random.Random(seed)
+    for cell, variants in by_cell.items():
+        for variant in variants:
+            put(f"{cell}.{variant.name}", cell, variant.replace[cell], variant.name)
+        for n, variant in enumerate(v for v in variants if v.correct):
+            code, name = variant.replace[cell], variant.name
+            put(
+                f"{cell}.{name}.renamed",
+                cell,
+                rename_locals(code, rng.randrange(99)),
+                name,
+                "renamed",
+            )
+            put(
+                f"{cell}.{name}.commented",
+                cell,
+                add_comments(code, rng.randrange(99)),
+                name,
+                "commented",
+            )
+            both = add_comments(rename_locals(code, rng.randrange(99)), rng.randrange(99))
+            put(f"{cell}.{name}.renamed_commented", cell, both, name, "renamed and commented")
+            if n == 0 and cell in previous:
+                helper = next(v for v in by_cell[previous[cell]] if v.correct)
+                two = (
+                    helper.replace[previous[cell]].strip("\n") + "\n\n\n" + code.strip("\n") + "\n"
+                )
+                origin = f"{name}+{helper.name}"
+                put(f"{cell}.{name}.with_helper", cell, two, origin)
+                put(
+                    f"{cell}.{name}.with_helper.reordered",
+                    cell,
+                    rename_locals(reorder_functions(two), rng.randrange(99)),
+                    origin,
+                    "functions reordered, renamed",
+                )
+            loop = LOOP_TO_COMPREHENSION.get((assignment, name))
+            if loop is not None:
+                put(f"{cell}.{name}.comprehension", cell, loop, name, "loop as a comprehension")
+    for student, replace in answers.items():
+        planted.notebooks[student] = make_submission(release, source, replace)
+    return planted

@@ -1,0 +1,115 @@
+"""What the LMS exports are made of: each student's grade per assignment, read from the
+course's gradebook in nbgrader's meaning (``score = max(0, raw score - late submission
+penalty)``), "no submission" where the gradebook has none, and the report that says who
+was left out and why (printed by ``python -m autograder export``)."""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from autograder.course import Course
+from autograder.models import TermError
+
+
+@dataclass(frozen=True)
+class Grade:
+    """A student's grade for an assignment (None: no submission)."""
+
+    score: float  # nbgrader's score: raw - penalty, at least 0
+    raw: float
+    penalty: float
+
+
+@dataclass
+class CourseGrades:
+    """The gradebook's grades: assignments (with their max score), students (with their
+    names), and (assignment, student) -> :class:`Grade` where there is a submission."""
+
+    assignments: dict[str, float] = field(default_factory=dict)
+    students: dict[str, tuple[str, str]] = field(default_factory=dict)  # id -> (last, first)
+    grades: dict[tuple[str, str], Grade] = field(default_factory=dict)
+
+    def grade(self, assignment: str, student: str) -> Grade | None:
+        return self.grades.get((assignment, student))
+
+
+@dataclass
+class ExportReport:
+    """What an export wrote and who it left out, as lines for the instructor."""
+
+    dest: str = ""
+    rows: int = 0
+    columns: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        head = f"wrote {self.dest}: {self.rows} students"
+        if self.columns:
+            head += f", {', '.join(self.columns)}"
+        return [head, *(f"  {note}" for note in self.notes)]
+
+
+def read_course_grades(course: Course, assignments: Iterable[str] | None = None) -> CourseGrades:
+    """The gradebook's grades (of ``assignments`` only, when given).
+
+    Raises
+    ------
+    TermError
+        An assignment named is not in the gradebook (never graded), or none is.
+    """
+    from nbgrader.api import MissingEntry
+
+    from autograder.grading import CANARY_PREFIX
+
+    wanted = list(assignments or [])
+    out = CourseGrades()
+    with course.gradebook() as gb:
+        present = {a.name: a for a in gb.assignments}
+        unknown = [a for a in wanted if a not in present]
+        if unknown:
+            graded = ", ".join(sorted(present)) or "none"
+            raise TermError(f"{unknown[0]} has not been graded in this course (graded: {graded})")
+        names = wanted or sorted(present)
+        if not names:
+            raise TermError("nothing has been graded in this course yet")
+        for name in names:
+            out.assignments[name] = float(present[name].max_score)
+        for student in sorted(gb.students, key=lambda s: s.id):
+            if student.id.startswith(CANARY_PREFIX):  # a canary a killed run left behind
+                continue
+            out.students[student.id] = (student.last_name or "", student.first_name or "")
+            for name in names:
+                try:
+                    submission = gb.find_submission(name, student.id)
+                except MissingEntry:
+                    continue
+                raw = float(submission.score)
+                penalty = float(submission.late_submission_penalty or 0.0)
+                out.grades[(name, student.id)] = Grade(max(0.0, raw - penalty), raw, penalty)
+    return out
+
+
+def points(value: float) -> str:
+    """A grade as the LMSs read it: a plain number, at most two decimals."""
+    text = f"{round(value, 2):.2f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def listed(names: Iterable[str], limit: int = 12) -> str:
+    """Names for a report line: the first ``limit`` and how many more."""
+    names = list(names)
+    shown = ", ".join(names[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
+def write_csv(dest: str | Path, rows: Iterable[Sequence[str]]) -> None:
+    """Write ``rows`` as a UTF-8, comma-separated CSV file, atomically."""
+    dest = Path(dest)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_name(dest.name + ".tmp")
+    with tmp.open("w", newline="", encoding="utf-8") as fh:
+        csv.writer(fh).writerows(rows)
+    tmp.replace(dest)

@@ -1,0 +1,238 @@
+"""After grading: each submission's time held against its due date, the late rule applied,
+and the outcome recorded where nbgrader keeps it — the gradebook's assignment due date,
+the submission's timestamp and extension, and each notebook's ``late_submission_penalty``
+(so nbgrader's own export and formgrader show the same) — plus the flags, and what
+summary.md lists per assignment.
+
+Grading itself is untouched: the scores are nbgrader's; the penalty is recorded beside
+them, and grades.csv's ``score`` is then nbgrader's ``raw_score - late_submission_penalty``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime, timedelta
+
+from autograder.course import Course
+from autograder.models import RawSubmission, SubmissionResult
+from autograder.report import TermSummary
+from autograder.term.attempts import Key
+from autograder.term.calendar import Calendar, Term
+from autograder.term.late import describe_delay, instant, lateness, penalty_points
+
+#: the flag of a student of the class who handed nothing in (grades.csv, both exports)
+NO_SUBMISSION = "no submission"
+
+
+@dataclass
+class Outcome:
+    """One graded submission against its due date."""
+
+    due: datetime | None = None  # the student's (with an extension)
+    submitted_at: datetime | None = None
+    fraction: float = 0.0  # share of points the late rule takes
+    late_by: timedelta | None = None
+    flags: list[str] = field(default_factory=list)
+
+
+@dataclass
+class TermRun:
+    """The term's part of a run: results with their flags, the class and its rows."""
+
+    results: list[SubmissionResult]
+    outcomes: dict[Key, Outcome]
+    students: list[str]  # the class: a row per student and assignment in grades.csv
+    assignments: list[str]
+    row_flags: dict[str, list[str]]  # "assignment/student" -> flags of rows without a result
+    summary: list[TermSummary]
+
+
+def shown(calendar: Calendar, moment: datetime | None) -> str:
+    """A time as the flags and summary.md show it, on the course's clock."""
+    if moment is None:
+        return "-"
+    return calendar.in_zone(moment).strftime("%Y-%m-%d %H:%M %Z")
+
+
+def _outcome(calendar: Calendar, term: Term | None, raw: RawSubmission | None, key: Key) -> Outcome:
+    assignment, student = key
+    submitted = raw.submitted_at if raw is not None else None
+    due = calendar.due_for(student, assignment)
+    outcome = Outcome(due=due, submitted_at=submitted)
+    if term is None or due is None:
+        return outcome
+    extension = calendar.extensions.get((student, assignment))
+    granted = ""
+    if extension is not None:
+        reason = f": {extension.reason}" if extension.reason else ""
+        granted = f"extension to {shown(calendar, due)} ({extension.written}{reason})"
+    if submitted is None:
+        outcome.flags.append(f"no submission time: graded as on time (due {shown(calendar, due)})")
+        if raw is not None and raw.marked_late:
+            outcome.flags.append(
+                "marked late by the LMS, but its time is unknown: no penalty (give the "
+                "times with --times)"
+            )
+        if granted:
+            outcome.flags.append(granted)
+        return outcome
+    late = lateness(term.rule, due, submitted)
+    if not late.late:
+        if granted:
+            outcome.flags.append(f"{granted}: handed in {shown(calendar, submitted)}, on time")
+        return outcome
+    outcome.fraction, outcome.late_by = late.fraction, late.late_by
+    cost = "no penalty" if term.rule.rule == "none" else f"−{100 * late.fraction:g} %"
+    outcome.flags.append(
+        f"late by {describe_delay(late.late_by)}: handed in {shown(calendar, submitted)}, due "
+        f"{shown(calendar, due)}"
+        + (f" ({granted})" if granted else "")
+        + f"; rule: {term.rule.describe()}: {cost}"
+    )
+    return outcome
+
+
+def _naive_utc(moment: datetime | None) -> datetime | None:
+    return None if moment is None else moment.astimezone(UTC).replace(tzinfo=None)
+
+
+def _record(
+    course: Course,
+    calendar: Calendar,
+    results: Iterable[SubmissionResult],
+    outcomes: Mapping[Key, Outcome],
+) -> dict[Key, float]:
+    """Write due dates, timestamps, extensions and late penalties into the gradebook;
+    returns each submission's total penalty (points)."""
+    from nbgrader.api import MissingEntry
+
+    penalties: dict[Key, float] = {}
+    with course.gradebook() as gb, warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # SQLAlchemy's autoflush warnings (as in course.py)
+        names = {r.assignment for r in results}
+        for name in sorted(names):
+            term = calendar.term(name)
+            if term is not None:
+                gb.update_or_create_assignment(name, duedate=_naive_utc(term.due))
+        for result in results:
+            key = (result.assignment, result.student)
+            outcome = outcomes[key]
+            term = calendar.term(result.assignment)
+            try:
+                submission = gb.find_submission(result.assignment, result.student)
+            except MissingEntry:
+                continue
+            if outcome.submitted_at is not None:
+                submission.timestamp = _naive_utc(outcome.submitted_at)
+            if term is None or term.due is None:
+                continue
+            due = outcome.due
+            extension = instant(due) - instant(term.due) if due is not None else None
+            submission.extension = extension if extension else None
+            total = 0.0
+            for notebook in submission.notebooks:
+                points = penalty_points(
+                    term.rule, outcome.fraction, notebook.score, notebook.max_score
+                )
+                notebook.late_submission_penalty = points
+                total += points
+            penalties[key] = round(total, 2)
+        gb.db.commit()
+    return penalties
+
+
+def _heading(calendar: Calendar, term: Term | None) -> str:
+    if term is None or term.due is None:
+        return "no due date"
+    parts = [f"due {shown(calendar, term.due)}", term.rule.describe()]
+    if isinstance(term.close, timedelta):
+        close = shown(calendar, term.close_for(term.due))
+        parts.append(f"closes {describe_delay(term.close)} after the due date ({close})")
+    elif term.close is not None:
+        parts.append(f"closes {shown(calendar, term.close)}")
+    return "; ".join(parts)
+
+
+def settle(
+    course: Course,
+    calendar: Calendar,
+    results: Iterable[SubmissionResult],
+    graded: Mapping[Key, RawSubmission],
+    *,
+    plan_flags: Mapping[Key, list[str]] | None = None,
+    closed: Mapping[Key, str] | None = None,
+    roster: Iterable[str] = (),
+) -> TermRun:
+    """Hold every result against its due date, record it in the gradebook, and gather the
+    class: the students of ``roster`` (course.toml's and the times file's) and every
+    student seen in the run. ``graded``: the submission each result came from;
+    ``plan_flags``: the resubmission policy's flags; ``closed``: submissions not graded
+    (after the close), with why."""
+    results = list(results)
+    plan_flags, closed = plan_flags or {}, closed or {}
+    outcomes: dict[Key, Outcome] = {}
+    for result in results:
+        key = (result.assignment, result.student)
+        term = calendar.term(result.assignment)
+        outcomes[key] = _outcome(calendar, term, graded.get(key), key)
+    penalties = _record(course, calendar, results, outcomes)
+    students = sorted(set(roster) | {r.student for r in results} | {s for _, s in closed})
+    course.ensure_students(students)  # the class: a row for each in grades.csv
+    settled = []
+    for result in results:
+        key = (result.assignment, result.student)
+        extra = list(plan_flags.get(key, [])) + outcomes[key].flags
+        if key in penalties and outcomes[key].fraction and penalties[key]:
+            extra[-1] += f" (−{penalties[key]:g} points)"
+        settled.append(replace(result, flags=[*result.flags, *extra]) if extra else result)
+    assignments = sorted({r.assignment for r in results} | {a for a, _ in closed})
+    row_flags: dict[str, list[str]] = {}
+    for (assignment, student), why in closed.items():
+        row_flags[f"{assignment}/{student}"] = [why]
+    summaries = []
+    for assignment in assignments:
+        term = calendar.term(assignment)
+        entry = TermSummary(assignment, _heading(calendar, term))
+        for student in students:
+            key = (assignment, student)
+            if key in closed:
+                entry.not_graded.append((student, closed[key]))
+                continue
+            outcome = outcomes.get(key)
+            if outcome is None:
+                entry.no_submission.append(student)
+                row_flags.setdefault(f"{assignment}/{student}", [NO_SUBMISSION])
+                continue
+            extension = calendar.extensions.get((student, assignment))
+            if extension is not None:
+                status = "on time"
+                if outcome.submitted_at is None:
+                    status = "no submission time"
+                elif outcome.late_by is not None:
+                    status = f"late by {describe_delay(outcome.late_by)}"
+                reason = f": {extension.reason}" if extension.reason else ""
+                entry.extensions.append(
+                    (
+                        student,
+                        f"{shown(calendar, extension.due)} ({extension.written}{reason})",
+                        status,
+                    )
+                )
+            if outcome.due is not None and outcome.submitted_at is None:
+                entry.no_time.append(student)
+            if outcome.late_by is not None:
+                points = penalties.get(key, 0.0)
+                cost = f"−{100 * outcome.fraction:g} % (−{points:g} points)"
+                entry.late.append(
+                    (
+                        student,
+                        shown(calendar, outcome.submitted_at),
+                        describe_delay(outcome.late_by),
+                        cost if term is not None and term.rule.rule != "none" else "none",
+                    )
+                )
+        if term is not None or entry.no_submission or entry.not_graded:
+            summaries.append(entry)
+    return TermRun(settled, outcomes, students, assignments, row_flags, summaries)
