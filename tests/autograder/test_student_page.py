@@ -31,15 +31,13 @@ from autograder.notebook import notebook_bytes
 from autograder.recheck.execute import ENV_CONFIG
 from autograder.samples import VARIANTS, make_submission, solution_sources
 from autograder.samples.demo import build_demo_submissions
-from autograder.sandbox import sandbox_unavailable_reason
 from tests.autograder.test_hostile_html import active_content
 
-REASON = sandbox_unavailable_reason()
 ASSIGNMENTS = list_assignments()
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(REASON is not None, reason=f"no sandbox: {REASON}"),
+    pytest.mark.needs_sandbox,
     pytest.mark.skipif(not ASSIGNMENTS, reason="no course notebooks"),
 ]
 

@@ -14,7 +14,7 @@ from autograder.recheck import KernelChannel
 from autograder.recheck.channel import HungCall
 from autograder.recheck.diagnosis import diagnose_failures, failed_exercises
 from autograder.recheck.runner import CheckResult
-from tests.autograder.recheck.conftest import REASON
+from tests.needs import require_sandbox
 
 ROOT = Path(__file__).resolve().parents[3]
 FOLDER = ROOT / "notebooks" / "01_hyperplanes"
@@ -42,8 +42,7 @@ def augment_bias(X):  # never answers
 
 @pytest.fixture(scope="module")
 def kernel():
-    if REASON is not None:
-        pytest.skip(f"no sandbox: {REASON}")
+    require_sandbox()
     from jupyter_core.utils import run_sync
 
     from autograder.sandbox import SandboxedKernelManager
