@@ -208,8 +208,15 @@ def _course_config(root: Path, db_url: str | None) -> Config:
     config.CourseDirectory.db_url = (
         db_url or f"sqlite:///{root / 'gradebook.db'}?timeout={SQLITE_BUSY_TIMEOUT}"
     )
-    # The notebooks under source/ are copies; students' extra files must not be graded.
-    config.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback"]
+    # The notebooks under source/ are copies; students' extra files must not be graded. The
+    # catalogue of misconceptions beside a notebook is the grader's: not in the release.
+    config.CourseDirectory.ignore = [
+        ".ipynb_checkpoints",
+        "*.pyc",
+        "__pycache__",
+        "feedback",
+        "misconceptions.toml",
+    ]
     return config
 
 

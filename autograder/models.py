@@ -58,6 +58,8 @@ class SubmissionResult:
     seconds: float = 0.0
     skipped: bool = False  # True when a ledger entry made re-grading unnecessary
     missing: list[str] = field(default_factory=list)  # notebooks not gradable (scored 0)
+    #: exercise -> what its failed tests look like (the re-check's diagnosis, plain data)
+    diagnoses: dict[str, dict[str, Any]] = field(default_factory=dict)
     # what failed of the machine, not of the notebook (autograder.faults): never recorded
     fault: str = ""
 
@@ -74,6 +76,7 @@ class SubmissionResult:
             "error": self.error,
             "seconds": self.seconds,
             "missing": list(self.missing),
+            "diagnoses": dict(self.diagnoses),
         }
 
     @classmethod
@@ -88,6 +91,7 @@ class SubmissionResult:
             error=str(data.get("error", "")),
             seconds=float(data.get("seconds", 0.0)),
             missing=list(data.get("missing", [])),
+            diagnoses=dict(data.get("diagnoses", {})),
         )
 
     @property

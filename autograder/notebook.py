@@ -4,7 +4,8 @@ notebook as .ipynb bytes, and which
 assignment a notebook's grade ids belong to (:func:`assignment_mismatch`,
 :func:`closest_assignment`: the one home of that matching, used before grading and by the
 grading batch), and the library references a test cell makes unusable
-(:func:`disabled_names`: what the student's release leaves out of its linlib).
+(:func:`disabled_names`: what the student's release leaves out of its linlib; and
+:func:`used_references`: the references put in place of the student's earlier functions).
 
 The hidden-test regions are found one way, with nbgrader's own delimiters and rule
 (``ClearHiddenTests``: a line containing ``BEGIN HIDDEN TESTS`` opens a region, a line
@@ -24,6 +25,7 @@ import warnings
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 import nbformat
 from nbformat import NotebookNode
@@ -34,6 +36,8 @@ from course_common.rubric import is_written_answer, split_rubric
 
 #: The key of the grader's own data in a notebook's metadata (``flags``, ``sandbox``, ...).
 FLAGS_KEY = "autograder"
+#: Under :data:`FLAGS_KEY`: exercise -> the re-check's diagnosis of its failed tests.
+DIAGNOSES_KEY = "diagnoses"
 
 HIDDEN_BEGIN: str = ClearHiddenTests.begin_test_delimeter.default_value
 HIDDEN_END: str = ClearHiddenTests.end_test_delimeter.default_value
@@ -97,6 +101,25 @@ def collect_notebook_flags(folder: Path) -> list[str]:
             if text not in flags:
                 flags.append(text)
     return flags
+
+
+def collect_notebook_diagnoses(folder: Path) -> dict[str, dict]:
+    """exercise -> diagnosis, recorded in graded notebooks'
+    ``metadata["autograder"]["diagnoses"]`` (:mod:`autograder.recheck.diagnosis`)."""
+    found: dict[str, dict] = {}
+    if not folder.is_dir():
+        return found
+    for path in sorted(folder.glob("*.ipynb")):
+        try:
+            nb = nbformat.read(str(path), as_version=4)
+        except Exception:  # a graded notebook nbgrader wrote is readable; be safe anyway
+            continue
+        records = nb.metadata.get(FLAGS_KEY, {}).get(DIAGNOSES_KEY, {}) or {}
+        if isinstance(records, dict):
+            for exercise, record in records.items():
+                if isinstance(record, dict):
+                    found[str(exercise)] = dict(record)
+    return found
 
 
 def hidden_line_ranges(source: str) -> list[tuple[int, int]]:
@@ -251,6 +274,65 @@ def _literal_names(value: object) -> set[str] | None:
     return None
 
 
+def _literal_references(value: object) -> dict[str, str] | None:
+    names = _literal_names(value)
+    if names is not None:
+        return {name: name for name in names}
+    if isinstance(value, dict) and all(
+        isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+    ):
+        return dict(value)
+    return None
+
+
+def _call_student_keyword(source: str, keyword: str, read: Any) -> list[Any]:
+    """What every ``call_student(..., <keyword>=...)`` of a test cell passes, each read by
+    *read* (a literal's value -> the names, or None when it is not such a literal): a
+    literal, or a name the cell binds to one (every binding of that name counts). Raises
+    ``ValueError`` for a value that is neither, or a cell that is not Python."""
+    code = "\n".join(
+        "" if line.lstrip().startswith(("%", "!")) else line for line in source.split("\n")
+    )
+    tree = ast.parse(code)  # SyntaxError is a ValueError
+    bound: dict[str, list[Any]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            try:
+                names = read(ast.literal_eval(node.value))
+            except (ValueError, TypeError, SyntaxError):
+                names = None
+            for target in targets:
+                if isinstance(target, ast.Name) and names is not None:
+                    bound.setdefault(target.id, []).append(names)
+    out: list[Any] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        called = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+        if called != "call_student":
+            continue
+        for kw in node.keywords:
+            if kw.arg != keyword:
+                continue
+            value = kw.value
+            if isinstance(value, ast.Name) and value.id in bound:
+                out.extend(bound[value.id])
+                continue
+            try:
+                names = read(ast.literal_eval(value))
+            except (ValueError, TypeError, SyntaxError):
+                names = None
+            if names is None:
+                raise ValueError(
+                    f"line {value.lineno}: {keyword}={ast.unparse(value)} is not a literal "
+                    "tuple of names (nor a name the cell binds to one)"
+                )
+            out.append(names)
+    return out
+
+
 def disabled_names(source: str) -> set[str]:
     """The library references a test cell's ``call_student(..., disable=...)`` calls make
     unusable: the names a student must not hand in as their own (``"signed_distance"``,
@@ -261,44 +343,15 @@ def disabled_names(source: str) -> set[str]:
     binding of that name in the cell counts). Raises ``ValueError`` for a ``disable`` that
     is neither, or a cell that is not Python, so that no reference is missed silently.
     """
-    code = "\n".join(
-        "" if line.lstrip().startswith(("%", "!")) else line for line in source.split("\n")
-    )
-    tree = ast.parse(code)  # SyntaxError is a ValueError
-    bound: dict[str, set[str]] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            try:
-                names = _literal_names(ast.literal_eval(node.value))
-            except (ValueError, TypeError, SyntaxError):
-                names = None
-            for target in targets:
-                if isinstance(target, ast.Name) and names is not None:
-                    bound.setdefault(target.id, set()).update(names)
-    out: set[str] = set()
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call):
-            continue
-        func = node.func
-        called = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
-        if called != "call_student":
-            continue
-        for keyword in node.keywords:
-            if keyword.arg != "disable":
-                continue
-            value = keyword.value
-            if isinstance(value, ast.Name) and value.id in bound:
-                out |= bound[value.id]
-                continue
-            try:
-                names = _literal_names(ast.literal_eval(value))
-            except (ValueError, TypeError, SyntaxError):
-                names = None
-            if names is None:
-                raise ValueError(
-                    f"line {value.lineno}: disable={ast.unparse(value)} is not a literal "
-                    "tuple of names (nor a name the cell binds to one)"
-                )
-            out |= names
-    return out
+    return set().union(*_call_student_keyword(source, "disable", _literal_names))
+
+
+def used_references(source: str) -> dict[str, str]:
+    """The library references a test cell's ``call_student(..., use_reference=...)`` calls
+    put in place of the student's earlier functions: the student's name -> the library's
+    (a tuple of names maps each to itself), read as :func:`disabled_names` reads
+    ``disable``."""
+    found: dict[str, str] = {}
+    for pairs in _call_student_keyword(source, "use_reference", _literal_references):
+        found.update(pairs)
+    return found

@@ -341,6 +341,7 @@ def _grade(
                         result.flags.append(flag)
                 result.ok = bool(value["success"])
                 result.seconds = value["seconds"]
+                result.diagnoses = dict(value.get("diagnoses") or {})
                 if fault is not None:  # a worker died: not this notebook's result
                     result.ok = False
                     result.error = fault.what

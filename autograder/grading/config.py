@@ -55,9 +55,12 @@ def autograde_config(course: Course, *, sandbox: bool, prewarm: bool = False) ->
 
 def feedback_config(course: Course) -> Config:
     """GenerateFeedback configuration: nbgrader's, with hidden-test source redacted, the
-    grader machine's folders taken out of the outputs, and every active element of the
-    student's notebook taken out (:mod:`autograder.grading.sanitise`: the notebook cleaned,
-    the page rendered by its ``SafeHTMLExporter`` with a Content-Security-Policy).
+    grader machine's folders taken out of the outputs, what the grader found and did in the
+    student's words (:mod:`autograder.grading.student_page`: the flags about their work, the
+    diagnosis of each failed exercise, tracebacks without the grader's frames, whole scores
+    as whole numbers), and every active element of the student's notebook taken out
+    (:mod:`autograder.grading.sanitise`: the notebook cleaned, the page rendered by its
+    ``SafeHTMLExporter`` with a Content-Security-Policy).
 
     nbgrader's list ends with nbconvert's ``CSSHTMLHeaderPreprocessor``, which never runs
     there (an nbconvert preprocessor is off unless switched on; the template's own
@@ -68,15 +71,19 @@ def feedback_config(course: Course) -> Config:
 
     from autograder.grading.preprocessors import HideGraderPaths, RedactHiddenTests
     from autograder.grading.sanitise import SafeHTMLExporter, SanitiseNotebook
+    from autograder.grading.student_page import ExplainToStudent, whole_round
 
     config = course.config()
     config.GenerateFeedback.preprocessors = [
         GetGrades,
         RedactHiddenTests,
         HideGraderPaths,
+        ExplainToStudent,
         SanitiseNotebook,
     ]
     config.GenerateFeedback.exporter_class = SafeHTMLExporter
+    # nbgrader's feedback template prints scores with `| float | round(2)`: 8.0 / 13.0
+    config.SafeHTMLExporter.filters = {"round": whole_round}
     config.HideGraderPaths.course_root = str(course.root)
     if mathjax_available():
         # Formulas typeset without a network: course_common's base/mathjax.html.j2

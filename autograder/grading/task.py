@@ -11,7 +11,7 @@ from typing import Any
 from autograder.course import Course, ensure_env_bin_on_path
 from autograder.faults import classify, first_fault, recording_exceptions
 from autograder.grading.config import autograde_config, feedback_config
-from autograder.notebook import collect_notebook_flags
+from autograder.notebook import collect_notebook_diagnoses, collect_notebook_flags
 
 
 def autograde_task(
@@ -26,8 +26,9 @@ def autograde_task(
     write its feedback with GenerateFeedback.
 
     Returns ``success``, ``error``, ``log``, ``cause`` (one line: the real exception of a
-    failure, see :func:`failure_cause`), ``flags`` (the notebook's flags), ``feedback``
-    (written or not) and ``fault`` (a failure of the machine, as plain data, or None:
+    failure, see :func:`failure_cause`), ``flags`` (the notebook's flags), ``diagnoses``
+    (exercise -> what its failed tests look like, from the re-check), ``feedback`` (written
+    or not) and ``fault`` (a failure of the machine, as plain data, or None:
     :mod:`autograder.faults`).
     """
     from nbgrader.converters import Autograde, GenerateFeedback
@@ -49,6 +50,7 @@ def autograde_task(
         "error": result.get("error", ""),
         "log": result.get("log", ""),
         "flags": flags,
+        "diagnoses": collect_notebook_diagnoses(course.autograded_dir(student, assignment)),
         "feedback": False,
     }
     out["cause"] = "" if out["success"] else failure_cause(out["error"], out["log"])

@@ -21,9 +21,13 @@ this when the sandbox is on). For each notebook it:
    re-check found: a failure becomes an ``error`` output with the failure's message (never
    hidden source), a pass loses any error or stderr output (a correct answer that warns
    keeps its points);
-5. records what it noticed as readable flags in ``nb.metadata["autograder"]["flags"]`` and
-   the per-test outcomes in ``nb.metadata["autograder"]["checks"]``; then stops the sandbox
-   (every process the notebook started dies with it).
+5. for each exercise whose tests failed, with the kernel still running, calls the student's
+   function on the probes of the exercise's catalogue of misconceptions and matches the
+   answers (:mod:`autograder.recheck.diagnosis`; scores are final by then);
+6. records what it noticed as readable flags in ``nb.metadata["autograder"]["flags"]``, the
+   per-test outcomes in ``nb.metadata["autograder"]["checks"]`` and the diagnoses in
+   ``nb.metadata["autograder"]["diagnoses"]``; then stops the sandbox (every process the
+   notebook started dies with it).
 
 Configuration: the traits below (``c.SafeExecute.<name>``), or, for a whole run, the
 environment variable ``AUTOGRADER_SAFE_EXECUTE`` holding a JSON object of trait values
@@ -48,9 +52,17 @@ from nbgrader.preprocessors import Execute
 from nbgrader.utils import is_solution
 from traitlets import Bool, Dict, Float, Integer, Type, Unicode, default
 
-from autograder.notebook import FLAGS_KEY, add_flag, is_test_cell, strip_hidden_tests
+from autograder.misconceptions import CatalogueError, load_catalogue
+from autograder.notebook import (
+    DIAGNOSES_KEY,
+    FLAGS_KEY,
+    add_flag,
+    is_test_cell,
+    strip_hidden_tests,
+)
 from autograder.recheck import scan
 from autograder.recheck.channel import KernelChannel
+from autograder.recheck.diagnosis import diagnose_failures
 from autograder.recheck.names import InstructorCode
 from autograder.recheck.outcomes import RunState, finish, short
 from autograder.recheck.restarts import KernelRestarts
@@ -137,6 +149,14 @@ class SafeExecute(KernelRestarts, Execute):
     scan_submissions = Bool(True, help="Flag tampering patterns in students' code.").tag(
         config=True
     )
+    diagnose = Bool(
+        True,
+        help="Match the answers of exercises whose tests failed against the catalogue of "
+        "misconceptions beside the instructor's notebook.",
+    ).tag(config=True)
+    diagnosis_timeout = Float(
+        60.0, help="Seconds the diagnosis of all the failed exercises of a notebook may take."
+    ).tag(config=True)
 
     @default("raise_on_iopub_timeout")
     def _default_raise_on_iopub_timeout(self) -> bool:
@@ -171,6 +191,10 @@ class SafeExecute(KernelRestarts, Execute):
             resources, self.source_notebook_dir, getattr(converter, "coursedir", None)
         )
         instructor = instructor_code(nb, resources, full_sources, path)
+        # the catalogue beside the instructor's notebook, read only when a test fails
+        self._catalogue_folder = path.parent if self.diagnose and path is not None else None
+        self._instructor = instructor
+        self._diagnoses: dict[str, Any] = {}
         self._run_state = state = RunState()
         for index, cell in enumerate(nb.cells):
             if cell.cell_type == "code":
@@ -194,6 +218,8 @@ class SafeExecute(KernelRestarts, Execute):
         finally:
             meta["seconds"] = round(time.monotonic() - started, 3)
         finish(nb, state, full_sources, results, checks, instructor)
+        if self._diagnoses:
+            meta[DIAGNOSES_KEY] = self._diagnoses
         return nb, resources
 
     # ------------------------------------------------------------------ execution
@@ -283,6 +309,8 @@ class SafeExecute(KernelRestarts, Execute):
                         )
                         where = f" (re-checking {during})" if during else " (during the re-check)"
                         state.dead = channel.dead_reason + where
+                    if self._catalogue_folder is not None and state.dead is None:
+                        self._diagnose(channel, results, full_sources)
                 elif state.dead is None:
                     self._note_leftover_processes()
         except Exception as exc:
@@ -307,6 +335,38 @@ class SafeExecute(KernelRestarts, Execute):
             if box is not None:
                 box.cleanup()
         return results
+
+    def _diagnose(
+        self,
+        channel: KernelChannel,
+        results: dict[str, CheckResult],
+        full_sources: dict[str, str],
+    ) -> None:
+        """The failed exercises' diagnoses (scores are final: nothing here changes one)."""
+        if all(result.passed for result in results.values()):
+            return
+        started = time.monotonic()
+        answers = [src for kind, _, src in self._instructor.cells if kind == "solution"]
+        try:
+            catalogue = load_catalogue(self._catalogue_folder, answers)  # type: ignore[arg-type]
+        except CatalogueError as exc:
+            add_flag(
+                self._notebook, f"the catalogue of misconceptions cannot be read: {short(str(exc))}"
+            )
+            return
+        if catalogue is None:
+            return
+        self._diagnoses = diagnose_failures(
+            catalogue,
+            results,
+            full_sources,
+            channel,
+            time_budget=self.recheck_cell_timeout,
+            total_budget=self.diagnosis_timeout,
+        )
+        self._notebook.metadata[FLAGS_KEY]["diagnosis_seconds"] = round(
+            time.monotonic() - started, 3
+        )
 
     def _skip(self, cell: NotebookNode, index: int, note: str) -> None:
         self._run_state.not_run.add(index)

@@ -24,9 +24,12 @@ def results_data(
     ``{"format": 1, "submissions": [...], "unmatched": [...]}``; each submission, sorted
     by assignment then student: ``student``, ``assignment``, ``score``, ``max_score``,
     ``tests`` (autograded grade id -> ``{"score", "max_score"}``), ``flags``, ``ok``,
-    ``error``, ``missing`` (notebooks that could not be graded and scored 0) and
+    ``error``, ``missing`` (notebooks that could not be graded and scored 0),
     ``manual_pending`` (``{"answers", "points"}`` awaiting manual grading; from ``manual``,
-    (assignment, student) -> :class:`~.manual.ManualPending`, zero when not given).
+    (assignment, student) -> :class:`~.manual.ManualPending`, zero when not given) and
+    ``diagnoses`` (exercise -> what its failed tests look like: ``misconception``, the id of
+    the catalogue's misconception the answers match, or null with the smallest failing
+    probe; ``says``, ``hint``, ``call``, ``got``, ``rule``, ``tests``; or ``timed_out``).
     """
     manual = manual or {}
     submissions = []
@@ -46,6 +49,7 @@ def results_data(
                 "error": r.error,
                 "missing": list(r.missing),
                 "manual_pending": _pending(manual.get((r.assignment, r.student))),
+                "diagnoses": {name: dict(d) for name, d in sorted(r.diagnoses.items())},
             }
         )
     return {"format": RESULTS_FORMAT, "submissions": submissions, "unmatched": list(unmatched)}

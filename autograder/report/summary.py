@@ -1,7 +1,8 @@
-"""summary.md: per assignment, the number of submissions, mean, median, flagged count and
-each test's pass rate, as Markdown tables; then what awaits manual grading, per submission;
-then, per assignment, its due date and late rule, the late submissions, the extensions and
-who handed nothing in (:class:`TermSummary`, from :mod:`autograder.term`)."""
+"""summary.md: per assignment, the number of submissions, mean, median, flagged count,
+each test's pass rate and the misconceptions seen (what to re-teach), as Markdown tables;
+then what awaits manual grading, per submission; then, per assignment, its due date and late
+rule, the late submissions, the extensions and who handed nothing in (:class:`TermSummary`,
+from :mod:`autograder.term`)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,9 @@ class AssignmentSummary:
     max_score: float
     flagged: int
     pass_rates: dict[str, float]  # grade_id -> share of submissions with full points
+    #: (misconception, exercise) -> (students, what it looks like), most students first; the
+    #: misconception is None for failed exercises no catalogued misconception matched
+    misconceptions: dict[tuple[str | None, str], tuple[int, str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -67,9 +71,33 @@ def summarise(results: Iterable[SubmissionResult]) -> list[AssignmentSummary]:
                 max_score=max_score,
                 flagged=sum(1 for r in group if r.flags),
                 pass_rates={t: sum(v) / len(group) for t, v in tests.items()},
+                misconceptions=_misconceptions(group),
             )
         )
     return summaries
+
+
+def _misconceptions(
+    group: Iterable[SubmissionResult],
+) -> dict[tuple[str | None, str], tuple[int, str]]:
+    """(misconception, exercise) -> (how many students, what it looks like), from the
+    results' diagnoses, most students first (then by exercise and id)."""
+    seen: dict[tuple[str | None, str], list[str]] = {}
+    words: dict[tuple[str | None, str], str] = {}
+    for result in group:
+        for exercise, record in result.diagnoses.items():
+            ident = record.get("misconception")
+            if record.get("timed_out") is not None:
+                ident, text = None, "did not return in time"
+            elif ident:
+                text = str(record.get("says", ""))
+            else:
+                text = "no catalogued misconception matched (the smallest failing probe shown)"
+            key = (str(ident) if ident else None, str(record.get("exercise", exercise)))
+            seen.setdefault(key, []).append(result.student)
+            words.setdefault(key, text)
+    order = sorted(seen, key=lambda k: (-len(set(seen[k])), k[1], k[0] or ""))
+    return {key: (len(set(seen[key])), words[key]) for key in order}
 
 
 def _code(text: str) -> str:
@@ -179,6 +207,19 @@ def summary_text(
         parts += ["", f"### {s.assignment}: pass rate per test", ""]
         test_rows = [[t, f"{100 * rate:.0f}%"] for t, rate in s.pass_rates.items()]
         parts.append(_table(["test", "passed"], test_rows) if test_rows else "(no tests graded)")
+        if s.misconceptions:
+            parts += ["", f"### {s.assignment}: misconceptions seen (what to re-teach)", ""]
+            rows = [
+                [
+                    _code(ident) if ident else "—",
+                    _code(exercise),
+                    str(count),
+                    _inert(text).replace("|", "\\|"),
+                ]
+                for (ident, exercise), (count, text) in s.misconceptions.items()
+            ]
+            header = ["misconception", "exercise", "students", "what it looks like"]
+            parts.append(_table(header, rows))
     parts += _manual_lines(manual or {})
     parts += _term_lines(terms)
     if similarity:

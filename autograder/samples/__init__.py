@@ -18,7 +18,9 @@ correct variants get full marks and buggy ones lose exactly the test cells named
 A variant should replace ONE solution cell and lose only the tests of that exercise (a
 later exercise is tested with the library's reference in place of the student's earlier
 function, so a bug does not cascade). Each code exercise needs at least 3 correct variants
-in styles other than the instructor's and at least 4 typical bugs.
+in styles other than the instructor's and at least 4 typical bugs. Each bug is labelled
+with the misconception it shows (``Variant.misconception``, an id of the exercise's entry
+in ``notebooks/NN_name/misconceptions.toml``).
 """
 
 from __future__ import annotations
@@ -84,12 +86,17 @@ class Variant:
         other autograded test must keep its full points. Empty for a correct variant.
     description : str
         One line: what the student did.
+    misconception : str
+        For a buggy variant: the id of the misconception it shows, in the catalogue of its
+        exercise (``notebooks/NN_name/misconceptions.toml``, :mod:`autograder.misconceptions`);
+        the grader must diagnose exactly that one. Empty for a correct variant.
     """
 
     name: str
     replace: Mapping[str, str]
     lost: frozenset[str] = frozenset()
     description: str = ""
+    misconception: str = ""
 
     def __post_init__(self) -> None:
         # Accept any iterable for `lost` but store a frozenset, so variants stay hashable

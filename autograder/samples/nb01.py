@@ -161,6 +161,13 @@ def activation(X, w, b):
     return np.asarray(X, dtype=float) @ np.asarray(w, dtype=float) - b
 '''
 
+ACTIVATION_DIVIDES_BY_NORM = '''
+def activation(X, w, b):
+    """Divides by ‖w‖: the signed distance of Exercise 3, not the activation."""
+    w = np.asarray(w, dtype=float)
+    return (np.asarray(X, dtype=float) @ w + b) / np.linalg.norm(w)
+'''
+
 ACTIVATION_COLUMN = '''
 def activation(X, w, b):
     """Returns a column of shape (n, 1) instead of a 1-D array."""
@@ -299,30 +306,42 @@ VARIANTS = [
         {"activation": ACTIVATION_NO_BIAS},
         lost=frozenset({"activation_visible", "activation_hidden"}),
         description="activation ignores b; predict (tested with the reference) keeps its points",
+        misconception="forgets_bias",
     ),
     Variant(
         "activation_integer_buffer",
         {"activation": ACTIVATION_INT_BUFFER},
         lost=frozenset({"activation_hidden"}),
         description="a result array of X's integer dtype truncates fractional activations",
+        misconception="integer_results",
     ),
     Variant(
         "activation_modifies_X",
         {"activation": ACTIVATION_IN_PLACE},
         lost=frozenset({"activation_hidden"}),
         description="multiplies the caller's X by w in place",
+        misconception="changes_X",
     ),
     Variant(
         "activation_minus_bias",
         {"activation": ACTIVATION_MINUS_B},
         lost=frozenset({"activation_visible", "activation_hidden"}),
         description="w·x − b (Bast's sign of b)",
+        misconception="subtracts_bias",
+    ),
+    Variant(
+        "activation_divides_by_norm",
+        {"activation": ACTIVATION_DIVIDES_BY_NORM},
+        lost=frozenset({"activation_visible", "activation_hidden"}),
+        description="(w·x + b) / ‖w‖: the signed distance instead of the activation",
+        misconception="divides_by_norm",
     ),
     Variant(
         "activation_column_shape",
         {"activation": ACTIVATION_COLUMN},
         lost=frozenset({"activation_visible", "activation_hidden"}),
         description="returns shape (n, 1)",
+        misconception="column_not_vector",
     ),
     Variant(
         "predict_sign_mapped",
@@ -349,24 +368,28 @@ VARIANTS = [
         {"predict": PREDICT_TIE_POSITIVE},
         lost=frozenset({"predict_hidden"}),
         description="a >= 0 instead of a > 0: points on the plane predicted +1",
+        misconception="tie_is_positive",
     ),
     Variant(
         "predict_zero_one",
         {"predict": PREDICT_ZERO_ONE},
         lost=frozenset({"predict_visible", "predict_hidden"}),
         description="labels 1/0 instead of +1/-1",
+        misconception="zero_one_labels",
     ),
     Variant(
         "predict_raw_sign",
         {"predict": PREDICT_RAW_SIGN},
         lost=frozenset({"predict_hidden"}),
         description="np.sign: 0 on the plane",
+        misconception="sign_gives_zero",
     ),
     Variant(
         "predict_forgets_bias",
         {"predict": PREDICT_NO_BIAS},
         lost=frozenset({"predict_visible", "predict_hidden"}),
         description="compares w·x with 0",
+        misconception="forgets_bias",
     ),
     Variant(
         "signed_distance_loops_math",
@@ -388,36 +411,42 @@ VARIANTS = [
         {"signed_distance": SIGNED_DISTANCE_UNNORMALISED},
         lost=frozenset({"signed_distance_visible", "signed_distance_hidden"}),
         description="returns w·x + b, forgetting to divide by ‖w‖",
+        misconception="not_divided_by_norm",
     ),
     Variant(
         "signed_distance_squared_norm",
         {"signed_distance": SIGNED_DISTANCE_SQUARED_NORM},
         lost=frozenset({"signed_distance_visible", "signed_distance_hidden"}),
         description="divides by ‖w‖² instead of ‖w‖",
+        misconception="divides_by_squared_norm",
     ),
     Variant(
         "signed_distance_unsigned",
         {"signed_distance": SIGNED_DISTANCE_ABSOLUTE},
         lost=frozenset({"signed_distance_visible", "signed_distance_hidden"}),
         description="returns the absolute distance, losing the side",
+        misconception="drops_the_sign",
     ),
     Variant(
         "signed_distance_no_zero_check",
         {"signed_distance": SIGNED_DISTANCE_NO_CHECK},
         lost=frozenset({"signed_distance_hidden"}),
         description="no ValueError for w = 0",
+        misconception="no_error_for_zero_w",
     ),
     Variant(
         "signed_distance_augmented_norm",
         {"signed_distance": SIGNED_DISTANCE_AUGMENTED_NORM},
         lost=frozenset({"signed_distance_visible", "signed_distance_hidden"}),
         description="divides by ‖[w, b]‖ instead of ‖w‖ (the other norm)",
+        misconception="augmented_norm",
     ),
     Variant(
         "signed_distance_normalises_w_in_place",
         {"signed_distance": SIGNED_DISTANCE_NORMALISES_IN_PLACE},
         lost=frozenset({"signed_distance_hidden"}),
         description="w /= ‖w‖ changes the caller's w",
+        misconception="normalises_w_in_place",
     ),
     Variant(
         "augment_bias_column_stack",
@@ -444,23 +473,27 @@ VARIANTS = [
         {"augment_bias": AUGMENT_PREPENDS},
         lost=frozenset({"augment_bias_visible", "augment_bias_hidden"}),
         description="puts the constant feature first",
+        misconception="one_first",
     ),
     Variant(
         "augment_bias_matrix_only",
         {"augment_bias": AUGMENT_MATRIX_ONLY},
         lost=frozenset({"augment_bias_hidden"}),
         description="fails on a single 1-D point",
+        misconception="matrix_only",
     ),
     Variant(
         "augment_bias_keeps_integers",
         {"augment_bias": AUGMENT_KEEPS_INT},
         lost=frozenset({"augment_bias_hidden"}),
         description="an integer input gives an integer array, not a float one",
+        misconception="keeps_integers",
     ),
     Variant(
         "augment_bias_appends_row",
         {"augment_bias": AUGMENT_ROW},
         lost=frozenset({"augment_bias_visible", "augment_bias_hidden"}),
         description="a row of ones instead of a column",
+        misconception="row_of_ones",
     ),
 ]

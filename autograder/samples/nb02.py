@@ -391,6 +391,16 @@ def train_perceptron(X, y, max_epochs):
     return w, b, n_epochs
 '''
 
+TRAIN_NEVER_STOPS_EARLY = '''
+def train_perceptron(X, y, max_epochs):
+    """Runs every epoch up to the cap, also after an epoch without updates."""
+    X = np.asarray(X, dtype=float)
+    w, b = np.zeros(X.shape[1]), 0.0
+    for _ in range(max_epochs):
+        w, b, _ = perceptron_epoch(X, y, w, b)
+    return w, b, max_epochs
+'''
+
 TRAIN_BREAK_IF_UPDATED = '''
 def train_perceptron(X, y, max_epochs):
     """Mathai's 'break if updated': stops after the first epoch that made an update."""
@@ -434,6 +444,18 @@ def train_perceptron(X, y, max_epochs):
         if not changed:
             break
     return w, b, epoch
+'''
+
+AVERAGED_PER_EPOCH = '''
+def averaged_perceptron(X, y, n_epochs):
+    """Averages the weights at the end of each epoch, not after every step."""
+    X = np.asarray(X, dtype=float)
+    w, b = np.zeros(X.shape[1]), 0.0
+    w_sum, b_sum = np.zeros(X.shape[1]), 0.0
+    for _ in range(n_epochs):
+        w, b, _ = perceptron_epoch(X, y, w, b)
+        w_sum, b_sum = w_sum + w, b_sum + b
+    return w_sum / n_epochs, b_sum / n_epochs
 '''
 
 AVERAGED_STORE_ALL = '''
@@ -527,48 +549,56 @@ VARIANTS = [
         {"perceptron_update": UPDATE_STRICT},
         lost=frozenset({"perceptron_update_visible", "perceptron_update_hidden"}),
         description="y·a < 0 instead of ≤ 0: loses exercise 1 only (2-4 use the reference)",
+        misconception="tie_is_no_mistake",
     ),
     Variant(
         "update_modifies_w",
         {"perceptron_update": UPDATE_IN_PLACE},
         lost=frozenset({"perceptron_update_hidden"}),
         description="w += y·x changes the caller's array",
+        misconception="changes_w",
     ),
     Variant(
         "update_forgets_bias",
         {"perceptron_update": UPDATE_FORGETS_BIAS},
         lost=frozenset({"perceptron_update_visible", "perceptron_update_hidden"}),
         description="b is never updated",
+        misconception="forgets_bias",
     ),
     Variant(
         "update_flag_not_bool",
         {"perceptron_update": UPDATE_INT_FLAG},
         lost=frozenset({"perceptron_update_hidden"}),
         description="updated is 1/0, not a bool",
+        misconception="flag_is_a_number",
     ),
     Variant(
         "update_keeps_integers",
         {"perceptron_update": UPDATE_KEEPS_INT},
         lost=frozenset({"perceptron_update_hidden"}),
         description="integer inputs give an integer w_new",
+        misconception="keeps_integers",
     ),
     Variant(
         "update_wrong_sign",
         {"perceptron_update": UPDATE_WRONG_SIGN},
         lost=frozenset({"perceptron_update_visible", "perceptron_update_hidden"}),
         description="w − y·x",
+        misconception="wrong_direction",
     ),
     Variant(
         "update_tie_by_prediction",
         {"perceptron_update": UPDATE_PREDICTED_LABEL},
         lost=frozenset({"perceptron_update_hidden"}),
         description="updates when the predicted label differs: a tie on a negative example slips",
+        misconception="mistake_by_predicted_label",
     ),
     Variant(
         "update_returns_given_w",
         {"perceptron_update": UPDATE_RETURNS_GIVEN_W},
         lost=frozenset({"perceptron_update_hidden"}),
         description="returns the w it was given, not a new array, when nothing changes",
+        misconception="returns_the_given_w",
     ),
     Variant(
         "epoch_index_loop",
@@ -595,30 +625,35 @@ VARIANTS = [
         {"perceptron_epoch": EPOCH_FORGETS_WEIGHTS},
         lost=frozenset({"perceptron_epoch_visible", "perceptron_epoch_hidden"}),
         description="each step starts from the epoch's initial weights",
+        misconception="forgets_new_weights",
     ),
     Variant(
         "epoch_modifies_w",
         {"perceptron_epoch": EPOCH_IN_PLACE},
         lost=frozenset({"perceptron_epoch_hidden"}),
         description="w += y·x on the caller's array",
+        misconception="changes_w",
     ),
     Variant(
         "epoch_starts_from_zero",
         {"perceptron_epoch": EPOCH_FROM_ZERO},
         lost=frozenset({"perceptron_epoch_hidden"}),
         description="ignores the (w, b) given",
+        misconception="starts_from_zero",
     ),
     Variant(
         "epoch_stops_at_first_update",
         {"perceptron_epoch": EPOCH_STOPS_AT_UPDATE},
         lost=frozenset({"perceptron_epoch_visible", "perceptron_epoch_hidden"}),
         description="returns after the first update",
+        misconception="stops_at_first_update",
     ),
     Variant(
         "epoch_counts_only_strict_mistakes",
         {"perceptron_epoch": EPOCH_STRICT_COUNT},
         lost=frozenset({"perceptron_epoch_visible", "perceptron_epoch_hidden"}),
         description="ties update but are not counted",
+        misconception="ties_not_counted",
     ),
     Variant(
         "train_for_range",
@@ -645,30 +680,42 @@ VARIANTS = [
         {"train_perceptron": TRAIN_MISCOUNTS},
         lost=frozenset({"train_perceptron_visible", "train_perceptron_hidden"}),
         description="the final epoch without updates is not counted",
+        misconception="final_epoch_not_counted",
     ),
     Variant(
         "train_cap_off_by_one",
         {"train_perceptron": TRAIN_CAP_OFF_BY_ONE},
         lost=frozenset({"train_perceptron_hidden"}),
         description="stops one epoch before the cap",
+        misconception="cap_off_by_one",
+    ),
+    Variant(
+        "train_never_stops_early",
+        {"train_perceptron": TRAIN_NEVER_STOPS_EARLY},
+        lost=frozenset({"train_perceptron_visible", "train_perceptron_hidden"}),
+        description="runs all max_epochs epochs: no stop after an epoch without updates",
+        misconception="never_stops_early",
     ),
     Variant(
         "train_break_if_updated",
         {"train_perceptron": TRAIN_BREAK_IF_UPDATED},
         lost=frozenset({"train_perceptron_visible", "train_perceptron_hidden"}),
         description="Mathai's 'break if updated'",
+        misconception="stops_after_an_update",
     ),
     Variant(
         "train_forgets_bias",
         {"train_perceptron": TRAIN_FORGETS_BIAS},
         lost=frozenset({"train_perceptron_visible", "train_perceptron_hidden"}),
         description="b never updated",
+        misconception="forgets_bias",
     ),
     Variant(
         "train_strict_inequality",
         {"train_perceptron": TRAIN_STRICT},
         lost=frozenset({"train_perceptron_visible", "train_perceptron_hidden"}),
         description="y·a < 0 in a self-contained loop",
+        misconception="tie_is_no_mistake",
     ),
     Variant(
         "averaged_at_updates",
@@ -695,23 +742,34 @@ VARIANTS = [
         {"averaged_perceptron": AVERAGED_CIML},
         lost=frozenset({"averaged_perceptron_visible", "averaged_perceptron_hidden"}),
         description="divides by T·N + 1 (CIML) instead of T·N",
+        misconception="divides_by_steps_plus_one",
     ),
     Variant(
         "averaged_over_updates_only",
         {"averaged_perceptron": AVERAGED_UPDATES_ONLY},
         lost=frozenset({"averaged_perceptron_visible", "averaged_perceptron_hidden"}),
         description="averages the updated weight vectors only",
+        misconception="averages_updates_only",
+    ),
+    Variant(
+        "averaged_per_epoch",
+        {"averaged_perceptron": AVERAGED_PER_EPOCH},
+        lost=frozenset({"averaged_perceptron_visible", "averaged_perceptron_hidden"}),
+        description="averages the weights at the end of each epoch, not after every step",
+        misconception="averages_per_epoch",
     ),
     Variant(
         "averaged_stops_early",
         {"averaged_perceptron": AVERAGED_STOPS_EARLY},
         lost=frozenset({"averaged_perceptron_hidden"}),
         description="stops at convergence instead of running all epochs",
+        misconception="stops_at_convergence",
     ),
     Variant(
         "averaged_integer_accumulator",
         {"averaged_perceptron": AVERAGED_INT_ACCUMULATOR},
         lost=frozenset({"averaged_perceptron_hidden"}),
         description="integer arrays for integer X: the average is truncated",
+        misconception="integer_sums",
     ),
 ]

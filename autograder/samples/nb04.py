@@ -339,8 +339,14 @@ def _correct(name, cell, source, description):
     return Variant(name, {cell: source}, description=description)
 
 
-def _bug(name, cell, source, lost, description):
-    return Variant(name, {cell: source}, lost=frozenset(lost), description=description)
+def _bug(name, cell, source, lost, description, misconception=""):
+    return Variant(
+        name,
+        {cell: source},
+        lost=frozenset(lost),
+        description=description,
+        misconception=misconception,
+    )
 
 
 FIT = ("nb_fit_visible", "nb_fit_hidden")
@@ -360,14 +366,23 @@ VARIANTS = [
         NB_FIT_NO_V_IN_DENOMINATOR,
         FIT,
         "smoothing denominator sum + alpha instead of sum + alpha·V",
+        misconception="smoothing_denominator",
     ),
-    _bug("nb_fit_rows_swapped", "nb_fit", NB_FIT_ROWS_SWAPPED, FIT, "class +1 in row 0"),
+    _bug(
+        "nb_fit_rows_swapped",
+        "nb_fit",
+        NB_FIT_ROWS_SWAPPED,
+        FIT,
+        "class +1 in row 0",
+        misconception="rows_swapped",
+    ),
     _bug(
         "nb_fit_prior_from_word_counts",
         "nb_fit",
         NB_FIT_PRIOR_FROM_WORDS,
         FIT,
         "class prior from the number of words instead of documents",
+        misconception="prior_from_words",
     ),
     _bug(
         "nb_fit_integer_totals",
@@ -375,6 +390,7 @@ VARIANTS = [
         NB_FIT_INTEGER_TOTALS,
         ["nb_fit_hidden"],
         "smoothed totals in an int array: alpha = 0.5 and fractional counts truncate",
+        misconception="integer_counts",
     ),
     _bug(
         "nb_fit_mutates_X",
@@ -382,6 +398,7 @@ VARIANTS = [
         NB_FIT_VIEW_ACCUMULATOR,
         ["nb_fit_hidden"],
         "accumulates into a view of the first document: the caller's X changes",
+        misconception="changes_X",
     ),
     _correct("nb_log_joint_loops", "nb_log_joint", NB_LOG_JOINT_LOOPS, "loops everywhere"),
     _correct("nb_log_joint_einsum", "nb_log_joint", NB_LOG_JOINT_EINSUM, "one einsum"),
@@ -393,6 +410,7 @@ VARIANTS = [
         NB_LOG_JOINT_NO_PRIOR,
         JOINT,
         "joint log-likelihood without log p_c",
+        misconception="forgets_prior",
     ),
     _bug(
         "nb_log_joint_transposed",
@@ -400,6 +418,7 @@ VARIANTS = [
         NB_LOG_JOINT_TRANSPOSED,
         JOINT,
         "shape (2, n_samples) instead of (n_samples, 2)",
+        misconception="classes_as_rows",
     ),
     _bug(
         "nb_log_joint_integer_buffer",
@@ -407,6 +426,7 @@ VARIANTS = [
         NB_LOG_JOINT_INTEGER_BUFFER,
         JOINT,
         "scores written into an int buffer (zeros_like of integer counts): truncated",
+        misconception="integer_results",
     ),
     _bug(
         "nb_log_joint_prior_wrong_axis",
@@ -414,6 +434,7 @@ VARIANTS = [
         NB_LOG_JOINT_PRIOR_PER_ROW,
         ["nb_log_joint_hidden"],
         "priors added per document instead of per class (equal priors hide it)",
+        misconception="prior_per_document",
     ),
     _correct(
         "nb_to_linear_ratios", "nb_to_linear", NB_TO_LINEAR_RATIOS, "log of probability ratios"
@@ -433,6 +454,7 @@ VARIANTS = [
         NB_TO_LINEAR_SIGN_FLIPPED,
         LINEAR,
         "w and b of class -1 (subtracts the wrong way round)",
+        misconception="subtracts_the_wrong_way",
     ),
     _bug(
         "nb_to_linear_forgets_bias",
@@ -440,6 +462,7 @@ VARIANTS = [
         NB_TO_LINEAR_NO_BIAS,
         ["nb_to_linear_hidden"],
         "b = 0: right only when the priors are equal",
+        misconception="forgets_bias",
     ),
     _bug(
         "nb_to_linear_mutates_input",
@@ -447,6 +470,7 @@ VARIANTS = [
         NB_TO_LINEAR_IN_PLACE,
         ["nb_to_linear_hidden"],
         "w -= ... on a view of row 1: the caller's feature_log_prob changes",
+        misconception="changes_feature_log_prob",
     ),
     _bug(
         "nb_to_linear_ratio_of_logs",
@@ -454,6 +478,7 @@ VARIANTS = [
         NB_TO_LINEAR_RATIO_OF_LOGS,
         LINEAR,
         "divides the log-probabilities instead of subtracting them",
+        misconception="divides_logs",
     ),
     _bug(
         "nb_to_linear_bias_array",
@@ -461,6 +486,7 @@ VARIANTS = [
         NB_TO_LINEAR_BIAS_ARRAY,
         LINEAR,
         "b an array of shape (1,) instead of a number",
+        misconception="bias_as_array",
     ),
     _correct(
         "top_words_sorted_key", "top_words", TOP_WORDS_SORTED, "sorted() with (weight, position)"
@@ -481,6 +507,7 @@ VARIANTS = [
         TOP_WORDS_REVERSED_TIES,
         TOP,
         "largest weights by reversing an ascending sort: ties backwards",
+        misconception="ties_reversed",
     ),
     _bug(
         "top_words_unstable_sort",
@@ -488,7 +515,22 @@ VARIANTS = [
         TOP_WORDS_DEFAULT_ARGSORT,
         ["top_words_hidden"],
         "np.argsort's default quicksort: tie order not the vocabulary's",
+        misconception="unstable_sort",
     ),
-    _bug("top_words_returns_indices", "top_words", TOP_WORDS_INDICES, TOP, "positions, not words"),
-    _bug("top_words_absolute_weights", "top_words", TOP_WORDS_ABSOLUTE, TOP, "sorts by |w|"),
+    _bug(
+        "top_words_returns_indices",
+        "top_words",
+        TOP_WORDS_INDICES,
+        TOP,
+        "positions, not words",
+        misconception="positions_not_words",
+    ),
+    _bug(
+        "top_words_absolute_weights",
+        "top_words",
+        TOP_WORDS_ABSOLUTE,
+        TOP,
+        "sorts by |w|",
+        misconception="sorts_by_size",
+    ),
 ]

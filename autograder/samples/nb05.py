@@ -335,8 +335,21 @@ def _correct(name: str, cell: str, source: str, description: str) -> Variant:
     return Variant(name, {cell: source}, description=description)
 
 
-def _bug(name: str, cell: str, source: str, lost: tuple[str, ...], description: str) -> Variant:
-    return Variant(name, {cell: source}, lost=frozenset(lost), description=description)
+def _bug(
+    name: str,
+    cell: str,
+    source: str,
+    lost: tuple[str, ...],
+    description: str,
+    misconception: str = "",
+) -> Variant:
+    return Variant(
+        name,
+        {cell: source},
+        lost=frozenset(lost),
+        description=description,
+        misconception=misconception,
+    )
 
 
 HAND = ("hand_weights_visible", "hand_weights_hidden")
@@ -359,6 +372,7 @@ VARIANTS = [
         HAND_WEIGHTS_AND_TIE,
         ("hand_weights_visible",),
         "AND with b = 0 puts two corners on the line (a tie, not y·a > 0)",
+        misconception="and_on_the_line",
     ),
     _bug(
         "hand_weights_for_zero_one_inputs",
@@ -366,6 +380,7 @@ VARIANTS = [
         HAND_WEIGHTS_ZERO_ONE_INPUTS,
         ("hand_weights_hidden",),
         "thresholds for {0, 1} inputs: OR fails on {-1, 1}",
+        misconception="inputs_zero_one",
     ),
     _bug(
         "hand_weights_not_sign",
@@ -373,6 +388,7 @@ VARIANTS = [
         HAND_WEIGHTS_NOT_SIGN,
         ("hand_weights_hidden",),
         "NOT with w = (1,): the identity",
+        misconception="not_is_identity",
     ),
     _bug(
         "hand_weights_not_two_inputs",
@@ -380,6 +396,7 @@ VARIANTS = [
         HAND_WEIGHTS_NOT_TWO_INPUTS,
         ("hand_weights_hidden",),
         "NOT given two weights",
+        misconception="not_two_inputs",
     ),
     _bug(
         "hand_weights_or_on_the_line",
@@ -387,6 +404,7 @@ VARIANTS = [
         HAND_WEIGHTS_OR_TIE,
         ("hand_weights_hidden",),
         "OR with b = 0: two corners on the line",
+        misconception="or_on_the_line",
     ),
     _correct("find_cycle_pairs", "find_cycle", FIND_CYCLE_PAIRS, "all pairs, plain Python =="),
     _correct(
@@ -401,6 +419,7 @@ VARIANTS = [
         FIND_CYCLE_END_INDEX,
         CYCLE,
         "returns (i, j) instead of (start, period)",
+        misconception="end_not_period",
     ),
     _bug(
         "find_cycle_allclose_defaults",
@@ -408,6 +427,7 @@ VARIANTS = [
         FIND_CYCLE_ALLCLOSE,
         ("find_cycle_hidden",),
         "np.allclose's default tolerances: nearby states count as equal",
+        misconception="close_counts_as_equal",
     ),
     _bug(
         "find_cycle_rounds_states",
@@ -415,6 +435,7 @@ VARIANTS = [
         FIND_CYCLE_ROUNDING,
         ("find_cycle_hidden",),
         "states rounded to 9 decimals: states 3e-10 apart collide",
+        misconception="rounds_states",
     ),
     _bug(
         "find_cycle_wrong_pair",
@@ -422,6 +443,7 @@ VARIANTS = [
         FIND_CYCLE_FIRST_I,
         ("find_cycle_hidden",),
         "loops over i first: reports the earliest state that repeats, not the first repeat",
+        misconception="earliest_state_that_repeats",
     ),
     _bug(
         "find_cycle_fixed_point_is_a_cycle",
@@ -429,6 +451,7 @@ VARIANTS = [
         FIND_CYCLE_IGNORES_UPDATES,
         CYCLE,
         "ignores the updates: a converged run's fixed point reported as a cycle",
+        misconception="fixed_point_is_a_cycle",
     ),
     _correct("is_separable_lp_slack", "is_separable_lp", IS_SEPARABLE_SLACK, "the slack LP"),
     _correct("is_separable_lp_hulls", "is_separable_lp", IS_SEPARABLE_HULLS, "the convex-hull LP"),
@@ -444,6 +467,7 @@ VARIANTS = [
         IS_SEPARABLE_DEFAULT_BOUNDS,
         LP,
         "linprog's default bounds keep w, b >= 0",
+        misconception="weights_kept_non_negative",
     ),
     _bug(
         "is_separable_lp_zero_margin",
@@ -451,6 +475,7 @@ VARIANTS = [
         IS_SEPARABLE_ZERO_RHS,
         LP,
         "constraints >= 0 instead of >= 1: w = 0 is always feasible",
+        misconception="margin_zero",
     ),
     _bug(
         "is_separable_lp_no_bias",
@@ -458,6 +483,7 @@ VARIANTS = [
         IS_SEPARABLE_NO_BIAS,
         LP,
         "no bias column: only hyperplanes through the origin",
+        misconception="forgets_bias",
     ),
     _bug(
         "is_separable_lp_by_perceptron",
@@ -465,6 +491,7 @@ VARIANTS = [
         IS_SEPARABLE_PERCEPTRON,
         ("is_separable_lp_hidden",),
         "the perceptron's convergence within a cap: breast cancer comes out not separable",
+        misconception="perceptron_within_a_cap",
     ),
     _bug(
         "is_separable_lp_returns_status",
@@ -472,6 +499,7 @@ VARIANTS = [
         IS_SEPARABLE_STATUS,
         ("is_separable_lp_hidden",),
         "returns an int built from linprog's status, not a bool",
+        misconception="status_not_bool",
     ),
     _bug(
         "is_separable_lp_modifies_X",
@@ -479,6 +507,7 @@ VARIANTS = [
         IS_SEPARABLE_IN_PLACE,
         ("is_separable_lp_inputs_unchanged",),
         "X *= -y on the caller's float array to build the constraints",
+        misconception="changes_X",
     ),
     _correct("xor_features_loop", "xor_features", XOR_FEATURES_LOOP, "a list comprehension"),
     _correct("xor_features_prod", "xor_features", XOR_FEATURES_PROD, "np.prod and np.concatenate"),
@@ -489,14 +518,23 @@ VARIANTS = [
         XOR_FEATURES_SUM,
         FEATURES,
         "third feature x1 + x2 instead of x1·x2",
+        misconception="sum_not_product",
     ),
-    _bug("xor_features_square", "xor_features", XOR_FEATURES_SQUARE, FEATURES, "x1² for x1·x2"),
+    _bug(
+        "xor_features_square",
+        "xor_features",
+        XOR_FEATURES_SQUARE,
+        FEATURES,
+        "x1² for x1·x2",
+        misconception="square_not_product",
+    ),
     _bug(
         "xor_features_product_only",
         "xor_features",
         XOR_FEATURES_PRODUCT_ONLY,
         FEATURES,
         "only the new column, shape (n, 1)",
+        misconception="only_the_new_feature",
     ),
     _bug(
         "xor_features_list",
@@ -504,6 +542,7 @@ VARIANTS = [
         XOR_FEATURES_LIST,
         ("xor_features_hidden",),
         "a list of lists instead of a NumPy array",
+        misconception="list_not_array",
     ),
     _bug(
         "xor_features_polynomial_features",
@@ -511,5 +550,6 @@ VARIANTS = [
         XOR_FEATURES_POLY_BIAS,
         FEATURES,
         "PolynomialFeatures (switched off) with its bias column",
+        misconception="switched_off_library",
     ),
 ]

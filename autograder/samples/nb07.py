@@ -562,8 +562,17 @@ _OVR = frozenset({"one_vs_rest_predict_visible", "one_vs_rest_predict_hidden"})
 _OVR_HIDDEN = frozenset({"one_vs_rest_predict_hidden"})
 
 
-def _v(name: str, cell: str, source: str, lost: frozenset[str], description: str) -> Variant:
-    return Variant(name, {cell: source}, lost=lost, description=description)
+def _v(
+    name: str,
+    cell: str,
+    source: str,
+    lost: frozenset[str],
+    description: str,
+    misconception: str = "",
+) -> Variant:
+    return Variant(
+        name, {cell: source}, lost=lost, description=description, misconception=misconception
+    )
 
 
 _G, _P, _D, _K, _O = (
@@ -599,14 +608,45 @@ VARIANTS = [
         _NONE,
         "grad_b as the integer -y (or 0): the prompt accepts an int or a float",
     ),
-    _v("grad_strict", _G, GRAD_STRICT, _GRAD, "y·a < 0: a tie gives no step"),
-    _v("grad_sign_flipped", _G, GRAD_SIGN, _GRAD, "returns the step, not the gradient"),
     _v(
-        "grad_integer_array", _G, GRAD_INT, _GRAD_HIDDEN, "np.zeros_like(w) truncates for integer w"
+        "grad_strict",
+        _G,
+        GRAD_STRICT,
+        _GRAD,
+        "y·a < 0: a tie gives no step",
+        misconception="tie_has_no_gradient",
     ),
-    _v("grad_hinge_threshold", _G, GRAD_HINGE, _GRAD, "y·a <= 1, the hinge's threshold"),
     _v(
-        "grad_overwrites_w", _G, GRAD_IN_PLACE, _GRAD_HIDDEN, "the gradient lives in the caller's w"
+        "grad_sign_flipped",
+        _G,
+        GRAD_SIGN,
+        _GRAD,
+        "returns the step, not the gradient",
+        misconception="step_not_gradient",
+    ),
+    _v(
+        "grad_integer_array",
+        _G,
+        GRAD_INT,
+        _GRAD_HIDDEN,
+        "np.zeros_like(w) truncates for integer w",
+        misconception="integer_results",
+    ),
+    _v(
+        "grad_hinge_threshold",
+        _G,
+        GRAD_HINGE,
+        _GRAD,
+        "y·a <= 1, the hinge's threshold",
+        misconception="hinge_threshold",
+    ),
+    _v(
+        "grad_overwrites_w",
+        _G,
+        GRAD_IN_PLACE,
+        _GRAD_HIDDEN,
+        "the gradient lives in the caller's w",
+        misconception="overwrites_w",
     ),
     # pegasos_step
     _v("pegasos_loops", _P, PEGASOS_LOOPS, _NONE, "plain loops over the coordinates"),
@@ -624,6 +664,7 @@ VARIANTS = [
         PEGASOS_STRICT,
         _PEGASOS | _PEGASOS_TIES,
         "y·a < 1: a point on the margin takes no step",
+        misconception="margin_point_no_step",
     ),
     _v(
         "pegasos_no_shrink_outside",
@@ -631,6 +672,7 @@ VARIANTS = [
         PEGASOS_NO_SHRINK,
         _PEGASOS | _PEGASOS_TIES,
         "the regulariser's shrinking only with a hinge step",
+        misconception="shrinks_only_with_a_step",
     ),
     _v(
         "pegasos_shrinks_b",
@@ -638,14 +680,23 @@ VARIANTS = [
         PEGASOS_SHRINKS_B,
         _PEGASOS | _PEGASOS_TIES,
         "the bias is regularised too",
+        misconception="shrinks_b",
     ),
-    _v("pegasos_in_place", _P, PEGASOS_IN_PLACE, _PEGASOS_HIDDEN, "w *= ... on the caller's array"),
+    _v(
+        "pegasos_in_place",
+        _P,
+        PEGASOS_IN_PLACE,
+        _PEGASOS_HIDDEN,
+        "w *= ... on the caller's array",
+        misconception="changes_w",
+    ),
     _v(
         "pegasos_negative_class_strict",
         _P,
         PEGASOS_NEGATIVE_STRICT,
         _PEGASOS_TIES,
         "a > -1 (strict) for the -1 class: its point on the margin takes no step",
+        misconception="negative_margin_strict",
     ),
     _v(
         "pegasos_integer_array",
@@ -653,6 +704,7 @@ VARIANTS = [
         PEGASOS_INT,
         _PEGASOS_HIDDEN | _PEGASOS_TIES,
         "np.empty_like(w) truncates for integer w",
+        misconception="integer_results",
     ),
     # weights_from_dual
     _v("dual_loops", _D, DUAL_LOOPS, _NONE, "loops, a float accumulator"),
@@ -670,6 +722,7 @@ VARIANTS = [
         DUAL_IGNORES_TOL,
         _DUAL_HIDDEN | _DUAL_BOUNDARY,
         "alpha > 0 instead of alpha > tol",
+        misconception="ignores_tol",
     ),
     _v(
         "dual_b_from_all_points",
@@ -677,15 +730,31 @@ VARIANTS = [
         DUAL_ALL_POINTS,
         _DUAL_HIDDEN | _DUAL_BOUNDARY,
         "b averaged over every point",
+        misconception="b_from_every_point",
     ),
-    _v("dual_b_sign", _D, DUAL_SIGN_B, _DUAL | _DUAL_BOUNDARY, "b = w·x_i - y_i"),
-    _v("dual_without_labels", _D, DUAL_NO_LABELS, _DUAL_HIDDEN, "w = Σ alpha_i x_i"),
+    _v(
+        "dual_b_sign",
+        _D,
+        DUAL_SIGN_B,
+        _DUAL | _DUAL_BOUNDARY,
+        "b = w·x_i - y_i",
+        misconception="b_sign",
+    ),
+    _v(
+        "dual_without_labels",
+        _D,
+        DUAL_NO_LABELS,
+        _DUAL_HIDDEN,
+        "w = Σ alpha_i x_i",
+        misconception="forgets_labels",
+    ),
     _v(
         "dual_w_from_support_only",
         _D,
         DUAL_SUPPORT_ONLY_W,
         _DUAL_HIDDEN | _DUAL_BOUNDARY,
         "small multipliers left out of w",
+        misconception="w_from_support_only",
     ),
     _v(
         "dual_tol_inclusive",
@@ -693,6 +762,7 @@ VARIANTS = [
         DUAL_TOL_INCLUSIVE,
         _DUAL_BOUNDARY,
         "alpha >= tol: a multiplier equal to tol is not counted as zero",
+        misconception="tol_inclusive",
     ),
     _v(
         "dual_no_value_error",
@@ -700,30 +770,88 @@ VARIANTS = [
         DUAL_NO_RAISE,
         _DUAL_HIDDEN | _DUAL_BOUNDARY,
         "no ValueError without support",
+        misconception="no_error_without_support",
     ),
     # kernel_perceptron
     _v("kernel_columns", _K, KERNEL_COLUMNS, _NONE, "one kernel column per visit"),
     _v("kernel_rows", _K, KERNEL_ROWS, _NONE, "one kernel row per visit, kernel(X[i:i+1], X)"),
     _v("kernel_incremental", _K, KERNEL_INCREMENTAL, _NONE, "activations kept up to date"),
     _v("kernel_lists", _K, KERNEL_LISTS, _NONE, "plain Python lists"),
-    _v("kernel_strict", _K, KERNEL_STRICT, _KERNEL, "y·a < 0: nothing is ever learned"),
-    _v("kernel_no_bias", _K, KERNEL_NO_BIAS, _KERNEL, "the + 1 of the bias forgotten"),
-    _v("kernel_batch", _K, KERNEL_BATCH, _KERNEL_HIDDEN, "a batch step per epoch"),
-    _v("kernel_ignores_cap", _K, KERNEL_NO_CAP, _KERNEL_HIDDEN, "max_epochs ignored"),
-    _v("kernel_float_counts", _K, KERNEL_FLOAT_COUNTS, _KERNEL_HIDDEN, "counts as floats"),
+    _v(
+        "kernel_strict",
+        _K,
+        KERNEL_STRICT,
+        _KERNEL,
+        "y·a < 0: nothing is ever learned",
+        misconception="tie_is_no_mistake",
+    ),
+    _v(
+        "kernel_no_bias",
+        _K,
+        KERNEL_NO_BIAS,
+        _KERNEL,
+        "the + 1 of the bias forgotten",
+        misconception="forgets_bias",
+    ),
+    _v(
+        "kernel_batch",
+        _K,
+        KERNEL_BATCH,
+        _KERNEL_HIDDEN,
+        "a batch step per epoch",
+        misconception="batch_updates",
+    ),
+    _v(
+        "kernel_ignores_cap",
+        _K,
+        KERNEL_NO_CAP,
+        _KERNEL_HIDDEN,
+        "max_epochs ignored",
+        misconception="ignores_cap",
+    ),
+    _v(
+        "kernel_float_counts",
+        _K,
+        KERNEL_FLOAT_COUNTS,
+        _KERNEL_HIDDEN,
+        "counts as floats",
+        misconception="counts_as_floats",
+    ),
     # one_vs_rest_predict
     _v("ovr_loops", _O, OVR_LOOPS, _NONE, "loops, strict > keeps the first maximum"),
     _v("ovr_transposed", _O, OVR_TRANSPOSED, _NONE, "scores as (n_classes, n_samples)"),
     _v("ovr_python_max", _O, OVR_PYTHON_MAX, _NONE, "Python's max with a key"),
-    _v("ovr_argmin", _O, OVR_ARGMIN, _OVR, "the smallest score"),
-    _v("ovr_last_of_ties", _O, OVR_LAST_TIE, _OVR, "ties to the last class"),
-    _v("ovr_indices", _O, OVR_INDICES, _OVR, "row numbers instead of labels"),
-    _v("ovr_no_bias", _O, OVR_NO_BIAS, _OVR_HIDDEN, "the biases forgotten"),
+    _v("ovr_argmin", _O, OVR_ARGMIN, _OVR, "the smallest score", misconception="smallest_score"),
+    _v(
+        "ovr_last_of_ties",
+        _O,
+        OVR_LAST_TIE,
+        _OVR,
+        "ties to the last class",
+        misconception="ties_to_the_last",
+    ),
+    _v(
+        "ovr_indices",
+        _O,
+        OVR_INDICES,
+        _OVR,
+        "row numbers instead of labels",
+        misconception="positions_not_labels",
+    ),
+    _v(
+        "ovr_no_bias",
+        _O,
+        OVR_NO_BIAS,
+        _OVR_HIDDEN,
+        "the biases forgotten",
+        misconception="forgets_biases",
+    ),
     _v(
         "ovr_first_positive",
         _O,
         OVR_FIRST_POSITIVE,
         _OVR_HIDDEN,
         "the first class with a positive score, not the largest score",
+        misconception="first_positive_class",
     ),
 ]

@@ -8,7 +8,8 @@ For each assignment found under ``notebooks/`` (by glob, so new notebooks are co
 * the sample answers of :mod:`autograder.samples` are graded by the real command line,
   ``python -m autograder grade`` in a subprocess, with its defaults (sandbox and trusted
   re-check on), and each submission's exact per-test scores are read from the
-  ``results.json`` it writes.
+  ``results.json`` it writes, with the re-check's diagnoses: every buggy sample's exercise
+  is diagnosed with the misconception the sample is labelled with, no correct sample's.
 
 Sample answers are packed to keep the course's grading to a few minutes on two cores:
 the variants that replace one solution cell each go into few submissions, in which no two
@@ -288,6 +289,19 @@ def _submission_cases() -> list:
     ]
 
 
+def _expected_diagnoses(sub: Submission) -> dict[str, str]:
+    """exercise -> the misconception the grader must diagnose there: each buggy sample's
+    label (a correct sample, and the instructor's answer, get none)."""
+    expected = {}
+    for variant in sub.variants:
+        if variant.misconception:
+            (cell,) = variant.replace
+            expected[cell] = variant.misconception
+    if sub.student == STRICT_UPDATE_STUDENT:
+        expected["perceptron_update"] = "tie_is_no_mistake"
+    return expected
+
+
 def _explain(assignment: str, sub: Submission, entry: Mapping) -> list[str]:
     """One line per test whose score differs from the expectation, naming the variant."""
     solutions = solution_cell_ids(_source(assignment))
@@ -403,7 +417,8 @@ def test_packing_puts_every_variant_in_exactly_one_submission():
 def test_notebooks_submission_scores(course, assignment, student):
     """Graded by ``python -m autograder grade`` (sandbox and re-check on): every test of
     the submission scores its full points except exactly the tests its variants lose,
-    which score 0; no flags."""
+    which score 0; no flags; each buggy variant's exercise diagnosed with the variant's own
+    misconception, no other exercise diagnosed."""
     sub = next(s for s in _submissions(assignment) if s.student == student)
     entry = course.results(assignment)[student]
     points = _test_points(assignment)
@@ -413,6 +428,8 @@ def test_notebooks_submission_scores(course, assignment, student):
     assert entry["ok"] and not entry["flags"], f"{student}: flagged {entry['flags']}"
     problems = _explain(assignment, sub, entry)
     assert not problems, f"{assignment}/{student}:\n" + "\n".join(problems)
+    diagnosed = {name: d["misconception"] for name, d in entry["diagnoses"].items()}
+    assert diagnosed == _expected_diagnoses(sub), f"{assignment}/{student}: {entry['diagnoses']}"
 
 
 @pytest.mark.slow
