@@ -151,8 +151,9 @@ def formgrader_config(course: Course) -> Config:
     # preprocessors (a rubric in a student's feedback page).
     config.SafeHTMLExporter.preprocessors = []
     # the feedback's exporter subclasses HTMLExporter: none of the view's filters for it
-    # (its pages load MathJax from beside them, as the command line's do)
-    config.SafeHTMLExporter.filters = {}
+    # (its pages load MathJax from beside them, as the command line's do), only its own
+    # (whole scores as whole numbers, as the command line's pages print them)
+    config.SafeHTMLExporter.filters = dict(feedback_config(course).SafeHTMLExporter.filters)
     if mathjax_available():
         config.HTMLExporter.extra_template_basedirs = _offline_template_dirs()
         config.HTMLExporter.filters["mathjax_url"] = formgrader_mathjax_url
