@@ -392,126 +392,91 @@ def grade_prepared_run(
     with it flagged, then :class:`~autograder.models.GraderFault`. The ledger keeps what
     was finished, so the same command run again completes the class."""
     with graded_course.lock():
-        return _grade_and_write(
-            prepared,
-            graded_course,
-            out_dir=out_dir,
-            workers=workers,
-            sandbox=sandbox,
-            progress=progress,
-            feedback=feedback,
-            unmatched=unmatched,
-            on_result=on_result,
-            dask=dask,
-            regrade=regrade,
-            on_canary=on_canary,
-            similarity=similarity,
-            term=term,
-        )
+        ledger = Ledger(graded_course.root / "ledger.jsonl")
+        canaries = instructor_submissions(graded_course, sorted({p.assignment for p in prepared}))
+        if ledger.unreadable:
+            lines = ", ".join(map(str, ledger.unreadable[:5]))
+            more = f" (+{len(ledger.unreadable) - 5} more)" if len(ledger.unreadable) > 5 else ""
+            print(
+                f"note: the course's ledger.jsonl has {len(ledger.unreadable)} unreadable line(s) "
+                f"(line {lines}{more}: cut off by a crash), ignored: those submissions are graded "
+                "again",
+                file=sys.stderr,
+            )
+        bar = _progress_bar(len(prepared), progress)
 
+        def done(result: SubmissionResult) -> None:
+            bar.update(1)
+            if on_result is not None:
+                on_result(result)
 
-def _grade_and_write(
-    prepared: list[PreparedSubmission],
-    graded_course: course.Course,
-    *,
-    out_dir: Path,
-    workers: int | None,
-    sandbox: bool,
-    progress: bool,
-    feedback: bool,
-    unmatched: Mapping[str, str] | None,
-    on_result: Callable[[SubmissionResult], None] | None,
-    dask: int | str | None,
-    regrade: bool | Collection[str],
-    on_canary: Callable[[list[str], float], None] | None,
-    similarity: bool,
-    term: TermInput | None,
-) -> GradeRun:
-    ledger = Ledger(graded_course.root / "ledger.jsonl")
-    canaries = instructor_submissions(graded_course, sorted({p.assignment for p in prepared}))
-    if ledger.unreadable:
-        lines = ", ".join(map(str, ledger.unreadable[:5]))
-        more = f" (+{len(ledger.unreadable) - 5} more)" if len(ledger.unreadable) > 5 else ""
-        print(
-            f"note: the course's ledger.jsonl has {len(ledger.unreadable)} unreadable line(s) "
-            f"(line {lines}{more}: cut off by a crash), ignored: those submissions are graded "
-            "again",
-            file=sys.stderr,
+        try:
+            graded = grade_prepared(
+                graded_course,
+                prepared,
+                workers=workers or default_workers(),
+                sandbox=sandbox,
+                feedback=feedback,
+                ledger=ledger,
+                on_result=done,
+                dask=dask,
+                canaries=canaries,
+                on_canary=on_canary,
+                regrade=regrade,
+            )
+        finally:
+            bar.close()
+        term = term or TermInput()
+        with faults_as_errors("recording the due dates and late penalties in the gradebook"):
+            settled = settle(
+                graded_course,
+                term.calendar,
+                graded.values(),
+                term.plan.chosen,
+                plan_flags=term.plan.flags,
+                closed=term.plan.closed,
+                roster=term.roster,
+            )
+        results = settled.results
+        unmatched = dict(unmatched or {})
+        with faults_as_errors("writing the results"):
+            manual = manual_pending(graded_course, results)
+        # each output is written whole (autograder.files.write_atomic): after a fault it is the
+        # old file or the new one, and the message names the one that failed
+        with faults_as_errors(f"creating the output folder {out_dir.name}/"):
+            out_dir.mkdir(parents=True, exist_ok=True)
+        with faults_as_errors("writing results.json"):
+            write_results(results, out_dir / "results.json", list(unmatched), manual)
+        with faults_as_errors("writing grades.csv"):
+            export_grades(
+                graded_course,
+                results,
+                out_dir / "grades.csv",
+                students=settled.students,
+                assignments=settled.assignments,
+                flags=settled.row_flags,
+            )
+        if feedback:
+            with faults_as_errors("writing the feedback pages"):
+                copy_feedback(graded_course, results, out_dir)
+        flagged = {f"{r.assignment}/{r.student}": list(r.flags) for r in results if r.flags}
+        for name, reason in unmatched.items():
+            flagged[name] = [reason]
+        similar = None
+        if similarity:
+            similar = summary_line(report_class(prepared, graded_course.root, out_dir, workers))
+        text = summary_text(
+            summarise(results), flagged, manual, similarity=similar, terms=settled.summary
         )
-    bar = _progress_bar(len(prepared), progress)
-
-    def done(result: SubmissionResult) -> None:
-        bar.update(1)
-        if on_result is not None:
-            on_result(result)
-
-    try:
-        graded = grade_prepared(
-            graded_course,
-            prepared,
-            workers=workers or default_workers(),
-            sandbox=sandbox,
-            feedback=feedback,
-            ledger=ledger,
-            on_result=done,
-            dask=dask,
-            canaries=canaries,
-            on_canary=on_canary,
-            regrade=regrade,
-        )
-    finally:
-        bar.close()
-    term = term or TermInput()
-    with faults_as_errors("recording the due dates and late penalties in the gradebook"):
-        settled = settle(
-            graded_course,
-            term.calendar,
-            graded.values(),
-            term.plan.chosen,
-            plan_flags=term.plan.flags,
-            closed=term.plan.closed,
-            roster=term.roster,
-        )
-    results = settled.results
-    unmatched = dict(unmatched or {})
-    with faults_as_errors("writing the results"):
-        manual = manual_pending(graded_course, results)
-    # each output is written whole (autograder.files.write_atomic): after a fault it is the
-    # old file or the new one, and the message names the one that failed
-    with faults_as_errors(f"creating the output folder {out_dir.name}/"):
-        out_dir.mkdir(parents=True, exist_ok=True)
-    with faults_as_errors("writing results.json"):
-        write_results(results, out_dir / "results.json", list(unmatched), manual)
-    with faults_as_errors("writing grades.csv"):
-        export_grades(
-            graded_course,
-            results,
-            out_dir / "grades.csv",
-            students=settled.students,
-            assignments=settled.assignments,
-            flags=settled.row_flags,
-        )
-    if feedback:
-        with faults_as_errors("writing the feedback pages"):
-            copy_feedback(graded_course, results, out_dir)
-    flagged = {f"{r.assignment}/{r.student}": list(r.flags) for r in results if r.flags}
-    for name, reason in unmatched.items():
-        flagged[name] = [reason]
-    similar = None
-    if similarity:
-        similar = summary_line(report_class(prepared, graded_course.root, out_dir, workers))
-    text = summary_text(
-        summarise(results), flagged, manual, similarity=similar, terms=settled.summary
-    )
-    with faults_as_errors("writing summary.md"):
-        write_atomic(out_dir / "summary.md", text)
-    faulted = [r for r in results if r.fault]
-    if faulted:  # a grading worker died: the rest of the class is written, that one flagged
-        first = faulted[0]
-        others = f" and {len(faulted) - 1} more (flagged)" if len(faulted) > 1 else ""
-        fault = Fault(first.fault, fatal=False)
-        raise GraderFault(fault.message(f"grading {first.assignment}/{first.student}{others}"))
-    return GradeRun(results, out_dir, text, list(unmatched))
+        with faults_as_errors("writing summary.md"):
+            write_atomic(out_dir / "summary.md", text)
+        faulted = [r for r in results if r.fault]
+        if faulted:  # a grading worker died: the rest of the class is written, that one flagged
+            first = faulted[0]
+            others = f" and {len(faulted) - 1} more (flagged)" if len(faulted) > 1 else ""
+            fault = Fault(first.fault, fatal=False)
+            raise GraderFault(fault.message(f"grading {first.assignment}/{first.student}{others}"))
+        return GradeRun(results, out_dir, text, list(unmatched))
 
 
 def instructor_submissions(

@@ -66,40 +66,6 @@ def resolve_sandbox(sandbox: bool | None) -> bool:
     return available
 
 
-def run_autograde_batch(
-    course: Course,
-    jobs: Iterable[tuple[str, str]],
-    *,
-    workers: int = 2,
-    sandbox: bool = False,
-    timeout: float = SUBMISSION_TIMEOUT,
-    feedback: bool = False,
-    prewarm: bool = True,
-) -> Iterator[tuple[str, str, dict[str, Any]]]:
-    """Autograde ``(assignment, student)`` pairs already in ``submitted/``, in parallel.
-
-    Yields ``(assignment, student, outcome)`` as each finishes; ``outcome`` has ``success``,
-    ``error``, ``log``, ``flags``, ``feedback``, ``seconds``. A submission that crashes its
-    worker or exceeds ``timeout`` is reported as failed; the rest of the batch goes on.
-    ``prewarm`` forks kernels from a pre-warmed template process in each worker: without the
-    sandbox :mod:`autograder.grading.prewarm`'s, with it a warm box's
-    (:mod:`autograder.sandbox.warm`).
-    """
-    jobs = list(jobs)
-    if not jobs:
-        return
-    course.ensure_students(sorted({s for _, s in jobs}))
-    with pool_executor(
-        course,
-        workers=min(workers, len(jobs)),
-        sandbox=sandbox,
-        timeout=timeout,
-        feedback=feedback,
-        prewarm=prewarm,
-    ) as run:
-        yield from run(jobs)
-
-
 #: ``run(jobs)`` of an executor: grades (assignment, student) pairs, yields their outcomes.
 Run = Callable[[list[tuple[str, str]]], Iterator[tuple[str, str, dict[str, Any]]]]
 
@@ -114,10 +80,15 @@ def pool_executor(
     feedback: bool = False,
     prewarm: bool = True,
 ) -> Iterator[Run]:
-    """The local worker pool of :func:`run_autograde_batch`, kept for several steps of one
-    batch (the grading canary, then the class): yields ``run(jobs)``, which grades
-    ``(assignment, student)`` pairs already in ``submitted/`` (their students in the
-    gradebook) on the same workers, warm kernels and all."""
+    """The local worker pool, kept for several steps of one batch (the grading canary, then
+    the class): yields ``run(jobs)``, which grades ``(assignment, student)`` pairs already
+    in ``submitted/`` (their students in the gradebook) on the same workers, warm kernels
+    and all, yielding ``(assignment, student, outcome)`` as each finishes (``outcome``:
+    ``success``, ``error``, ``log``, ``flags``, ``feedback``, ``seconds``). A submission
+    that crashes its worker or exceeds ``timeout`` is reported as failed; the rest go on.
+    ``prewarm`` forks kernels from a pre-warmed template process in each worker: without
+    the sandbox :mod:`autograder.grading.prewarm`'s, with it a warm box's
+    (:mod:`autograder.sandbox.warm`)."""
     prewarm_log = str(course.root / "logs" / "kernels.log") if prewarm else None
     pool = WorkerPool(
         workers,

@@ -42,7 +42,7 @@ import sys
 import tempfile
 import time
 import zipfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import CancelledError
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
@@ -128,7 +128,7 @@ def zip_tree(folder: Path) -> bytes:
 
 class GradingProcess:
     """A Dask worker's grading process (made a ``distributed.WorkerPlugin`` by
-    :func:`_grading_plugin`, registered by :func:`run_dask_batch`): each Dask worker grades
+    :func:`_grading_plugin`, registered by :func:`dask_executor`): each Dask worker grades
     in a process of its own, started ahead of need, as each worker of the local pool is (a
     ``pebble`` pool of one worker from :class:`~autograder.grading.pool.WorkerPool`,
     :func:`~.task.worker_init` first: nbgrader imported, its warm kernels starting when
@@ -343,34 +343,6 @@ def dashboard_link(client: Any) -> str | None:
     return client.dashboard_link if drawn else None
 
 
-def run_dask_batch(
-    course: Course,
-    jobs: Iterable[tuple[str, str]],
-    *,
-    dask: int | str,
-    sandbox: bool = False,
-    feedback: bool = False,
-    timeout: float,
-    prewarm: bool = True,
-) -> Iterator[tuple[str, str, dict[str, Any]]]:
-    """Autograde ``(assignment, student)`` pairs already in ``submitted/`` on a Dask
-    cluster; yields ``(assignment, student, outcome)`` as each finishes, as
-    :func:`autograder.grading.batch.run_autograde_batch` does, after writing the autograded
-    notebooks and feedback pages the worker returned into the course directory.
-
-    Each worker grades in its own grading process (:class:`GradingProcess`), each
-    submission stopped after ``timeout`` seconds; ``prewarm`` forks kernels there from a
-    warm box (sandboxed) or a pre-warmed template, as in the local pool."""
-    jobs = list(jobs)
-    if not jobs:
-        return
-    course.ensure_students(sorted({s for _, s in jobs}))
-    with dask_executor(
-        course, dask=dask, sandbox=sandbox, feedback=feedback, timeout=timeout, prewarm=prewarm
-    ) as run:
-        yield from run(jobs)
-
-
 @contextmanager
 def dask_executor(
     course: Course,
@@ -381,10 +353,14 @@ def dask_executor(
     timeout: float,
     prewarm: bool = True,
 ) -> Iterator[Callable[[list[tuple[str, str]]], Iterator[tuple[str, str, dict[str, Any]]]]]:
-    """The Dask cluster of :func:`run_dask_batch`, kept for several steps of one batch (the
-    grading canary, then the class): yields ``run(jobs)``, which grades ``(assignment,
-    student)`` pairs already in ``submitted/`` (their students in the gradebook) as
-    :func:`run_dask_batch` does, on the same workers and grading processes."""
+    """A Dask cluster, kept for several steps of one batch (the grading canary, then the
+    class): yields ``run(jobs)``, which grades ``(assignment, student)`` pairs already in
+    ``submitted/`` (their students in the gradebook) on the same workers and grading
+    processes, as :func:`~autograder.grading.batch.pool_executor`'s does, after writing
+    the autograded notebooks and feedback pages each worker returned into the course
+    directory. Each worker grades in its own grading process (:class:`GradingProcess`),
+    each submission stopped after ``timeout`` seconds; ``prewarm`` forks kernels there
+    from a warm box (sandboxed) or a pre-warmed template, as in the local pool."""
     log_dir = course.root / "logs" if isinstance(dask, int) else None
     with dask_client(dask, course.root / "logs") as client:
         client.register_plugin(_grading_plugin(log_dir, prewarm, sandbox))

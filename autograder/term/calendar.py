@@ -48,6 +48,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from autograder.models import TermError
 from autograder.term.late import BASES, RULES, LateRule, instant
+from autograder.term.times import read_term_file
 
 #: Resubmission policies: which of a student's several submissions is graded.
 POLICIES = ("latest", "best", "latest-on-time")
@@ -359,12 +360,7 @@ def load_calendar(path: str | Path | None, assignments: Iterable[str]) -> Calend
     if path is None:
         return Calendar()
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise TermError(f"{path.name}: no such file") from None
-    except OSError as exc:
-        raise TermError(f"{path.name}: cannot be read ({exc.strerror or exc})") from None
+    raw = read_term_file(path)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:

@@ -172,13 +172,19 @@ def read_csv_file(path: str | Path) -> list[list[str]]:
         No such file, unreadable, or not a CSV file (one line, naming the file).
     """
     path = Path(path)
+    return read_csv_rows(read_term_file(path), path.name)
+
+
+def read_term_file(path: str | Path) -> bytes:
+    """The bytes of a file the instructor names (course.toml, times, an LMS's export);
+    :class:`TermError` (one line, naming the file) when it is missing or unreadable."""
+    path = Path(path)
     try:
-        data = path.read_bytes()
+        return path.read_bytes()
     except FileNotFoundError:
         raise TermError(f"{path.name}: no such file") from None
     except OSError as exc:
         raise TermError(f"{path.name}: cannot be read ({exc.strerror or exc})") from None
-    return read_csv_rows(data, path.name)
 
 
 def read_number(text: str) -> float | None:
