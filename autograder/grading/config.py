@@ -20,7 +20,10 @@ def autograde_config(course: Course, *, sandbox: bool, prewarm: bool = False) ->
     - autograde: ``Execute`` becomes the re-check's ``SafeExecute`` when ``sandbox`` is on
       (with ``prewarm``, its kernels are forked from the worker's warm box when it has one:
       :mod:`autograder.sandbox.warm`), or :class:`~.prewarm.PrewarmedExecute` (kernels forked
-      from a pre-warmed template) when it is off and ``prewarm`` is on; before ``SaveAutoGrades``,
+      from a pre-warmed template) when it is off and ``prewarm`` is on; right after it,
+      :class:`~.preprocessors.CoalesceStreams` (a cell's printed text in one output per
+      stream, however the kernel flushed it: before nbgrader's ``LimitOutput``, which counts
+      lines per output); before ``SaveAutoGrades``,
       :class:`~.preprocessors.StderrToStdout` keeps the points of a passing test cell whose
       code wrote warnings to stderr.
     """
@@ -44,6 +47,8 @@ def autograde_config(course: Course, *, sandbox: bool, prewarm: bool = False) ->
         from autograder.grading.prewarm import PrewarmedExecute
 
         auto[auto.index(Execute)] = PrewarmedExecute
+    executes = next(i for i, step in enumerate(auto) if issubclass(step, Execute))
+    auto.insert(executes + 1, pp.CoalesceStreams)
     auto.insert(auto.index(SaveAutoGrades), pp.StderrToStdout)
     config.Autograde.sanitize_preprocessors = sanitize
     config.Autograde.autograde_preprocessors = auto

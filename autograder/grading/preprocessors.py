@@ -12,6 +12,10 @@
   cell just before the deleted one is missing too, which loses the whole notebook); every
   cell's nbgrader metadata comes from the gradebook (:func:`released_cells`), not from the
   submission.
+- :class:`CoalesceStreams` (autograde, right after ``Execute``): consecutive stream outputs of
+  one name merged into one, so how the kernel happened to flush a cell's printed lines
+  (which depends on timing) shows nowhere: not in the graded notebook, not in nbgrader's
+  ``LimitOutput`` cut (it counts lines per output), not in the feedback page.
 - :class:`StderrToStdout` (autograde, before ``SaveAutoGrades``): a test cell that ran
   without an error keeps its points even if the student's code wrote warnings to stderr
   (stock nbgrader scores any stderr output as 0).
@@ -39,6 +43,7 @@ from typing import Any
 
 import nbformat
 from nbconvert.exporters.exporter import ResourcesDict
+from nbconvert.preprocessors import CoalesceStreamsPreprocessor
 from nbformat import NotebookNode, from_dict
 from nbgrader import utils
 from nbgrader.api import Gradebook, MissingEntry
@@ -328,6 +333,21 @@ class RestoreTestCells(OverwriteCells):
         return nb, resources
 
 
+class CoalesceStreams(CoalesceStreamsPreprocessor):
+    """nbconvert's ``CoalesceStreamsPreprocessor`` (consecutive stream outputs of one name
+    merged; a line overwritten after a carriage return dropped, as a terminal shows it),
+    the same merge ``./run execute`` applies to the stored notebooks. The kernel sends a
+    cell's printed text in as many messages as its flushes, and where those fall depends on
+    timing: unmerged, the same notebook graded twice gives pages that differ. Merging joins
+    only outputs of one stream name, so whether a cell wrote to stderr (which nbgrader's
+    score reads) is unchanged.
+
+    On wherever it is registered (nbconvert's preprocessors are off by default, and
+    nbgrader's converters switch none on)."""
+
+    enabled = Bool(True)
+
+
 class StderrToStdout(NbGraderPreprocessor):
     """In graded code cells that raised no error, turn stderr streams into stdout streams."""
 
@@ -386,7 +406,11 @@ class HideGraderPaths(NbGraderPreprocessor):
     """Replace the grader machine's absolute folders in a notebook's outputs (tracebacks,
     printed text) by names that say nothing of the machine: the project's checkout and the
     course directory by nothing (``linlib/grading.py``), the Python environment's packages
-    by ``site-packages``, its standard library by ``python``."""
+    by ``site-packages``, its standard library by ``python``, and the kernel's folder of
+    cell files (ipykernel's ``<temporary folder>/ipykernel_<pid>/``, which a warning raised
+    in a cell names: ``/tmp/ipykernel_4711/1189467442.py:12: RuntimeWarning``) by nothing
+    (``1189467442.py:12: RuntimeWarning``: the file's name is a hash of the cell's code,
+    the same on every machine; the kernel's process id is not)."""
 
     course_root = Unicode("", help="The course directory (its path is hidden too).").tag(
         config=True
@@ -410,7 +434,7 @@ class HideGraderPaths(NbGraderPreprocessor):
         return cell, resources
 
     def _hide(self, text: str) -> str:
-        return self._pattern.sub(lambda m: self._names[m.group(0)], text) if text else text
+        return self._pattern.sub(lambda m: self._names.get(m.group(0), ""), text) if text else text
 
 
 #: What heads the rubric in formgrader's view (tests look for it).
@@ -484,9 +508,15 @@ class ShowRubric(NbGraderPreprocessor):
         return nb, resources
 
 
+#: ipykernel's folder of a kernel's cell files (``ipykernel.compiler.get_tmp_directory``:
+#: the kernel's temporary folder, then ``ipykernel_<pid>``), wherever that folder is.
+_KERNEL_CELL_FOLDER = r"(?:/[^/\s'\"]+)*/ipykernel_[0-9]+/"
+
+
 def _grader_folders(course_root: str = "") -> tuple[re.Pattern[str], dict[str, str]]:
-    """A pattern of the grader's folders (each with its trailing separator, longest first)
-    and what each becomes."""
+    """A pattern of the grader's folders (the kernel's folder of cell files first, then each
+    folder with its trailing separator, longest first) and what each folder becomes (the
+    kernel's folder, not among them, becomes nothing)."""
     from autograder.course import REPO_ROOT
 
     names: dict[str, str] = {}
@@ -502,4 +532,4 @@ def _grader_folders(course_root: str = "") -> tuple[re.Pattern[str], dict[str, s
         for variant in {folder, os.path.realpath(folder), str(Path(folder).resolve())}:
             found[variant.rstrip(os.sep) + os.sep] = name
     ordered = sorted(found, key=len, reverse=True)
-    return re.compile("|".join(re.escape(f) for f in ordered)), found
+    return re.compile("|".join([_KERNEL_CELL_FOLDER, *map(re.escape, ordered)])), found

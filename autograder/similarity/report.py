@@ -244,7 +244,7 @@ def page(run: SimilarityRun) -> str:
         f"<p>Detector: copydetect's fingerprints (k-grams of {s.k} normalised characters), "
         f"the notebook's own code as boilerplate, fingerprints held by more than "
         f"{s.common_share:.0%} of an exercise's answers (and {s.common_min}) set aside; "
-        f"compared offline in {run.seconds:.1f} s.</p></body></html>"
+        "compared offline.</p></body></html>"
     )
     return "\n".join(parts) + "\n"
 

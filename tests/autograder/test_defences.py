@@ -11,8 +11,9 @@ The class (``test_hostile_html.grade_hostile_batch``):
   cell tags, a grade id, a title and widget state that break out of their tags);
 - ``=cmd|'calc'!A0`` (a student id a spreadsheet runs as a formula): a typical bug that
   fails a hidden test, a cell that prints where linlib, numpy and the standard library are
-  and fails inside numpy (a traceback through the grader's folders), and five extra files
-  whose names are not UTF-8 (flags longer than a spreadsheet cell should be).
+  (in two flushes), warns and fails inside numpy (a traceback through the grader's
+  folders), and five extra files whose names are not UTF-8 (flags longer than a
+  spreadsheet cell should be).
 
 Checked on what the run wrote: the feedback pages, formgrader's view of eve's graded
 notebook, grades.csv and summary.md. Each test's docstring says what the run shows with its
@@ -24,6 +25,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import sys
 import sysconfig
 from pathlib import Path
@@ -50,10 +52,15 @@ browser = hostile_html.browser
 FORMULA = "=cmd|'calc'!A0"
 #: What the grades.csv cell of a formula must start with: a spreadsheet reads text.
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-#: Prints where the grader's packages and standard library are, then fails inside numpy.
+#: Prints where the grader's packages and standard library are (the kernel sends that
+#: text in two messages: a flush, a pause, a second line), warns (a warning names the
+#: kernel's cell file, in its temporary folder), then fails inside numpy.
 PATHS_CODE = """
-import json, linlib, numpy as np
-print(linlib.__file__, np.__file__, json.__file__)
+import json, time, warnings, linlib, numpy as np
+print(linlib.__file__, np.__file__, json.__file__, flush=True)
+time.sleep(0.5)
+print("printed after a pause", flush=True)
+warnings.warn("careful")
 np.linalg.inv(np.zeros((2, 2)))
 """.strip()
 
@@ -199,19 +206,47 @@ def test_feedback_names_no_folder_of_the_grader(graded):
     its Python environment and standard library in the graded notebook; the page names
     none of them (``linlib/__init__.py``, ``site-packages/numpy/…``, ``python/json/…``).
 
+    Its warning names the kernel's cell file in the kernel's temporary folder
+    (``/tmp/ipykernel_<pid>/``, the pid differing run to run outside the sandbox): the
+    page names the file only.
+
     Switched off: without HideGraderPaths the page holds the repository's and the Python
-    installation's absolute folders.
+    installation's absolute folders, and ``/tmp/ipykernel_2/``.
     """
     paths = sysconfig.get_paths()
-    folders = {str(REPO_ROOT), sys.prefix, paths["stdlib"], paths["purelib"]}
+    folders = {str(REPO_ROOT), sys.prefix, paths["stdlib"], paths["purelib"], "/ipykernel_"}
     folders.add(str(graded["course"]))
     graded_text = json.dumps(_autograded(graded, FORMULA))
     assert str(REPO_ROOT) in graded_text and paths["stdlib"] in graded_text  # not vacuous
+    assert "/ipykernel_" in graded_text
     page = _page(graded, FORMULA).read_text(encoding="utf-8")
     assert [folder for folder in folders if folder in page] == []
     text = _text(_page(graded, FORMULA))
     assert "linlib/__init__.py" in text and "LinAlgError" in text
     assert "site-packages/numpy/" in text and "python/json/" in text
+    assert re.search(r"\n[0-9]+\.py:[0-9]+: UserWarning: careful", text)
+
+
+def test_a_cells_printed_text_is_one_output_however_the_kernel_flushed_it(graded):
+    """The formula student's cell prints a line, flushes, pauses and prints another: two
+    stream messages from the kernel. The graded notebook and the page hold them as one
+    output (nbconvert's stream coalescing, right after the cells ran), so where the kernel
+    happened to flush (timing) shows in no output.
+
+    Switched off (without CoalesceStreams in autograde_config): two stdout outputs, two
+    ``output_stdout`` blocks on the page.
+    """
+    (cell,) = [c for c in _autograded(graded, FORMULA).cells if "printed after" in c.source]
+    streams = [(o.name, o.text) for o in cell.outputs if o.output_type == "stream"]
+    assert [name for name, _ in streams] == ["stdout", "stderr"]
+    assert streams[0][1].endswith(".py\nprinted after a pause\n")
+    page = BeautifulSoup(_page(graded, FORMULA).read_text(encoding="utf-8"), "html.parser")
+    (printed,) = [
+        block
+        for block in page.select(".output_stdout")
+        if "printed after a pause" in block.get_text()
+    ]
+    assert "json/__init__.py" in printed.get_text()
 
 
 def test_grades_csv_is_safe_in_a_spreadsheet(graded):

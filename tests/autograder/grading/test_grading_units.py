@@ -118,7 +118,15 @@ def test_feedback_names_no_folder_of_the_grader_machine(tmp_path):
     printed = new_output("stream", name="stdout", text=f"read {course_file}\n")
     shown = new_output("execute_result", data={"text/plain": repr(grading_file)})
     other = "/elsewhere/linlib/grading.py"  # not a folder of this machine: kept
-    cell = new_code_cell("f()", outputs=[error, printed, shown, new_output("stream", text=other)])
+    # a warning raised in a cell names the kernel's cell file, in a folder with its pid
+    warned = new_output(
+        "stream",
+        name="stderr",
+        text="/tmp/ipykernel_29289/1189467442.py:12: RuntimeWarning: invalid value\n"
+        "  /var/tmp/run.d/ipykernel_7/55.py:3: UserWarning\n",
+    )
+    outputs = [error, printed, shown, new_output("stream", text=other), warned]
+    cell = new_code_cell("f()", outputs=outputs)
     hide = HideGraderPaths(course_root=str(tmp_path / "course"))
     nb, _ = hide.preprocess(new_notebook(cells=[cell]), {})
     outputs = nb.cells[0].outputs
@@ -130,6 +138,9 @@ def test_feedback_names_no_folder_of_the_grader_machine(tmp_path):
     assert outputs[1].text == "read source/a/a.ipynb\n"
     assert outputs[2].data["text/plain"] == repr("linlib/grading.py")
     assert outputs[3].text == other
+    assert outputs[4].text == (
+        "1189467442.py:12: RuntimeWarning: invalid value\n  55.py:3: UserWarning\n"
+    )
     for folder in (str(REPO_ROOT), str(tmp_path), sysconfig.get_paths()["purelib"]):
         assert folder not in str(nb)
 
