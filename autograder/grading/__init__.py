@@ -21,6 +21,8 @@ from typing import Any
 
 _HOMES = {
     "CANARY_PREFIX": "canary",
+    "ENV_CONFIG": "safe_execute",
+    "SafeExecute": "safe_execute",
     "SUBMISSION_TIMEOUT": "batch",
     "grade_prepared": "batch",
     "grader_fingerprint": "batch",

@@ -48,7 +48,7 @@ def sandbox_status() -> tuple[bool, str | None]:
     """(available, reason-if-not) for the grading sandbox (:mod:`autograder.sandbox`, run by
     the re-check's ``SafeExecute``)."""
     try:
-        import autograder.recheck.execute  # noqa: F401
+        import autograder.grading.safe_execute  # noqa: F401
         from autograder.sandbox import sandbox_unavailable_reason
     except ImportError as exc:
         return False, f"the sandbox modules are not installed ({exc})"

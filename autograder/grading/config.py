@@ -36,7 +36,7 @@ def autograde_config(course: Course, *, sandbox: bool, prewarm: bool = False) ->
     sanitize.insert(0, pp.RecordSubmissionFlags)
     auto = list(Autograde.class_traits()["autograde_preprocessors"].default())
     if sandbox:
-        from autograder.recheck.execute import SafeExecute
+        from autograder.grading.safe_execute import SafeExecute
 
         auto[auto.index(Execute)] = SafeExecute
         config.SandboxedKernelManager.warm = prewarm

@@ -24,14 +24,12 @@ from autograder.recheck.channel import (
     StudentCodeError,
 )
 from autograder.recheck.codec import NotPlainData, decode
-from autograder.recheck.execute import ENV_CONFIG, SafeExecute
 from autograder.recheck.names import DEFAULT_MODULE_ALIASES, InstructorCode, free_names
 from autograder.recheck.runner import CheckResult, check_cells, run_test_cell
 from autograder.recheck.scan import Finding, imported_names, scan_notebook, scan_source
 
 __all__ = [
     "DEFAULT_MODULE_ALIASES",
-    "ENV_CONFIG",
     "CheckResult",
     "Finding",
     "HungCall",
@@ -41,7 +39,6 @@ __all__ = [
     "KernelUnavailable",
     "NotPlainData",
     "RemoteFunction",
-    "SafeExecute",
     "StudentCodeError",
     "check_cells",
     "decode",

@@ -21,7 +21,7 @@ import nbformat
 import pytest
 
 from autograder.course import Course
-from autograder.recheck.execute import ENV_CONFIG
+from autograder.grading.safe_execute import ENV_CONFIG
 from autograder.samples import VARIANTS, make_submission, solution_sources
 from tests.autograder.attacks import ATTACKS, AttackContext, function_name, pick_variant
 from tests.autograder.grading_helpers import grade_notebooks

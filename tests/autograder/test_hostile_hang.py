@@ -21,9 +21,9 @@ import pytest
 
 from autograder.__main__ import main
 from autograder.course import Course
+from autograder.grading.safe_execute import ENV_CONFIG
 from autograder.notebook import notebook_bytes
 from autograder.recheck import free_names
-from autograder.recheck.execute import ENV_CONFIG
 from autograder.samples import make_submission, solution_sources
 
 # The same notebook as the hostile battery (the lightest; its first graded function is
