@@ -5,7 +5,9 @@
 instructor's solution graded first: a broken grading environment refuses the batch),
 ``task`` (what a worker runs), ``gradebook`` (one gradebook engine per process and URL),
 ``config`` (nbgrader's preprocessor lists with ours),
-``preprocessors`` (those preprocessors), ``prewarm`` (kernels forked from a pre-warmed
+``safe_execute`` (``SafeExecute``, nbgrader's ``Execute`` in the sandbox: one notebook's run
+with its time limits, kernel restarts and output caps, then the trusted re-check),
+``preprocessors`` (the other preprocessors), ``prewarm`` (kernels forked from a pre-warmed
 template), ``ledger`` (graded submissions on disk), ``sanitise`` (the feedback pages'
 cleaning and Content-Security-Policy; the similarity report uses them too).
 

@@ -46,7 +46,7 @@ SUBMISSION_TIMEOUT = 900.0
 
 def sandbox_status() -> tuple[bool, str | None]:
     """(available, reason-if-not) for the grading sandbox (:mod:`autograder.sandbox`, run by
-    the re-check's ``SafeExecute``)."""
+    ``SafeExecute``)."""
     try:
         import autograder.grading.safe_execute  # noqa: F401
         from autograder.sandbox import sandbox_unavailable_reason

@@ -35,7 +35,7 @@ The modules, in the order a kernel meets them:
   a sandbox may use here, and :func:`new_sandbox` (a sandbox with them);
 - :mod:`~.kernel` — the kernel provisioner (jupyter_client's hook) and
   :class:`SandboxedKernelManager`, the kernel manager that
-  :class:`autograder.recheck.execute.SafeExecute` uses;
+  :class:`autograder.grading.safe_execute.SafeExecute` uses;
 - :mod:`~.warm` and :mod:`~.warm_template` — warm kernels: a sandbox per grading worker
   (the *warm box*) whose template has imported the course's modules and forks each
   kernel into namespaces, a scratch and a uid of its own (same limits, same filter); the

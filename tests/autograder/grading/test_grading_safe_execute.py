@@ -1,4 +1,4 @@
-"""autograder.recheck.execute: SafeExecute gives the kernel only the visible tests (the
+"""autograder.grading.safe_execute: SafeExecute gives the kernel only the visible tests (the
 hidden-test parser of autograder.notebook matches nbgrader's), and the trusted re-check
 decides each test cell."""
 
