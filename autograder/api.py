@@ -20,7 +20,6 @@ from autograder.grading import (
     default_workers,
     grade_prepared,
     parse_dask_target,
-    resolve_sandbox,
 )
 from autograder.intake import IntakeLimits, guess_assignment, prepare, read_submissions
 from autograder.models import (
@@ -51,6 +50,7 @@ from autograder.report import (
 )
 from autograder.samples import make_submission
 from autograder.samples.demo import build_demo_submissions, write_demo_calendar
+from autograder.sandbox import resolve_sandbox
 from autograder.similarity import report_class, summary_line
 from autograder.term import (
     POLICIES,

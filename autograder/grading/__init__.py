@@ -29,8 +29,6 @@ _HOMES = {
     "grade_prepared": "batch",
     "grader_fingerprint": "batch",
     "grading_salt": "batch",
-    "resolve_sandbox": "batch",
-    "sandbox_status": "batch",
     "canary_student": "canary",
     "check_dask_gradebook": "dask_batch",
     "parse_dask_target": "dask_batch",

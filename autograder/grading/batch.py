@@ -7,8 +7,6 @@ A notebook that carries none of its assignment's graded cells (another course's,
 assignment's) is not graded: it scores 0 with one flag. A submission nbgrader could not
 grade is flagged with the real exception, and its full log is written to
 ``<course>/logs/<assignment>/<student>.log`` (named in the flag).
-
-Also whether the sandbox can run (:func:`sandbox_status`, :func:`resolve_sandbox`).
 """
 
 from __future__ import annotations
@@ -35,35 +33,12 @@ from autograder.models import (
     GraderFault,
     GradingError,
     PreparedSubmission,
-    SandboxUnavailable,
     SubmissionResult,
 )
 from autograder.notebook import carried_ids
 
 #: Generous outer wall-clock bound for grading one submission (the sandbox has tighter ones).
 SUBMISSION_TIMEOUT = 900.0
-
-
-def sandbox_status() -> tuple[bool, str | None]:
-    """(available, reason-if-not) for the grading sandbox (:mod:`autograder.sandbox`, run by
-    ``SafeExecute``)."""
-    try:
-        import autograder.grading.safe_execute  # noqa: F401
-        from autograder.sandbox import sandbox_unavailable_reason
-    except ImportError as exc:
-        return False, f"the sandbox modules are not installed ({exc})"
-    reason = sandbox_unavailable_reason()
-    return reason is None, reason
-
-
-def resolve_sandbox(sandbox: bool | None) -> bool:
-    """``None`` means "sandbox if available"; ``True`` requires it; ``False`` turns it off."""
-    if sandbox is False:
-        return False
-    available, reason = sandbox_status()
-    if sandbox and not available:
-        raise SandboxUnavailable(f"the grading sandbox cannot start: {reason}")
-    return available
 
 
 #: ``run(jobs)`` of an executor: grades (assignment, student) pairs, yields their outcomes.

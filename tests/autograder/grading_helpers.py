@@ -10,9 +10,10 @@ from collections.abc import Mapping
 from nbformat import NotebookNode
 
 from autograder.course import Course
-from autograder.grading import grade_prepared, resolve_sandbox
+from autograder.grading import grade_prepared
 from autograder.models import PreparedSubmission, SubmissionResult
 from autograder.notebook import notebook_bytes
+from autograder.sandbox import resolve_sandbox
 
 
 def grade_notebooks(

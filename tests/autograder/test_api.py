@@ -31,7 +31,6 @@ from autograder import course as course_module
 from autograder.__main__ import main
 from autograder.api import grade_path
 from autograder.course import NOTEBOOKS_DIR, REPO_ROOT, Course, list_assignments
-from autograder.grading import batch as batch_module
 from autograder.notebook import notebook_bytes
 from autograder.release import ensure_released
 from autograder.samples import VARIANTS, make_submission
@@ -41,6 +40,7 @@ from autograder.samples.demo import (
     DEMO_STUDENTS,
     build_demo_submissions,
 )
+from autograder.sandbox import probe as probe_module
 from tests.needs import sandbox_args
 
 ASSIGNMENTS = list_assignments()
@@ -426,7 +426,7 @@ def test_bad_arguments_give_one_line_and_status_2(args, message, capsys, tmp_pat
 
 
 def test_refuses_to_grade_without_sandbox_unless_asked(monkeypatch, capsys, tmp_path):
-    monkeypatch.setattr(batch_module, "sandbox_status", lambda: (False, "no namespaces here"))
+    monkeypatch.setattr(probe_module, "sandbox_status", lambda: (False, "no namespaces here"))
     status = main(["grade", str(tmp_path), "--course", str(tmp_path / "c")])
     err = capsys.readouterr().err.strip()
     assert status == 1
