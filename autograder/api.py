@@ -21,7 +21,7 @@ from autograder.grading import (
     grade_prepared,
     parse_dask_target,
 )
-from autograder.intake import IntakeLimits, guess_assignment, prepare, read_submissions
+from autograder.intake import IntakeLimits, match_assignments, prepare, read_submissions
 from autograder.models import (
     GraderFault,
     GradeRun,
@@ -32,13 +32,7 @@ from autograder.models import (
     SubmissionsError,
     TermError,
 )
-from autograder.notebook import (
-    assignment_mismatch,
-    carried_ids,
-    closest_assignment,
-    folder_graded_ids,
-    notebook_bytes,
-)
+from autograder.notebook import folder_graded_ids, notebook_bytes
 from autograder.release import ensure_released, release_course
 from autograder.report import (
     copy_feedback,
@@ -195,46 +189,17 @@ def grade_path(
     source_notebooks = {
         a: sorted(p.stem for p in (course.NOTEBOOKS_DIR / a).glob("*.ipynb")) for a in known
     }
-    # Which assignment the notebooks' grade ids say: an instructor's wrong --assignment is
-    # refused here, before anything is written; a guess from file names yields to it.
+    # Which assignment each submission is (the notebooks' grade ids say): an instructor's
+    # wrong --assignment is refused here, before anything is written.
     graded = {a: folder_graded_ids(course.NOTEBOOKS_DIR / a) for a in known}
-    carried = [_carried_ids(raw) for raw in raws]
-    if assignment is not None:
-        mismatch = assignment_mismatch(assignment, carried, graded)
-        if mismatch:
-            raise SubmissionsError(mismatch)
-    unmatched: dict[str, str] = {}  # submission -> why it is not graded
-    assigned = []
-    id_limit = course.id_length_limit()
-    for raw, ids in zip(raws, carried, strict=True):
-        if len(raw.student) > id_limit:
-            unmatched[f"{raw.student[:40]}…/{raw.assignment or '?'}"] = (
-                f"student id longer than {id_limit} characters, the gradebook's limit "
-                "(not graded; shorten the folder name)"
-            )
-            continue
-        name = raw.assignment or guess_assignment(raw.files, source_notebooks)
-        by_cells = closest_assignment(ids, graded) if raw.assignment is None else None
-        if by_cells and not ids & graded.get(name or "", set()):
-            if name:
-                raw.flags.append(
-                    f"the file names look like {name}, but the notebooks carry {by_cells}'s "
-                    f"graded cells: graded as {by_cells}"
-                )
-            name = by_cells
-        if name is None or name not in known:
-            unmatched[f"{raw.student}/{raw.assignment or '?'}"] = (
-                "not a submission of any assignment of this course (not graded)"
-            )
-            continue
-        assigned.append((name, raw))
-    if not assigned:
-        if unmatched:
-            raise SubmissionsError(
-                "no submission belongs to a known assignment (pass --assignment for an LMS "
-                f"zip); found {', '.join(list(unmatched)[:5])}"
-            )
-        raise SubmissionsError(f"no submissions found in {submissions}")
+    assigned, unmatched = match_assignments(
+        raws,
+        assignment=assignment,
+        graded=graded,
+        source_notebooks=source_notebooks,
+        id_limit=course.id_length_limit(),
+        where=submissions,
+    )
     term.plan = _plan_term(term, assigned, source_notebooks)
     if regrade and regrade is not True:
         present = {raw.student for _, raw in assigned}
@@ -500,11 +465,6 @@ def instructor_submissions(
         }
         out.append(prepare(RawSubmission(student, assignment, files), assignment, names))
     return out
-
-
-def _carried_ids(raw: RawSubmission) -> set[str]:
-    """Every grade id the notebooks of one student's files carry."""
-    return set().union(*(carried_ids(c) for n, c in raw.files.items() if n.endswith(".ipynb")))
 
 
 # --------------------------------------------------------------------------- demo

@@ -1,9 +1,11 @@
 """Intake: a class's submissions read from a folder or a zip within limits (:mod:`.read`,
 with a zip's raw table of contents checked first by :mod:`.ziptoc`), told apart by layout —
 nbgrader's, Canvas's, Moodle's — and grouped per student (:mod:`.layouts`), then each
-student's files matched to the assignment's notebooks and checked (:mod:`.prepare`)."""
+student's files matched to the assignment's notebooks and checked (:mod:`.prepare`); which
+assignment each submission is, told by its notebooks' grade ids (:mod:`.match`)."""
 
 from autograder.intake.layouts import LAYOUTS, detect_layout, read_submissions, read_timestamp
+from autograder.intake.match import match_assignments
 from autograder.intake.prepare import (
     check_notebook,
     copies_of,
@@ -28,6 +30,7 @@ __all__ = [
     "copies_of",
     "detect_layout",
     "guess_assignment",
+    "match_assignments",
     "prepare",
     "read_capped",
     "read_files",
