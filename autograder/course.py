@@ -25,7 +25,6 @@ from __future__ import annotations
 import contextlib
 import copy
 import fcntl
-import io
 import os
 import shutil
 import sys
@@ -640,27 +639,3 @@ class Course:
             else:
                 target.write_text(content)
         return folder
-
-
-def validate_notebook(path: str | os.PathLike, invert: bool = False) -> tuple[bool, str]:
-    """Run nbgrader's Validator on one notebook (``nbgrader validate [--invert]``).
-
-    Returns
-    -------
-    (ok, report)
-        ``ok`` is True when validation passed: every test passes (or with ``invert``, none
-        does); ``report`` is the text ``nbgrader validate`` would print.
-    """
-    from nbgrader.validator import Validator
-
-    config = Config()
-    config.Validator.invert = invert
-    validator = Validator(config=config)
-    path = Path(path).resolve()
-    results = validator.validate(str(path))
-    buffer = io.StringIO()
-    # Print those same results with nbgrader's wording instead of executing a second time.
-    validator.validate = lambda _filename: results  # type: ignore[method-assign]
-    validator.stream = buffer
-    validator.validate_and_print(str(path))
-    return (not results), buffer.getvalue()

@@ -15,9 +15,9 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from autograder.course import Course, validate_notebook
+from autograder.course import Course
 from autograder.samples import make_submission
-from tests.autograder.grading_helpers import grade_notebooks
+from tests.autograder.grading_helpers import grade_notebooks, validate_notebook
 
 # Runs nbgrader on a notebook (release, validate, autograde): about a minute.
 pytestmark = pytest.mark.slow
