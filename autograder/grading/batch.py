@@ -23,6 +23,7 @@ from typing import Any
 
 from autograder.course import Course
 from autograder.faults import Fault, faults_as_errors
+from autograder.files import folder_digest
 from autograder.grading.canary import canary_problem, remove_canary
 from autograder.grading.gradebook import share_engines
 from autograder.grading.ledger import LEDGER_VERSION, Ledger
@@ -342,16 +343,6 @@ def _check_canaries(
     remove_canary(course, student)
 
 
-def code_fingerprint(roots: Iterable[Path]) -> str:
-    """A hash of every file under ``roots`` (caches aside): their names and bytes."""
-    h = hashlib.sha256()
-    for root in roots:
-        for path in sorted(root.rglob("*")):
-            if path.is_file() and "__pycache__" not in path.parts:
-                h.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
-    return h.hexdigest()
-
-
 @functools.cache
 def grader_fingerprint() -> str:
     """The grader's own code (autograder, linlib) and nbgrader's version: an upgraded grader
@@ -362,7 +353,7 @@ def grader_fingerprint() -> str:
     import linlib
 
     roots = [Path(package.__file__).parent for package in (autograder, linlib)]
-    return f"nbgrader={nbgrader.__version__}|{code_fingerprint(roots)}"
+    return f"nbgrader={nbgrader.__version__}|{folder_digest(*roots)}"
 
 
 def grading_salt(course: Course, assignment: str, sandbox: bool) -> str:
@@ -372,7 +363,7 @@ def grading_salt(course: Course, assignment: str, sandbox: bool) -> str:
     h = hashlib.sha256(
         f"{LEDGER_VERSION}|sandbox={bool(sandbox)}|{course.db_url}|{grader_fingerprint()}".encode()
     )
-    h.update(code_fingerprint([course.source_dir(assignment)]).encode())
+    h.update(folder_digest(course.source_dir(assignment)).encode())
     return h.hexdigest()
 
 

@@ -35,17 +35,17 @@ def test_the_last_line_for_a_submission_wins(tmp_path):
 def test_the_graders_code_is_part_of_the_salt(tmp_path):
     """An upgraded grader (its code changed) must not reuse results it graded before: the
     fingerprint follows every file's name and bytes, and caches do not count."""
+    from autograder.files import folder_digest
     from autograder.grading import grader_fingerprint
-    from autograder.grading.batch import code_fingerprint
 
     (tmp_path / "pkg" / "__pycache__").mkdir(parents=True)
     (tmp_path / "pkg" / "a.py").write_text("x = 1\n")
-    before = code_fingerprint([tmp_path / "pkg"])
+    before = folder_digest(tmp_path / "pkg")
     (tmp_path / "pkg" / "__pycache__" / "a.pyc").write_bytes(b"cache")
-    assert code_fingerprint([tmp_path / "pkg"]) == before
+    assert folder_digest(tmp_path / "pkg") == before
     (tmp_path / "pkg" / "a.py").write_text("x = 2\n")
-    changed = code_fingerprint([tmp_path / "pkg"])
+    changed = folder_digest(tmp_path / "pkg")
     assert changed != before
     (tmp_path / "pkg" / "a.py").rename(tmp_path / "pkg" / "b.py")
-    assert code_fingerprint([tmp_path / "pkg"]) not in (before, changed)
+    assert folder_digest(tmp_path / "pkg") not in (before, changed)
     assert grader_fingerprint().startswith("nbgrader=")
