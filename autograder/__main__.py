@@ -328,6 +328,7 @@ def main(argv: list[str] | None = None) -> int:
         SubmissionsError,
         TermError,
     )
+    from autograder.text import first_line
 
     # nbgrader's gradebook logs a database error's whole traceback to stderr (tornado's
     # application log, which has no handler of its own) before raising it; the command line
@@ -413,8 +414,7 @@ def main(argv: list[str] | None = None) -> int:
     except GraderFault as exc:
         return _fail(str(exc), 1)
     except SQLAlchemyError as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        return _fail(f"cannot use the gradebook: {first}", 1)
+        return _fail(f"cannot use the gradebook: {first_line(exc)}", 1)
     except GradingError as exc:
         hint = "; pass --unsandboxed to grade without it" if "sandbox" in str(exc) else ""
         return _fail(f"{exc}{hint}", 1)

@@ -63,6 +63,7 @@ from autograder.term import (
     read_times,
     settle,
 )
+from autograder.text import listing
 
 __all__ = [
     "export_grades_to",
@@ -360,12 +361,10 @@ def grade_prepared_run(
         ledger = Ledger(graded_course.root / "ledger.jsonl")
         canaries = instructor_submissions(graded_course, sorted({p.assignment for p in prepared}))
         if ledger.unreadable:
-            lines = ", ".join(map(str, ledger.unreadable[:5]))
-            more = f" (+{len(ledger.unreadable) - 5} more)" if len(ledger.unreadable) > 5 else ""
             print(
                 f"note: the course's ledger.jsonl has {len(ledger.unreadable)} unreadable line(s) "
-                f"(line {lines}{more}: cut off by a crash), ignored: those submissions are graded "
-                "again",
+                f"(line {listing(ledger.unreadable)}: cut off by a crash), ignored: those "
+                "submissions are graded again",
                 file=sys.stderr,
             )
         bar = _progress_bar(len(prepared), progress)

@@ -38,7 +38,7 @@ import nbformat
 from nbformat import NotebookNode
 from traitlets.config import Config
 
-from autograder.faults import first_fault, recording_exceptions
+from autograder.faults import driver_message, first_fault, recording_exceptions
 from autograder.files import write_atomic
 from autograder.models import CourseBusy, GraderFault, GradingError
 
@@ -133,16 +133,8 @@ def gradebook_problem(url: str, *, course_dir: Path | None = None) -> str | None
         finally:
             engine.dispose()
     except (SQLAlchemyError, OSError) as exc:
-        return f"cannot connect to the gradebook's database: {_first_line(exc)}"
+        return f"cannot connect to the gradebook's database: {driver_message(exc)}"
     return None
-
-
-def _first_line(exc: BaseException) -> str:
-    """The driver's own message of a database error, its first line (SQLAlchemy's wrapper
-    adds the statement and a link)."""
-    original = getattr(exc, "orig", None) or exc
-    lines = [line.strip() for line in str(original).splitlines() if line.strip()]
-    return lines[0] if lines else type(original).__name__
 
 
 def _sqlite_problem(database: str | None, course_dir: Path | None = None) -> str | None:

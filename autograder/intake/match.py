@@ -15,9 +15,7 @@ from collections.abc import Mapping
 from autograder.intake.prepare import guess_assignment
 from autograder.models import RawSubmission, SubmissionsError
 from autograder.notebook import assignment_mismatch, carried_ids, closest_assignment
-
-#: The unmatched submissions named in the message when none matched.
-MAX_NAMED = 5
+from autograder.text import LISTED
 
 
 def match_assignments(
@@ -77,7 +75,7 @@ def match_assignments(
         if unmatched:
             raise SubmissionsError(
                 "no submission belongs to a known assignment (pass --assignment for an LMS "
-                f"zip); found {', '.join(list(unmatched)[:MAX_NAMED])}"
+                f"zip); found {', '.join(list(unmatched)[:LISTED])}"
             )
         raise SubmissionsError(f"no submissions found in {where}")
     return assigned, unmatched
