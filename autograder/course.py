@@ -41,14 +41,11 @@ from traitlets.config import Config
 from autograder.faults import driver_message, first_fault, recording_exceptions
 from autograder.files import write_atomic
 from autograder.models import CourseBusy, GraderFault, GradingError
+from course_common.paths import NOTEBOOKS_DIR, REPO_ROOT
 
 if TYPE_CHECKING:
     from nbgrader.api import Gradebook
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-
-
-NOTEBOOKS_DIR = REPO_ROOT / "notebooks"
 #: Where the command line builds the course directory unless told otherwise.
 DEFAULT_COURSE_DIR = Path("course")
 

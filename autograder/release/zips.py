@@ -26,14 +26,14 @@ def _student_files_digest() -> str:
     root = course.REPO_ROOT
     here = Path(__file__).resolve().parent
     paths = [
-        root / "pyproject.toml",
-        root / "requirements.txt",
+        student_release.PYPROJECT,
+        student_release.REQUIREMENTS,
         here / "student.py",
         here / "answers.py",
         root / "autograder" / "notebook.py",
     ]
     paths += course.NOTEBOOKS_DIR.glob("*/*.ipynb")
-    paths += [*folder_files(root / "linlib"), *folder_files(here / "templates")]
+    paths += [*folder_files(answers.LINLIB_DIR), *folder_files(here / "templates")]
 
     def name(path: Path) -> str:
         # named from its own home: the notebooks may be a snapshot outside the repo (tests)
