@@ -78,6 +78,10 @@ def _positive_int(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    # the choices' one home each (light modules: the packages import the rest on use)
+    from autograder.intake.layouts import LAYOUTS
+    from autograder.term.calendar import POLICIES
+
     parser = _Parser(
         prog=PROG,
         description=DESCRIPTION,
@@ -174,9 +178,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p_grade.add_argument(
         "--lms",
-        choices=["auto", "nbgrader", "exchange", "canvas", "moodle"],
+        choices=list(LAYOUTS),
         default="auto",
-        help="layout of SUBMISSIONS (default: auto-detect; exchange: nbgrader's inbound folder)",
+        help="layout of SUBMISSIONS (default: auto): "
+        + "; ".join(f"{name}: {what}" for name, what in LAYOUTS.items()),
     )
     term = p_grade.add_argument_group("the term (see the README: A term with the course)")
     term.add_argument(
@@ -193,7 +198,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     term.add_argument(
         "--policy",
-        choices=["latest", "best", "latest-on-time"],
+        choices=list(POLICIES),
         help="which of a student's several submissions is graded (default: course.toml's, "
         "else latest)",
     )

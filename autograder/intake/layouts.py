@@ -52,7 +52,14 @@ EXCHANGE_REGEXP = (
     r"^(?P<folder>(?P<student_id>[^/+]+)\+(?P<assignment>[^/+]+)\+(?P<timestamp>[^/+]+)"
     r"(?:\+[^/+]*)?)/(?P<file_id>.+)$"
 )
-LAYOUTS = ("auto", "nbgrader", "exchange", "canvas", "moodle")
+#: The layouts read (``--lms``), each with what it is; ``auto`` picks the first that matches.
+LAYOUTS = {
+    "auto": "detected",
+    "nbgrader": "a folder or zip <student>/<assignment>/<notebook>.ipynb",
+    "exchange": "nbgrader's inbound folder",
+    "canvas": "Canvas's submissions zip",
+    "moodle": "Moodle's submissions zip",
+}
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 #: nbgrader's own files beside a submission's notebooks (``nbgrader submit`` writes them,
 #: ``collect`` keeps them): the time is read, the feedback secret passed over in silence
