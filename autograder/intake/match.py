@@ -14,6 +14,7 @@ from collections.abc import Mapping
 
 from autograder.intake.prepare import guess_assignment
 from autograder.models import RawSubmission, SubmissionsError
+from autograder.notebook import assignment_mismatch, carried_ids, closest_assignment
 from autograder.text import LISTED
 
 
@@ -41,13 +42,7 @@ def match_assignments(
         With ``assignment``, most submissions carry none of its graded cells; or no
         submission belongs to an assignment of the course.
     """
-    # on use (nbgrader's cell metadata): python -m autograder --help reads this package
-    from autograder.notebook import assignment_mismatch, carried_ids, closest_assignment
-
-    carried = [
-        set().union(*(carried_ids(c) for n, c in raw.files.items() if n.endswith(".ipynb")))
-        for raw in raws
-    ]  # every grade id the notebooks of each student's files carry
+    carried = [_carried_ids(raw) for raw in raws]
     if assignment is not None:
         mismatch = assignment_mismatch(assignment, carried, graded)
         if mismatch:
@@ -84,3 +79,8 @@ def match_assignments(
             )
         raise SubmissionsError(f"no submissions found in {where}")
     return assigned, unmatched
+
+
+def _carried_ids(raw: RawSubmission) -> set[str]:
+    """Every grade id the notebooks of one student's files carry."""
+    return set().union(*(carried_ids(c) for n, c in raw.files.items() if n.endswith(".ipynb")))

@@ -19,6 +19,8 @@ import re
 from collections.abc import Iterable, Mapping
 from pathlib import PurePosixPath
 
+import nbformat
+
 from autograder.models import PreparedSubmission, RawSubmission
 from autograder.text import LISTED, first_line
 
@@ -80,8 +82,6 @@ def copies_of(notebook: str, names: Iterable[str], *, only: bool = False) -> lis
 
 def check_notebook(content: bytes) -> str | None:
     """Why ``content`` is not a gradable notebook (None if it is)."""
-    import nbformat  # on use: python -m autograder --help reads this package
-
     try:
         text = content.decode("utf-8")
     except UnicodeDecodeError:

@@ -5,56 +5,38 @@ recorded after grading (:mod:`.record`), and grades back into Canvas and Moodle
 (:mod:`.canvas`, :mod:`.moodle`). Grading itself is not touched: the term decides what is
 graded and what lateness costs, nbgrader's scores stay as they are.
 
-The names below are imported on first use (PEP 562), as :mod:`autograder.grading`'s are:
-``python -m autograder --help`` reads its choices (:data:`~.calendar.POLICIES`) without
-paying for the gradebook's modules.
+The names below are imported on first use (``lazy_loader``, as :mod:`autograder.grading`'s
+are): ``python -m autograder --help`` reads :data:`~.calendar.POLICIES` without paying for
+the gradebook's modules.
 """
 
-from __future__ import annotations
+import lazy_loader
 
-import importlib
-from typing import Any
-
-_HOMES = {
-    "Plan": "attempts",
-    "apply_times": "attempts",
-    "choose_best": "attempts",
-    "final_points": "attempts",
-    "group_attempts": "attempts",
-    "plan_attempts": "attempts",
-    "split_uploads": "attempts",
-    "Calendar": "calendar",
-    "Extension": "calendar",
-    "POLICIES": "calendar",
-    "Term": "calendar",
-    "load_calendar": "calendar",
-    "parse_calendar": "calendar",
-    "export_canvas": "canvas",
-    "read_canvas_gradebook": "canvas",
-    "LateRule": "late",
-    "Lateness": "late",
-    "describe_delay": "late",
-    "lateness": "late",
-    "penalty_points": "late",
-    "ExportReport": "lms",
-    "export_moodle_gradebook": "moodle",
-    "export_moodle_worksheet": "moodle",
-    "NO_SUBMISSION": "record",
-    "TermRun": "record",
-    "settle": "record",
-    "SubmissionTimes": "times",
-    "parse_time": "times",
-    "read_times": "times",
-}
-
-__all__ = sorted(_HOMES)
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _HOMES:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{_HOMES[name]}"), name)
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *__all__])
+__getattr__, __dir__, __all__ = lazy_loader.attach(
+    __name__,
+    submod_attrs={
+        "attempts": [
+            "Plan",
+            "apply_times",
+            "choose_best",
+            "final_points",
+            "group_attempts",
+            "plan_attempts",
+            "split_uploads",
+        ],
+        "calendar": [
+            "Calendar",
+            "Extension",
+            "POLICIES",
+            "Term",
+            "load_calendar",
+            "parse_calendar",
+        ],
+        "canvas": ["export_canvas", "read_canvas_gradebook"],
+        "late": ["LateRule", "Lateness", "describe_delay", "lateness", "penalty_points"],
+        "lms": ["ExportReport"],
+        "moodle": ["export_moodle_gradebook", "export_moodle_worksheet"],
+        "record": ["NO_SUBMISSION", "TermRun", "settle"],
+        "times": ["SubmissionTimes", "parse_time", "read_times"],
+    },
+)
