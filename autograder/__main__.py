@@ -18,10 +18,9 @@ import sys
 import threading
 from pathlib import Path
 
+from autograder import COURSE_DIR, DEMO_COURSE_DIR, DEMO_OUT_DIR, OUT_DIR
+
 PROG = "python -m autograder"
-#: the demo's own course folder and outputs (never the instructor's course/)
-DEMO_COURSE = Path("demo") / "course"
-DEMO_OUT = Path("demo") / "grading-out"
 
 DESCRIPTION = """\
 Release the course's notebooks to students and grade their submissions with nbgrader:
@@ -91,9 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="{release,grade,demo,export}")
     sub.required = True
 
-    def common(
-        p: argparse.ArgumentParser, default: Path = Path("course"), runs: bool = True
-    ) -> None:
+    def common(p: argparse.ArgumentParser, default: Path = COURSE_DIR, runs: bool = True) -> None:
         p.add_argument(
             "--course",
             type=Path,
@@ -110,7 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
             "instead of waiting for it to finish",
         )
 
-    def grading(p: argparse.ArgumentParser, out: Path = Path("grading-out")) -> None:
+    def grading(p: argparse.ArgumentParser, out: Path = OUT_DIR) -> None:
         p.add_argument(
             "--workers",
             type=_positive_int,
@@ -247,8 +244,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Release the course, grade the sample class (with its own course folder, "
         "gradebook and term), print the summary.",
     )
-    common(p_demo, DEMO_COURSE)
-    grading(p_demo, DEMO_OUT)
+    common(p_demo, DEMO_COURSE_DIR)
+    grading(p_demo, DEMO_OUT_DIR)
 
     p_export = sub.add_parser(
         "export",

@@ -10,7 +10,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from autograder import course
+from autograder import DEMO_COURSE_DIR, DEMO_OUT_DIR, OUT_DIR, course
 from autograder.faults import Fault, faults_as_errors
 from autograder.files import write_atomic
 from autograder.grading import (
@@ -75,10 +75,7 @@ __all__ = [
 ]
 
 DEFAULT_COURSE_DIR = course.DEFAULT_COURSE_DIR
-DEFAULT_OUT_DIR = Path("grading-out")
-#: The demo's own course folder and outputs: never the instructor's course/.
-DEMO_COURSE_DIR = Path("demo") / "course"
-DEMO_OUT_DIR = Path("demo") / "grading-out"
+DEFAULT_OUT_DIR = OUT_DIR
 #: course.toml: the course's calendar, read from the course folder unless named.
 CALENDAR_NAME = "course.toml"
 

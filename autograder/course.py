@@ -38,6 +38,7 @@ import nbformat
 from nbformat import NotebookNode
 from traitlets.config import Config
 
+from autograder import COURSE_DIR
 from autograder.faults import driver_message, first_fault, recording_exceptions
 from autograder.files import write_atomic
 from autograder.models import CourseBusy, GraderFault, GradingError
@@ -47,7 +48,7 @@ if TYPE_CHECKING:
     from nbgrader.api import Gradebook
 
 #: Where the command line builds the course directory unless told otherwise.
-DEFAULT_COURSE_DIR = Path("course")
+DEFAULT_COURSE_DIR = COURSE_DIR
 
 
 REPO_CONFIG = REPO_ROOT / "nbgrader_config.py"
