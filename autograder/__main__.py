@@ -18,10 +18,9 @@ import sys
 import threading
 from pathlib import Path
 
+from autograder import COURSE_DIR, DEMO_COURSE_DIR, DEMO_OUT_DIR, OUT_DIR
+
 PROG = "python -m autograder"
-#: the demo's own course folder and outputs (never the instructor's course/)
-DEMO_COURSE = Path("demo") / "course"
-DEMO_OUT = Path("demo") / "grading-out"
 
 DESCRIPTION = """\
 Release the course's notebooks to students and grade their submissions with nbgrader:
@@ -78,6 +77,10 @@ def _positive_int(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    # the choices' one home each (light modules: the packages import the rest on use)
+    from autograder.intake.layouts import LAYOUTS
+    from autograder.term.calendar import POLICIES
+
     parser = _Parser(
         prog=PROG,
         description=DESCRIPTION,
@@ -87,9 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="{release,grade,demo,export}")
     sub.required = True
 
-    def common(
-        p: argparse.ArgumentParser, default: Path = Path("course"), runs: bool = True
-    ) -> None:
+    def common(p: argparse.ArgumentParser, default: Path = COURSE_DIR, runs: bool = True) -> None:
         p.add_argument(
             "--course",
             type=Path,
@@ -106,7 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
             "instead of waiting for it to finish",
         )
 
-    def grading(p: argparse.ArgumentParser, out: Path = Path("grading-out")) -> None:
+    def grading(p: argparse.ArgumentParser, out: Path = OUT_DIR) -> None:
         p.add_argument(
             "--workers",
             type=_positive_int,
@@ -174,9 +175,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p_grade.add_argument(
         "--lms",
-        choices=["auto", "nbgrader", "exchange", "canvas", "moodle"],
+        choices=list(LAYOUTS),
         default="auto",
-        help="layout of SUBMISSIONS (default: auto-detect; exchange: nbgrader's inbound folder)",
+        help="layout of SUBMISSIONS (default: auto): "
+        + "; ".join(f"{name}: {what}" for name, what in LAYOUTS.items()),
     )
     term = p_grade.add_argument_group("the term (see the README: A term with the course)")
     term.add_argument(
@@ -193,7 +195,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     term.add_argument(
         "--policy",
-        choices=["latest", "best", "latest-on-time"],
+        choices=list(POLICIES),
         help="which of a student's several submissions is graded (default: course.toml's, "
         "else latest)",
     )
@@ -242,8 +244,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Release the course, grade the sample class (with its own course folder, "
         "gradebook and term), print the summary.",
     )
-    common(p_demo, DEMO_COURSE)
-    grading(p_demo, DEMO_OUT)
+    common(p_demo, DEMO_COURSE_DIR)
+    grading(p_demo, DEMO_OUT_DIR)
 
     p_export = sub.add_parser(
         "export",
@@ -328,6 +330,7 @@ def main(argv: list[str] | None = None) -> int:
         SubmissionsError,
         TermError,
     )
+    from autograder.text import first_line
 
     # nbgrader's gradebook logs a database error's whole traceback to stderr (tornado's
     # application log, which has no handler of its own) before raising it; the command line
@@ -413,8 +416,7 @@ def main(argv: list[str] | None = None) -> int:
     except GraderFault as exc:
         return _fail(str(exc), 1)
     except SQLAlchemyError as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        return _fail(f"cannot use the gradebook: {first}", 1)
+        return _fail(f"cannot use the gradebook: {first_line(exc)}", 1)
     except GradingError as exc:
         hint = "; pass --unsandboxed to grade without it" if "sandbox" in str(exc) else ""
         return _fail(f"{exc}{hint}", 1)

@@ -10,7 +10,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from autograder import course
+from autograder import DEMO_COURSE_DIR, DEMO_OUT_DIR, OUT_DIR, course
 from autograder.faults import Fault, faults_as_errors
 from autograder.files import write_atomic
 from autograder.grading import (
@@ -20,9 +20,8 @@ from autograder.grading import (
     default_workers,
     grade_prepared,
     parse_dask_target,
-    resolve_sandbox,
 )
-from autograder.intake import IntakeLimits, guess_assignment, prepare, read_submissions
+from autograder.intake import IntakeLimits, match_assignments, prepare, read_submissions
 from autograder.models import (
     GraderFault,
     GradeRun,
@@ -33,13 +32,7 @@ from autograder.models import (
     SubmissionsError,
     TermError,
 )
-from autograder.notebook import (
-    assignment_mismatch,
-    carried_ids,
-    closest_assignment,
-    folder_graded_ids,
-    notebook_bytes,
-)
+from autograder.notebook import folder_graded_ids, notebook_bytes
 from autograder.release import ensure_released, release_course
 from autograder.report import (
     copy_feedback,
@@ -51,6 +44,7 @@ from autograder.report import (
 )
 from autograder.samples import make_submission
 from autograder.samples.demo import build_demo_submissions, write_demo_calendar
+from autograder.sandbox import resolve_sandbox
 from autograder.similarity import report_class, summary_line
 from autograder.term import (
     POLICIES,
@@ -69,6 +63,7 @@ from autograder.term import (
     read_times,
     settle,
 )
+from autograder.text import listing
 
 __all__ = [
     "export_grades_to",
@@ -80,10 +75,7 @@ __all__ = [
 ]
 
 DEFAULT_COURSE_DIR = course.DEFAULT_COURSE_DIR
-DEFAULT_OUT_DIR = Path("grading-out")
-#: The demo's own course folder and outputs: never the instructor's course/.
-DEMO_COURSE_DIR = Path("demo") / "course"
-DEMO_OUT_DIR = Path("demo") / "grading-out"
+DEFAULT_OUT_DIR = OUT_DIR
 #: course.toml: the course's calendar, read from the course folder unless named.
 CALENDAR_NAME = "course.toml"
 
@@ -195,46 +187,17 @@ def grade_path(
     source_notebooks = {
         a: sorted(p.stem for p in (course.NOTEBOOKS_DIR / a).glob("*.ipynb")) for a in known
     }
-    # Which assignment the notebooks' grade ids say: an instructor's wrong --assignment is
-    # refused here, before anything is written; a guess from file names yields to it.
+    # Which assignment each submission is (the notebooks' grade ids say): an instructor's
+    # wrong --assignment is refused here, before anything is written.
     graded = {a: folder_graded_ids(course.NOTEBOOKS_DIR / a) for a in known}
-    carried = [_carried_ids(raw) for raw in raws]
-    if assignment is not None:
-        mismatch = assignment_mismatch(assignment, carried, graded)
-        if mismatch:
-            raise SubmissionsError(mismatch)
-    unmatched: dict[str, str] = {}  # submission -> why it is not graded
-    assigned = []
-    id_limit = course.id_length_limit()
-    for raw, ids in zip(raws, carried, strict=True):
-        if len(raw.student) > id_limit:
-            unmatched[f"{raw.student[:40]}…/{raw.assignment or '?'}"] = (
-                f"student id longer than {id_limit} characters, the gradebook's limit "
-                "(not graded; shorten the folder name)"
-            )
-            continue
-        name = raw.assignment or guess_assignment(raw.files, source_notebooks)
-        by_cells = closest_assignment(ids, graded) if raw.assignment is None else None
-        if by_cells and not ids & graded.get(name or "", set()):
-            if name:
-                raw.flags.append(
-                    f"the file names look like {name}, but the notebooks carry {by_cells}'s "
-                    f"graded cells: graded as {by_cells}"
-                )
-            name = by_cells
-        if name is None or name not in known:
-            unmatched[f"{raw.student}/{raw.assignment or '?'}"] = (
-                "not a submission of any assignment of this course (not graded)"
-            )
-            continue
-        assigned.append((name, raw))
-    if not assigned:
-        if unmatched:
-            raise SubmissionsError(
-                "no submission belongs to a known assignment (pass --assignment for an LMS "
-                f"zip); found {', '.join(list(unmatched)[:5])}"
-            )
-        raise SubmissionsError(f"no submissions found in {submissions}")
+    assigned, unmatched = match_assignments(
+        raws,
+        assignment=assignment,
+        graded=graded,
+        source_notebooks=source_notebooks,
+        id_limit=course.id_length_limit(),
+        where=submissions,
+    )
     term.plan = _plan_term(term, assigned, source_notebooks)
     if regrade and regrade is not True:
         present = {raw.student for _, raw in assigned}
@@ -395,12 +358,10 @@ def grade_prepared_run(
         ledger = Ledger(graded_course.root / "ledger.jsonl")
         canaries = instructor_submissions(graded_course, sorted({p.assignment for p in prepared}))
         if ledger.unreadable:
-            lines = ", ".join(map(str, ledger.unreadable[:5]))
-            more = f" (+{len(ledger.unreadable) - 5} more)" if len(ledger.unreadable) > 5 else ""
             print(
                 f"note: the course's ledger.jsonl has {len(ledger.unreadable)} unreadable line(s) "
-                f"(line {lines}{more}: cut off by a crash), ignored: those submissions are graded "
-                "again",
+                f"(line {listing(ledger.unreadable)}: cut off by a crash), ignored: those "
+                "submissions are graded again",
                 file=sys.stderr,
             )
         bar = _progress_bar(len(prepared), progress)
@@ -500,11 +461,6 @@ def instructor_submissions(
         }
         out.append(prepare(RawSubmission(student, assignment, files), assignment, names))
     return out
-
-
-def _carried_ids(raw: RawSubmission) -> set[str]:
-    """Every grade id the notebooks of one student's files carry."""
-    return set().union(*(carried_ids(c) for n, c in raw.files.items() if n.endswith(".ipynb")))
 
 
 # --------------------------------------------------------------------------- demo

@@ -25,7 +25,6 @@ from __future__ import annotations
 import contextlib
 import copy
 import fcntl
-import io
 import os
 import shutil
 import sys
@@ -39,19 +38,17 @@ import nbformat
 from nbformat import NotebookNode
 from traitlets.config import Config
 
-from autograder.faults import first_fault, recording_exceptions
+from autograder import COURSE_DIR
+from autograder.faults import driver_message, first_fault, recording_exceptions
 from autograder.files import write_atomic
 from autograder.models import CourseBusy, GraderFault, GradingError
+from course_common.paths import NOTEBOOKS_DIR, REPO_ROOT
 
 if TYPE_CHECKING:
     from nbgrader.api import Gradebook
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-
-
-NOTEBOOKS_DIR = REPO_ROOT / "notebooks"
 #: Where the command line builds the course directory unless told otherwise.
-DEFAULT_COURSE_DIR = Path("course")
+DEFAULT_COURSE_DIR = COURSE_DIR
 
 
 REPO_CONFIG = REPO_ROOT / "nbgrader_config.py"
@@ -134,16 +131,8 @@ def gradebook_problem(url: str, *, course_dir: Path | None = None) -> str | None
         finally:
             engine.dispose()
     except (SQLAlchemyError, OSError) as exc:
-        return f"cannot connect to the gradebook's database: {_first_line(exc)}"
+        return f"cannot connect to the gradebook's database: {driver_message(exc)}"
     return None
-
-
-def _first_line(exc: BaseException) -> str:
-    """The driver's own message of a database error, its first line (SQLAlchemy's wrapper
-    adds the statement and a link)."""
-    original = getattr(exc, "orig", None) or exc
-    lines = [line.strip() for line in str(original).splitlines() if line.strip()]
-    return lines[0] if lines else type(original).__name__
 
 
 def _sqlite_problem(database: str | None, course_dir: Path | None = None) -> str | None:
@@ -640,27 +629,3 @@ class Course:
             else:
                 target.write_text(content)
         return folder
-
-
-def validate_notebook(path: str | os.PathLike, invert: bool = False) -> tuple[bool, str]:
-    """Run nbgrader's Validator on one notebook (``nbgrader validate [--invert]``).
-
-    Returns
-    -------
-    (ok, report)
-        ``ok`` is True when validation passed: every test passes (or with ``invert``, none
-        does); ``report`` is the text ``nbgrader validate`` would print.
-    """
-    from nbgrader.validator import Validator
-
-    config = Config()
-    config.Validator.invert = invert
-    validator = Validator(config=config)
-    path = Path(path).resolve()
-    results = validator.validate(str(path))
-    buffer = io.StringIO()
-    # Print those same results with nbgrader's wording instead of executing a second time.
-    validator.validate = lambda _filename: results  # type: ignore[method-assign]
-    validator.stream = buffer
-    validator.validate_and_print(str(path))
-    return (not results), buffer.getvalue()

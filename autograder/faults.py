@@ -47,6 +47,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from autograder.text import first_line
+
 #: What to do after any fault, besides its own advice.
 AGAIN = "run the same command again; nothing graded is lost"
 
@@ -143,9 +145,16 @@ def _classify_one(exc: BaseException) -> Fault | None:
                 "the gradebook is locked by another program (SQLite: database is locked)",
                 "close the program that holds it (a formgrader, an sqlite3 shell)",
             )
-        first = text.split(" [SQL:")[0][:200]
-        return Fault(f"the gradebook cannot be used ({first})", "check the database")
+        return Fault(
+            f"the gradebook cannot be used ({driver_message(exc, 200)})", "check the database"
+        )
     return None
+
+
+def driver_message(exc: BaseException, limit: int | None = None) -> str:
+    """The database driver's own message of a database error, its first line (SQLAlchemy's
+    wrapper adds the statement and a link), cut to ``limit`` characters."""
+    return first_line(getattr(exc, "orig", None) or exc, limit)
 
 
 def classify(exc: BaseException | None) -> Fault | None:

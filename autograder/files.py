@@ -1,4 +1,4 @@
-"""Files the grader writes whole or not at all.
+"""Files the grader writes whole or not at all, and the one digest of a folder's files.
 
 :func:`write_atomic` is the one way an output file (``grades.csv``, ``results.json``,
 ``summary.md``, a feedback page, the course's ``nbgrader_config.py``) is written: into a
@@ -15,14 +15,25 @@ so no half line is left for the next run to read.
 
 Written by hand: the stdlib's ``tempfile`` and ``os.replace`` are the whole of it
 (``atomicwrites``, the package that did this, is no longer maintained).
+
+:func:`folder_digest` hashes what a result was made from (the grader's code, an
+assignment's source, what a release zip is built of): every file's name and bytes, the
+caches Python and Jupyter write beside them aside (:data:`CACHES`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
+
+#: What a digest passes over: folders of caches (Python's bytecode, Jupyter's checkpoints)
+#: and bytecode files; they change without their source changing.
+CACHES = frozenset({"__pycache__", ".ipynb_checkpoints"})
+CACHE_SUFFIXES = frozenset({".pyc"})
 
 
 def write_atomic(path: str | os.PathLike, data: bytes | str, *, mode: int = 0o644) -> Path:
@@ -84,3 +95,32 @@ def _sync_folder(folder: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def folder_files(folder: Path) -> list[Path]:
+    """Every file under ``folder``, caches aside (:data:`CACHES`), sorted."""
+    return sorted(
+        path
+        for path in Path(folder).rglob("*")
+        if path.is_file()
+        and CACHES.isdisjoint(path.relative_to(folder).parts)
+        and path.suffix not in CACHE_SUFFIXES
+    )
+
+
+def files_digest(named: Iterable[tuple[str, Path]]) -> str:
+    """SHA-256 of files, each as its name, a NUL and its bytes, in the order given."""
+    h = hashlib.sha256()
+    for name, path in named:
+        h.update(name.encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
+
+
+def folder_digest(*folders: Path) -> str:
+    """SHA-256 of every file under ``folders`` (caches aside), each named relative to its
+    folder: a file renamed, changed, added or removed changes it."""
+    return files_digest(
+        (path.relative_to(folder).as_posix(), path)
+        for folder in folders
+        for path in folder_files(folder)
+    )

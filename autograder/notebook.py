@@ -2,8 +2,8 @@
 notebook's metadata, the hidden tests of a test cell, the rubric of a written answer, a
 notebook as .ipynb bytes, and which
 assignment a notebook's grade ids belong to (:func:`assignment_mismatch`,
-:func:`closest_assignment`: the one home of that matching, used before grading and by the
-grading batch), and the library references a test cell makes unusable
+:func:`closest_assignment`: the one home of that matching, used by intake before grading
+and by the grading batch), and the library references a test cell makes unusable
 (:func:`disabled_names`: what the student's release leaves out of its linlib; and
 :func:`used_references`: the references put in place of the student's earlier functions).
 

@@ -29,8 +29,9 @@ from pathlib import Path
 
 from autograder.api import instructor_submissions
 from autograder.course import Course, list_assignments
-from autograder.grading import default_workers, grade_prepared, sandbox_status
+from autograder.grading import default_workers, grade_prepared
 from autograder.intake import prepare, read_submissions
+from autograder.sandbox import sandbox_status
 from benchmarks.bench_grading import build_batch
 
 

@@ -33,8 +33,9 @@ import time
 from pathlib import Path
 
 from autograder.course import Course, list_assignments
-from autograder.grading import default_workers, sandbox_status
+from autograder.grading import default_workers
 from autograder.notebook import notebook_bytes
+from autograder.sandbox import sandbox_status
 
 
 def build_batch(course_dir: Path, assignments: list[str], per_notebook: int) -> Path:

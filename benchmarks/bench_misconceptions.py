@@ -35,9 +35,10 @@ from pathlib import Path
 import nbformat
 
 from autograder.course import Course, list_assignments
-from autograder.grading import default_workers, sandbox_status
+from autograder.grading import default_workers
+from autograder.grading.safe_execute import ENV_CONFIG
 from autograder.notebook import FLAGS_KEY, notebook_bytes
-from autograder.recheck.execute import ENV_CONFIG
+from autograder.sandbox import sandbox_status
 
 #: The share of extra grading time the diagnosis may cost (issue: at most 5 %).
 BUDGET = 0.05

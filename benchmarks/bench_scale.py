@@ -53,10 +53,11 @@ import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from autograder.course import Course, ensure_env_bin_on_path, list_assignments
-from autograder.grading import default_workers, grade_prepared, sandbox_status
+from autograder.grading import default_workers, grade_prepared
 from autograder.grading.ledger import Ledger
 from autograder.models import PreparedSubmission
 from autograder.notebook import notebook_bytes
+from autograder.sandbox import sandbox_status
 from devtools.postgres import PostgresCluster
 
 STANDIN = "standin"

@@ -25,13 +25,14 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-ROOT = Path(__file__).resolve().parents[1]
+from course_common.paths import NOTEBOOKS_DIR
+
 BUDGET_SECONDS = 8.0
 
 
 def notebooks(names: Sequence[str] = ()) -> list[Path]:
     """Source notebooks, optionally only those whose name contains one of *names*."""
-    found = sorted(ROOT.glob("notebooks/*/*.ipynb"))
+    found = sorted(NOTEBOOKS_DIR.glob("*/*.ipynb"))
     if names:
         found = [p for p in found if any(n in p.stem for n in names)]
     return found

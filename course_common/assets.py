@@ -15,8 +15,8 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-#: The repository's ``node_modules/`` (``npm ci``).
-NODE_MODULES = Path(__file__).resolve().parent.parent / "node_modules"
+from course_common.paths import NODE_MODULES
+
 #: nbconvert templates: ``base/mathjax.html.j2`` makes any nbconvert HTML page load
 #: MathJax from a local copy (put this folder in an exporter's ``extra_template_basedirs``).
 TEMPLATES = Path(__file__).resolve().parent / "templates"

@@ -8,10 +8,10 @@ from pathlib import Path
 import nbformat
 from nbgrader.utils import is_grade, is_solution
 
+from course_common.paths import NOTEBOOKS_DIR, REPO_ROOT
 from course_common.rubric import is_written_answer, split_rubric
 
-ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOKS_DIR = ROOT / "notebooks"
+ROOT = REPO_ROOT
 
 # notebooks/NN_name/NN_name.ipynb: the folder and the file share the name.
 _NAME = re.compile(r"^\d{2}_[a-z0-9_]+$")

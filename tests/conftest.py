@@ -25,16 +25,12 @@ settings.register_profile(
 settings.load_profile("course")
 
 
-# Tests that execute whole course notebooks (nbval, nbgrader, the grader) take minutes;
-# they carry the "slow" marker (pyproject.toml) so that `pytest -m "not slow"` is a quick
-# check. The grading modules mark themselves; nbval's items (one per notebook cell) and the
-# hostile-submission batch are marked here.
-_SLOW_MODULES = frozenset({"test_hostile.py"})
-
-
+# The slow tier (pyproject.toml's "slow" marker; `pytest -m "not slow"` skips it): a slow
+# test carries @pytest.mark.slow on its own function. nbval's items (one per cell of a
+# course notebook) have no function to carry it, so they are marked here.
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        if item.path.suffix == ".ipynb" or item.path.name in _SLOW_MODULES:
+        if item.path.suffix == ".ipynb":
             item.add_marker(pytest.mark.slow)
 
 

@@ -5,57 +5,31 @@
 instructor's solution graded first: a broken grading environment refuses the batch),
 ``task`` (what a worker runs), ``gradebook`` (one gradebook engine per process and URL),
 ``config`` (nbgrader's preprocessor lists with ours),
-``preprocessors`` (those preprocessors), ``prewarm`` (kernels forked from a pre-warmed
+``safe_execute`` (``SafeExecute``, nbgrader's ``Execute`` in the sandbox: one notebook's run
+with its time limits, kernel restarts and output caps, then the trusted re-check),
+``preprocessors`` (the other preprocessors), ``prewarm`` (kernels forked from a pre-warmed
 template), ``ledger`` (graded submissions on disk), ``sanitise`` (the feedback pages'
 cleaning and Content-Security-Policy; the similarity report uses them too).
 
-The names below are imported on first use (PEP 562): a grading worker that imports
-:mod:`autograder.grading.pool` does not pay for nbformat and nbgrader before its
+The names below are imported on first use (``lazy_loader``): a grading worker that
+imports :mod:`autograder.grading.pool` does not pay for nbformat and nbgrader before its
 initializer, and ``python -m autograder --help`` stays quick.
 """
 
-from __future__ import annotations
+import lazy_loader
 
-import importlib
-from typing import Any
-
-_HOMES = {
-    "CANARY_PREFIX": "canary",
-    "SUBMISSION_TIMEOUT": "batch",
-    "grade_prepared": "batch",
-    "grader_fingerprint": "batch",
-    "grading_salt": "batch",
-    "resolve_sandbox": "batch",
-    "sandbox_status": "batch",
-    "canary_student": "canary",
-    "check_dask_gradebook": "dask_batch",
-    "parse_dask_target": "dask_batch",
-    "autograde_config": "config",
-    "feedback_config": "config",
-    "formgrader_config": "config",
-    "open_stats": "gradebook",
-    "share_engines": "gradebook",
-    "LEDGER_VERSION": "ledger",
-    "Ledger": "ledger",
-    "Outcome": "pool",
-    "Task": "pool",
-    "WorkerPool": "pool",
-    "WorkerPoolBroken": "pool",
-    "default_workers": "pool",
-    "clean_html": "sanitise",
-    "content_security_policy": "sanitise",
-    "autograde_task": "task",
-    "worker_init": "task",
-}
-
-__all__ = sorted(_HOMES)
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _HOMES:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{_HOMES[name]}"), name)
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *__all__])
+__getattr__, __dir__, __all__ = lazy_loader.attach(
+    __name__,
+    submod_attrs={
+        "batch": ["SUBMISSION_TIMEOUT", "grade_prepared", "grader_fingerprint", "grading_salt"],
+        "canary": ["CANARY_PREFIX", "canary_student"],
+        "config": ["autograde_config", "feedback_config", "formgrader_config"],
+        "dask_batch": ["check_dask_gradebook", "parse_dask_target"],
+        "gradebook": ["open_stats", "share_engines"],
+        "ledger": ["LEDGER_VERSION", "Ledger"],
+        "pool": ["Outcome", "Task", "WorkerPool", "WorkerPoolBroken", "default_workers"],
+        "safe_execute": ["ENV_CONFIG", "SafeExecute"],
+        "sanitise": ["clean_html", "content_security_policy"],
+        "task": ["autograde_task", "worker_init"],
+    },
+)

@@ -7,8 +7,6 @@ A notebook that carries none of its assignment's graded cells (another course's,
 assignment's) is not graded: it scores 0 with one flag. A submission nbgrader could not
 grade is flagged with the real exception, and its full log is written to
 ``<course>/logs/<assignment>/<student>.log`` (named in the flag).
-
-Also whether the sandbox can run (:func:`sandbox_status`, :func:`resolve_sandbox`).
 """
 
 from __future__ import annotations
@@ -25,6 +23,7 @@ from typing import Any
 
 from autograder.course import Course
 from autograder.faults import Fault, faults_as_errors
+from autograder.files import folder_digest
 from autograder.grading.canary import canary_problem, remove_canary
 from autograder.grading.gradebook import share_engines
 from autograder.grading.ledger import LEDGER_VERSION, Ledger
@@ -35,35 +34,12 @@ from autograder.models import (
     GraderFault,
     GradingError,
     PreparedSubmission,
-    SandboxUnavailable,
     SubmissionResult,
 )
 from autograder.notebook import carried_ids
 
 #: Generous outer wall-clock bound for grading one submission (the sandbox has tighter ones).
 SUBMISSION_TIMEOUT = 900.0
-
-
-def sandbox_status() -> tuple[bool, str | None]:
-    """(available, reason-if-not) for the grading sandbox (:mod:`autograder.sandbox`, run by
-    the re-check's ``SafeExecute``)."""
-    try:
-        import autograder.recheck.execute  # noqa: F401
-        from autograder.sandbox import sandbox_unavailable_reason
-    except ImportError as exc:
-        return False, f"the sandbox modules are not installed ({exc})"
-    reason = sandbox_unavailable_reason()
-    return reason is None, reason
-
-
-def resolve_sandbox(sandbox: bool | None) -> bool:
-    """``None`` means "sandbox if available"; ``True`` requires it; ``False`` turns it off."""
-    if sandbox is False:
-        return False
-    available, reason = sandbox_status()
-    if sandbox and not available:
-        raise SandboxUnavailable(f"the grading sandbox cannot start: {reason}")
-    return available
 
 
 #: ``run(jobs)`` of an executor: grades (assignment, student) pairs, yields their outcomes.
@@ -367,16 +343,6 @@ def _check_canaries(
     remove_canary(course, student)
 
 
-def code_fingerprint(roots: Iterable[Path]) -> str:
-    """A hash of every file under ``roots`` (caches aside): their names and bytes."""
-    h = hashlib.sha256()
-    for root in roots:
-        for path in sorted(root.rglob("*")):
-            if path.is_file() and "__pycache__" not in path.parts:
-                h.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
-    return h.hexdigest()
-
-
 @functools.cache
 def grader_fingerprint() -> str:
     """The grader's own code (autograder, linlib) and nbgrader's version: an upgraded grader
@@ -387,7 +353,7 @@ def grader_fingerprint() -> str:
     import linlib
 
     roots = [Path(package.__file__).parent for package in (autograder, linlib)]
-    return f"nbgrader={nbgrader.__version__}|{code_fingerprint(roots)}"
+    return f"nbgrader={nbgrader.__version__}|{folder_digest(*roots)}"
 
 
 def grading_salt(course: Course, assignment: str, sandbox: bool) -> str:
@@ -397,7 +363,7 @@ def grading_salt(course: Course, assignment: str, sandbox: bool) -> str:
     h = hashlib.sha256(
         f"{LEDGER_VERSION}|sandbox={bool(sandbox)}|{course.db_url}|{grader_fingerprint()}".encode()
     )
-    h.update(code_fingerprint([course.source_dir(assignment)]).encode())
+    h.update(folder_digest(course.source_dir(assignment)).encode())
     return h.hexdigest()
 
 

@@ -1,7 +1,8 @@
 """The nbgrader configuration of the grading converters: nbgrader's own preprocessor lists
 for ``Autograde`` and ``GenerateFeedback``, with this grader's preprocessors put in by
-configuration (:mod:`autograder.grading.preprocessors`, the re-check's ``SafeExecute`` — with warm
-sandboxed kernels — or :mod:`autograder.grading.prewarm` in place of ``Execute``)."""
+configuration (:mod:`autograder.grading.preprocessors`, and in place of ``Execute``
+:mod:`autograder.grading.safe_execute`'s ``SafeExecute`` — with warm sandboxed kernels — or
+:mod:`autograder.grading.prewarm`'s kernels)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ def autograde_config(course: Course, *, sandbox: bool, prewarm: bool = False) ->
     - sanitize: :class:`~.preprocessors.RecordSubmissionFlags` first (flags deleted,
       duplicated or edited test cells), and :class:`~.preprocessors.RestoreTestCells` in place
       of ``OverwriteCells`` (also puts back deleted test cells, from the gradebook);
-    - autograde: ``Execute`` becomes the re-check's ``SafeExecute`` when ``sandbox`` is on
+    - autograde: ``Execute`` becomes ``SafeExecute`` when ``sandbox`` is on
       (with ``prewarm``, its kernels are forked from the worker's warm box when it has one:
       :mod:`autograder.sandbox.warm`), or :class:`~.prewarm.PrewarmedExecute` (kernels forked
       from a pre-warmed template) when it is off and ``prewarm`` is on; right after it,
@@ -39,7 +40,7 @@ def autograde_config(course: Course, *, sandbox: bool, prewarm: bool = False) ->
     sanitize.insert(0, pp.RecordSubmissionFlags)
     auto = list(Autograde.class_traits()["autograde_preprocessors"].default())
     if sandbox:
-        from autograder.recheck.execute import SafeExecute
+        from autograder.grading.safe_execute import SafeExecute
 
         auto[auto.index(Execute)] = SafeExecute
         config.SandboxedKernelManager.warm = prewarm

@@ -59,6 +59,7 @@ from autograder.notebook import (
     rubrics,
     strip_hidden_tests,
 )
+from autograder.text import listing
 from course_common.rubric import is_written_answer
 
 
@@ -170,7 +171,7 @@ class RecordSubmissionFlags(NbGraderPreprocessor):
                     changes.setdefault(kind, []).append(text)
         for kind, template in _CHANGE_LINES.items():
             if changes.get(kind):
-                add_flag(nb, template.format(cells=_listing(changes[kind])))
+                add_flag(nb, template.format(cells=listing(changes[kind])))
         return nb, resources
 
     @staticmethod
@@ -191,13 +192,6 @@ class RecordSubmissionFlags(NbGraderPreprocessor):
         for name in sorted(n for n, e in expected.items() if e["meta"]["solution"]):
             if counts[name] == 0:
                 add_flag(nb, f"answer cell {name} was deleted")
-
-
-def _listing(items: list[str], shown: int = 5) -> str:
-    """At most ``shown`` items, then a count: a flag stays one short line even when a
-    student invented thousands of grade ids."""
-    text = ", ".join(items[:shown])
-    return text + (f" and {len(items) - shown} more" if len(items) > shown else "")
 
 
 def _is_graded(meta: dict) -> bool:

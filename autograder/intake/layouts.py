@@ -36,6 +36,7 @@ from typing import TypeVar
 
 from autograder.intake.read import FileEntry, IntakeLimits, read_files
 from autograder.models import RawSubmission, SubmissionsError
+from autograder.text import LISTED, first_line
 
 _V = TypeVar("_V")
 
@@ -51,14 +52,19 @@ EXCHANGE_REGEXP = (
     r"^(?P<folder>(?P<student_id>[^/+]+)\+(?P<assignment>[^/+]+)\+(?P<timestamp>[^/+]+)"
     r"(?:\+[^/+]*)?)/(?P<file_id>.+)$"
 )
-LAYOUTS = ("auto", "nbgrader", "exchange", "canvas", "moodle")
+#: The layouts read (``--lms``), each with what it is; ``auto`` picks the first that matches.
+LAYOUTS = {
+    "auto": "detected",
+    "nbgrader": "a folder or zip <student>/<assignment>/<notebook>.ipynb",
+    "exchange": "nbgrader's inbound folder",
+    "canvas": "Canvas's submissions zip",
+    "moodle": "Moodle's submissions zip",
+}
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 #: nbgrader's own files beside a submission's notebooks (``nbgrader submit`` writes them,
 #: ``collect`` keeps them): the time is read, the feedback secret passed over in silence
 TIMESTAMP_FILE = "timestamp.txt"
 SECRET_FILE = "submission_secret.txt"
-#: Notes on a student's files beyond this many are summarised in one flag.
-MAX_FILE_NOTES = 5
 
 
 def read_submissions(
@@ -121,7 +127,7 @@ def read_timestamp(text: str | bytes) -> datetime:
     try:
         moment = parse_utc(text)
     except (ValueError, OverflowError, TypeError) as exc:
-        raise ValueError(str(exc).splitlines()[0][:80] if str(exc) else "not a time") from None
+        raise ValueError(first_line(str(exc), 80) or "not a time") from None
     return moment.replace(tzinfo=UTC)
 
 
@@ -195,11 +201,11 @@ def detect_layout(files: Mapping[str, _V]) -> tuple[str, dict[str, _V]]:
 
 def _note_flags(notes: list[tuple[str, str]]) -> list[str]:
     """Flags for notes on a student's files: one each, or the first few and a count."""
-    flags = [f"file {name!r} {note}" for name, note in notes[:MAX_FILE_NOTES]]
-    if len(notes) > MAX_FILE_NOTES:
-        flags[MAX_FILE_NOTES - 1 :] = [
-            f"{len(notes) - MAX_FILE_NOTES + 1:,} more files skipped or flagged when read "
-            f"(e.g. {notes[MAX_FILE_NOTES - 1][0]!r} {notes[MAX_FILE_NOTES - 1][1]})"
+    flags = [f"file {name!r} {note}" for name, note in notes[:LISTED]]
+    if len(notes) > LISTED:  # the last flag counts the rest
+        flags[LISTED - 1 :] = [
+            f"{len(notes) - LISTED + 1:,} more files skipped or flagged when read "
+            f"(e.g. {notes[LISTED - 1][0]!r} {notes[LISTED - 1][1]})"
         ]
     return flags
 

@@ -22,9 +22,7 @@ from pathlib import PurePosixPath
 import nbformat
 
 from autograder.models import PreparedSubmission, RawSubmission
-
-#: Extra files beyond this many are flagged in one summarising flag.
-MAX_EXTRA_FLAGS = 5
+from autograder.text import LISTED, first_line
 
 _VERSION = re.compile(r"(?:-(\d+)|[ _-]?\((\d+)\)|_v(\d+)|[ _-]copy(\d*))$", re.IGNORECASE)
 
@@ -91,15 +89,13 @@ def check_notebook(content: bytes) -> str | None:
     try:
         nb = nbformat.reads(text, as_version=4)
     except nbformat.ValidationError as exc:
-        message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        return f"not a valid notebook ({message[:120]})"
+        return f"not a valid notebook ({first_line(exc, 120)})"
     except Exception as exc:  # JSON errors, unknown nbformat versions, ...
         return f"not a readable notebook ({type(exc).__name__})"
     try:
         nbformat.validate(nb)
     except Exception as exc:
-        message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        return f"not a valid notebook ({message[:120]})"
+        return f"not a valid notebook ({first_line(exc, 120)})"
     return None
 
 
@@ -145,7 +141,7 @@ def prepare(raw: RawSubmission, assignment: str, notebooks: list[str]) -> Prepar
             continue
         prepared.notebooks[wanted] = available[chosen]
     extra = sorted(set(available) - used)
-    if len(extra) > MAX_EXTRA_FLAGS:
+    if len(extra) > LISTED:  # flagged in one summarising flag
         first = ", ".join(repr(name) for name in extra[:3])
         prepared.flags.append(f"extra files ignored: {len(extra):,} (first: {first}, ...)")
     else:

@@ -36,6 +36,7 @@ from typing import BinaryIO
 
 from autograder.intake.ziptoc import PatchedFile, misdeclared_utf8, read_toc
 from autograder.models import SubmissionsError
+from autograder.text import first_line
 
 MIB = 1024 * 1024
 CHUNK_BYTES = MIB
@@ -273,7 +274,7 @@ def _read_member(
         with archive.open(info) as stream:
             content = read_capped(stream, limits.max_file_bytes)
     except (zipfile.BadZipFile, OSError, RuntimeError, ValueError, EOFError, zlib.error) as exc:
-        reason = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+        reason = first_line(exc, 200)
         return b"", [f"could not be read from the zip ({reason}): read as an empty file"]
     if content is None:
         return None, [

@@ -1,10 +1,13 @@
 """The trusted re-check: every autograded test cell re-run outside the student's kernel.
 
-- :mod:`~autograder.recheck.execute`: ``SafeExecute``, nbgrader's ``Execute`` with the
-  sandboxed kernel, hidden tests kept out of it and the trusted re-check after it
-  (:mod:`~autograder.recheck.sources` gathers the cells, :mod:`~autograder.recheck.outcomes`
-  writes what the re-check found into the notebook, :mod:`~autograder.recheck.restarts`
-  restarts a kernel killed because it ignored an interrupt);
+What runs the notebook is grading's ``SafeExecute`` (:mod:`autograder.grading.safe_execute`:
+nbgrader's ``Execute`` with the sandboxed kernel, hidden tests kept out of it and this
+re-check after it); from this package it uses:
+
+- :mod:`~autograder.recheck.sources`, which gathers the cells,
+  :mod:`~autograder.recheck.outcomes`, which writes what the re-check found into the
+  notebook, and :mod:`~autograder.recheck.restarts`, which restarts a kernel killed because
+  it ignored an interrupt;
 - :mod:`~autograder.recheck.scan` (rules in :mod:`~autograder.recheck.scan_rules`): the
   static scan of the student's cells for tampering patterns;
 - :mod:`~autograder.recheck.runner`: each test cell run here, in a namespace built by
@@ -24,14 +27,12 @@ from autograder.recheck.channel import (
     StudentCodeError,
 )
 from autograder.recheck.codec import NotPlainData, decode
-from autograder.recheck.execute import ENV_CONFIG, SafeExecute
 from autograder.recheck.names import DEFAULT_MODULE_ALIASES, InstructorCode, free_names
 from autograder.recheck.runner import CheckResult, check_cells, run_test_cell
 from autograder.recheck.scan import Finding, imported_names, scan_notebook, scan_source
 
 __all__ = [
     "DEFAULT_MODULE_ALIASES",
-    "ENV_CONFIG",
     "CheckResult",
     "Finding",
     "HungCall",
@@ -41,7 +42,6 @@ __all__ = [
     "KernelUnavailable",
     "NotPlainData",
     "RemoteFunction",
-    "SafeExecute",
     "StudentCodeError",
     "check_cells",
     "decode",

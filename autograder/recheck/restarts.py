@@ -1,6 +1,6 @@
 """Restarting a sandboxed kernel that was killed because it ignored an interrupt.
 
-``SafeExecute`` (:mod:`autograder.recheck.execute`) mixes this in. A hung answer that
+``SafeExecute`` (:mod:`autograder.grading.safe_execute`) mixes this in. A hung answer that
 ignores SIGINT makes the grader kill its kernel; without a kernel, every later exercise
 could no longer be re-checked. So the kernel is started again in a fresh sandbox (at most
 ``max_restarts`` times per notebook), the cells that had finished in the old kernel (test

@@ -51,11 +51,11 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from autograder.release import answers
+from autograder.release.answers import LINLIB_DIR
+from course_common.paths import REPO_ROOT
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 PYPROJECT = REPO_ROOT / "pyproject.toml"
 REQUIREMENTS = REPO_ROOT / "requirements.txt"
-LINLIB_DIR = REPO_ROOT / "linlib"
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 #: The optional-dependencies group of pyproject.toml with the student's own tools.

@@ -4,7 +4,6 @@ besides the notebook (:mod:`autograder.release.student`)."""
 
 from __future__ import annotations
 
-import hashlib
 import io
 import zipfile
 from collections.abc import Iterable, Mapping
@@ -12,18 +11,10 @@ from pathlib import Path
 
 from autograder import course
 from autograder.faults import faults_as_errors
-from autograder.files import write_atomic
+from autograder.files import files_digest, folder_digest, folder_files, write_atomic
 from autograder.models import GradingError
 from autograder.release import answers
 from autograder.release import student as student_release
-
-
-def _source_digest(folder: Path) -> str:
-    h = hashlib.sha256()
-    for path in sorted(folder.rglob("*")):
-        if path.is_file() and ".ipynb_checkpoints" not in path.parts:
-            h.update(str(path.relative_to(folder)).encode() + b"\0" + path.read_bytes())
-    return h.hexdigest()
 
 
 def _student_files_digest() -> str:
@@ -33,30 +24,24 @@ def _student_files_digest() -> str:
     student build leaves out). A change to any of them makes the next release write its
     zips again."""
     root = course.REPO_ROOT
-    h = hashlib.sha256()
     here = Path(__file__).resolve().parent
     paths = [
-        root / "pyproject.toml",
-        root / "requirements.txt",
+        student_release.PYPROJECT,
+        student_release.REQUIREMENTS,
         here / "student.py",
         here / "answers.py",
         root / "autograder" / "notebook.py",
     ]
     paths += course.NOTEBOOKS_DIR.glob("*/*.ipynb")
-    for folder in (root / "linlib", here / "templates"):
-        paths += [
-            path
-            for path in folder.rglob("*")
-            if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc"
-        ]
-    for path in sorted(paths):
+    paths += [*folder_files(answers.LINLIB_DIR), *folder_files(here / "templates")]
+
+    def name(path: Path) -> str:
         # named from its own home: the notebooks may be a snapshot outside the repo (tests)
         if path.is_relative_to(course.NOTEBOOKS_DIR):
-            name = "notebooks/" + path.relative_to(course.NOTEBOOKS_DIR).as_posix()
-        else:
-            name = path.relative_to(root).as_posix()
-        h.update(name.encode() + b"\0" + path.read_bytes())
-    return h.hexdigest()
+            return "notebooks/" + path.relative_to(course.NOTEBOOKS_DIR).as_posix()
+        return path.relative_to(root).as_posix()
+
+    return files_digest((name(path), path) for path in sorted(paths))
 
 
 def _write_zip(
@@ -109,7 +94,7 @@ def ensure_released(
             raise GradingError(f"unknown assignment {assignment!r} (no notebooks/{assignment}/)")
         stamp = course_dir / ".released" / assignment
         # released into this gradebook from this source (another --db needs its own release)
-        digest = _source_digest(src) + " " + the_course.db_url
+        digest = folder_digest(src) + " " + the_course.db_url
         release = course_dir / "release" / assignment
         current = stamp.is_file() and stamp.read_text().strip() == digest and release.is_dir()
         if force or not current:

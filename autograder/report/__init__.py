@@ -5,8 +5,7 @@ from the gradebook when they are written (:mod:`.manual`)."""
 
 from autograder.report.feedback import copy_feedback
 from autograder.report.grades import (
-    COLUMNS,
-    EXPORT_COLUMNS,
+    EXTRA_COLUMNS,
     MAX_CELL,
     FlaggedCsvExportPlugin,
     csv_cell,
@@ -18,8 +17,7 @@ from autograder.report.results import RESULTS_FORMAT, results_data, write_result
 from autograder.report.summary import AssignmentSummary, TermSummary, summarise, summary_text
 
 __all__ = [
-    "COLUMNS",
-    "EXPORT_COLUMNS",
+    "EXTRA_COLUMNS",
     "MAX_CELL",
     "RESULTS_FORMAT",
     "AssignmentSummary",

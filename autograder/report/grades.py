@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import csv
 import io
+import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from types import SimpleNamespace
 
 from nbgrader.plugins.export import CsvExportPlugin
 from traitlets import Dict
@@ -17,22 +19,10 @@ from autograder.files import write_atomic
 from autograder.models import SubmissionResult
 from autograder.report.manual import pending_in_gradebook
 
-#: nbgrader's CsvExportPlugin columns, in its order, and ours after them: the answers that
-#: await manual grading (nbgrader's "needs manual grade") and their points, and the flags.
-EXPORT_COLUMNS = [
-    "assignment",
-    "duedate",
-    "timestamp",
-    "student_id",
-    "last_name",
-    "first_name",
-    "email",
-    "raw_score",
-    "late_submission_penalty",
-    "score",
-    "max_score",
-]
-COLUMNS = [*EXPORT_COLUMNS, "manual_pending", "manual_pending_points", "flags"]
+#: The columns after nbgrader's export's own (``CsvExportPlugin``'s, in its order): the
+#: answers that await manual grading (nbgrader's "needs manual grade") and their points, and
+#: the flags.
+EXTRA_COLUMNS = ["manual_pending", "manual_pending_points", "flags"]
 
 #: The longest cell grades.csv holds (spreadsheets cut cells at 32,767 characters); a longer
 #: list of flags is cut with a count, and results.json keeps every flag.
@@ -69,11 +59,69 @@ def flags_cell(flags: list[str]) -> str:
     return head + "; ".join([*shown, f"+{len(flags) - len(shown)} more"])
 
 
+class _CsvText(str):
+    """A text of the gradebook (an assignment's name, a student's id, name or e-mail) that
+    nbgrader's export puts into its line with ``str.format``: formatted as a CSV field,
+    quoted when it holds a comma, a quote or a line break (nbgrader writes it bare), so the
+    line reads back as the same fields."""
+
+    def __format__(self, spec: str) -> str:
+        buffer = io.StringIO(newline="")
+        csv.writer(buffer).writerow([str(self)])
+        return buffer.getvalue().removesuffix("\r\n")
+
+
+def _text(value: str | None) -> _CsvText | None:
+    return None if value is None else _CsvText(value)
+
+
+class _ExportView:
+    """The gradebook as nbgrader's export reads it for grades.csv: the assignments by name
+    and the students by id (nbgrader's own order is by due date and by last name), their
+    texts as :class:`_CsvText`; each submission the export looks up, one per line it
+    writes, is recorded in ``lines`` as (assignment, student, found)."""
+
+    def __init__(self, gradebook) -> None:
+        self._gradebook = gradebook
+        self.lines: list[tuple[str, str, bool]] = []
+        self.assignments = [
+            SimpleNamespace(name=_CsvText(a.name), duedate=a.duedate, max_score=a.max_score)
+            for a in sorted(gradebook.assignments, key=lambda a: a.name)
+        ]
+        self.students = [
+            SimpleNamespace(
+                id=_CsvText(s.id),
+                last_name=_text(s.last_name),
+                first_name=_text(s.first_name),
+                email=_text(s.email),
+            )
+            for s in sorted(gradebook.students, key=lambda s: s.id)
+        ]
+
+    def find_submission(self, assignment: str, student: str):
+        from nbgrader.api import MissingEntry
+
+        key = (str(assignment), str(student))
+        try:
+            submission = self._gradebook.find_submission(*key)
+        except MissingEntry:
+            self.lines.append((*key, False))
+            raise
+        self.lines.append((*key, True))
+        return submission
+
+
 class FlaggedCsvExportPlugin(CsvExportPlugin):
     """nbgrader's CSV export with the manual-grading columns and a ``flags`` column,
     properly quoted, for the students and assignments of one run (``student``/``assignment``
     traits, as in nbgrader's plugin). The scores are the gradebook's: manual points given in
     nbgrader's formgrader are in them.
+
+    nbgrader's own ``export`` writes the rows (its columns, its scores: a missing
+    submission 0, the score after the late penalty) into a scratch file, reading the
+    gradebook through :class:`_ExportView`; each row is read back and written to ``to``
+    with :data:`EXTRA_COLUMNS`, every cell guarded (:func:`csv_cell`), the whole file at
+    once (:func:`~autograder.files.write_atomic`).
 
     ``flags`` maps "assignment/student" to a list of readable strings; a student with no
     submission of an assignment is flagged "no submission" unless ``flags`` says otherwise
@@ -83,53 +131,27 @@ class FlaggedCsvExportPlugin(CsvExportPlugin):
     flags = Dict({}, help="'assignment/student' -> list of flags").tag(config=True)
 
     def export(self, gradebook) -> None:
-        dest = self.to or "grades.csv"
+        to = self.to
+        dest = to or "grades.csv"
+        view = _ExportView(gradebook)
+        with tempfile.TemporaryDirectory(prefix="grades-") as scratch:
+            self.to = str(Path(scratch) / "nbgrader.csv")
+            try:
+                super().export(view)
+                with open(self.to, newline="") as fh:
+                    header, *rows = csv.reader(fh)
+            finally:
+                self.to = to
         buffer = io.StringIO(newline="")
-        self._write_rows(gradebook, csv.writer(buffer))
+        writer = csv.writer(buffer)
+        writer.writerow([*header, *EXTRA_COLUMNS])
+        for cells, (assignment, student, found) in zip(rows, view.lines, strict=True):
+            pending = pending_in_gradebook(gradebook, assignment, student)
+            flags = self.flags.get(f"{assignment}/{student}", [] if found else ["no submission"])
+            extra = [pending.answers, pending.points, flags_cell([str(f) for f in flags])]
+            writer.writerow([csv_cell(cell) for cell in [*cells, *extra]])
         # the old file or the new one, never a torn one (a full disk, a killed grader)
         write_atomic(dest, buffer.getvalue())
-
-    def _write_rows(self, gradebook, writer) -> None:
-        from nbgrader.api import MissingEntry
-
-        students = [str(s) for s in self.student]
-        assignments = [str(a) for a in self.assignment]
-        writer.writerow(COLUMNS)
-        for assignment in sorted(gradebook.assignments, key=lambda a: a.name):
-            if assignments and assignment.name not in assignments:
-                continue
-            for student in sorted(gradebook.students, key=lambda s: s.id):
-                if students and student.id not in students:
-                    continue
-                # the same values nbgrader's CsvExportPlugin computes
-                row = {
-                    "assignment": assignment.name,
-                    "duedate": assignment.duedate,
-                    "student_id": student.id,
-                    "last_name": student.last_name,
-                    "first_name": student.first_name,
-                    "email": student.email,
-                    "max_score": assignment.max_score,
-                }
-                unflagged: list[str] = []
-                try:
-                    submission = gradebook.find_submission(assignment.name, student.id)
-                except MissingEntry:
-                    row.update(timestamp="", raw_score=0.0, late_submission_penalty=0.0)
-                    row["score"] = 0.0
-                    unflagged = ["no submission"]
-                else:
-                    penalty = submission.late_submission_penalty
-                    row["timestamp"] = submission.timestamp
-                    row["raw_score"] = submission.score
-                    row["late_submission_penalty"] = penalty
-                    row["score"] = max(0.0, submission.score - penalty)
-                pending = pending_in_gradebook(gradebook, assignment.name, student.id)
-                row["manual_pending"] = pending.answers
-                row["manual_pending_points"] = pending.points
-                flags = self.flags.get(f"{assignment.name}/{student.id}", unflagged)
-                row["flags"] = flags_cell([str(flag) for flag in flags])
-                writer.writerow([csv_cell(row[c]) for c in COLUMNS])
 
 
 def export_grades(

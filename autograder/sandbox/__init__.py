@@ -31,11 +31,12 @@ The modules, in the order a kernel meets them:
 - :mod:`~.wrapper` — the sandbox's first process (copy in, rlimits, drop, exec);
 - :mod:`~.watchdog` — the sandbox's processes seen from the host, and the memory watchdog;
 - :mod:`~.box` — :class:`Sandbox`: one sandbox, from its folder to its cleanup;
-- :mod:`~.probe` — :func:`sandbox_unavailable_reason` (can a sandbox start here?), the uids
-  a sandbox may use here, and :func:`new_sandbox` (a sandbox with them);
+- :mod:`~.probe` — :func:`sandbox_unavailable_reason` (can a sandbox start here?) and
+  :func:`resolve_sandbox` (does this run grade in one?), the uids a sandbox may use here,
+  and :func:`new_sandbox` (a sandbox with them);
 - :mod:`~.kernel` — the kernel provisioner (jupyter_client's hook) and
   :class:`SandboxedKernelManager`, the kernel manager that
-  :class:`autograder.recheck.execute.SafeExecute` uses;
+  :class:`autograder.grading.safe_execute.SafeExecute` uses;
 - :mod:`~.warm` and :mod:`~.warm_template` — warm kernels: a sandbox per grading worker
   (the *warm box*) whose template has imported the course's modules and forks each
   kernel into namespaces, a scratch and a uid of its own (same limits, same filter); the
@@ -46,7 +47,13 @@ from autograder.sandbox.box import Sandbox
 from autograder.sandbox.kernel import SandboxedKernelManager
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.mounts import WORK_DIR, bwrap_path
-from autograder.sandbox.probe import new_sandbox, sandbox_pids, sandbox_unavailable_reason
+from autograder.sandbox.probe import (
+    new_sandbox,
+    resolve_sandbox,
+    sandbox_pids,
+    sandbox_status,
+    sandbox_unavailable_reason,
+)
 from autograder.sandbox.seccomp import seccomp_filter
 from autograder.sandbox.warm import (
     ForkedKernelProcess,
@@ -71,7 +78,9 @@ __all__ = [
     "new_sandbox",
     "preload",
     "reaper",
+    "resolve_sandbox",
     "sandbox_pids",
+    "sandbox_status",
     "sandbox_unavailable_reason",
     "seccomp_filter",
     "serve",

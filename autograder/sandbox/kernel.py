@@ -9,7 +9,7 @@ on, the kernel is forked from the box's template instead of started cold (the co
 the fallback whenever the box fails). :class:`SandboxedKernelManager` is an
 ``AsyncKernelManager`` whose kernel spec names that provisioner and interrupts by message
 (SIGINT to bubblewrap would not reach the kernel), and which talks to the kernel over IPC
-sockets in the sandbox's run folder; :class:`autograder.recheck.execute.SafeExecute` uses it.
+sockets in the sandbox's run folder; :class:`autograder.grading.safe_execute.SafeExecute` uses it.
 """
 
 from __future__ import annotations

@@ -1,5 +1,7 @@
 """Whether the sandbox can start here (:func:`sandbox_unavailable_reason`), and with which
-uids (:func:`uid_mode`); :func:`new_sandbox` makes a sandbox with them.
+uids (:func:`uid_mode`); :func:`new_sandbox` makes a sandbox with them. Whether a run
+grades in the sandbox (:func:`resolve_sandbox`, from :func:`sandbox_status`) is decided
+here too.
 
 The probe runs a tiny Python in a sandbox once per process (cached). With root, it also
 finds which uids a sandbox may use (:mod:`~.uids`): a fresh random one, or ``nobody`` where
@@ -20,6 +22,7 @@ import subprocess
 import sys
 from typing import Any
 
+from autograder.models import SandboxUnavailable
 from autograder.sandbox.box import Sandbox
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.mounts import bwrap_path
@@ -101,6 +104,24 @@ def sandbox_unavailable_reason() -> str | None:
     Runs a tiny sandboxed Python once per process (cached) to find out.
     """
     return _probe()[0]
+
+
+def sandbox_status() -> tuple[bool, str | None]:
+    """(available, reason-if-not) for the grading sandbox."""
+    reason = sandbox_unavailable_reason()
+    return reason is None, reason
+
+
+def resolve_sandbox(sandbox: bool | None) -> bool:
+    """``None`` means "sandbox if available"; ``True`` requires it (raises
+    :class:`~autograder.models.SandboxUnavailable` when it cannot start); ``False`` turns
+    it off."""
+    if sandbox is False:
+        return False
+    available, reason = sandbox_status()
+    if sandbox and not available:
+        raise SandboxUnavailable(f"the grading sandbox cannot start: {reason}")
+    return available
 
 
 def sandbox_pids(uid: int) -> list[int]:

@@ -3,60 +3,40 @@ course.toml (:mod:`.calendar`, :mod:`.late`), submission times from what the ins
 has (:mod:`.times`), which of several submissions is graded (:mod:`.attempts`), the outcome
 recorded after grading (:mod:`.record`), and grades back into Canvas and Moodle
 (:mod:`.canvas`, :mod:`.moodle`). Grading itself is not touched: the term decides what is
-graded and what lateness costs, nbgrader's scores stay as they are."""
+graded and what lateness costs, nbgrader's scores stay as they are.
 
-from autograder.term.attempts import (
-    Plan,
-    apply_times,
-    choose_best,
-    final_points,
-    group_attempts,
-    plan_attempts,
-    split_uploads,
-)
-from autograder.term.calendar import (
-    POLICIES,
-    Calendar,
-    Extension,
-    Term,
-    load_calendar,
-    parse_calendar,
-)
-from autograder.term.canvas import export_canvas, read_canvas_gradebook
-from autograder.term.late import Lateness, LateRule, describe_delay, lateness, penalty_points
-from autograder.term.lms import ExportReport
-from autograder.term.moodle import export_moodle_gradebook, export_moodle_worksheet
-from autograder.term.record import NO_SUBMISSION, TermRun, settle
-from autograder.term.times import SubmissionTimes, parse_time, read_times
+The names below are imported on first use (``lazy_loader``, as :mod:`autograder.grading`'s
+are): ``python -m autograder --help`` reads :data:`~.calendar.POLICIES` without paying for
+the gradebook's modules.
+"""
 
-__all__ = [
-    "NO_SUBMISSION",
-    "POLICIES",
-    "Calendar",
-    "ExportReport",
-    "Extension",
-    "LateRule",
-    "Lateness",
-    "Plan",
-    "SubmissionTimes",
-    "Term",
-    "TermRun",
-    "apply_times",
-    "choose_best",
-    "describe_delay",
-    "export_canvas",
-    "export_moodle_gradebook",
-    "export_moodle_worksheet",
-    "final_points",
-    "group_attempts",
-    "lateness",
-    "load_calendar",
-    "parse_calendar",
-    "parse_time",
-    "penalty_points",
-    "plan_attempts",
-    "read_canvas_gradebook",
-    "read_times",
-    "settle",
-    "split_uploads",
-]
+import lazy_loader
+
+__getattr__, __dir__, __all__ = lazy_loader.attach(
+    __name__,
+    submod_attrs={
+        "attempts": [
+            "Plan",
+            "apply_times",
+            "choose_best",
+            "final_points",
+            "group_attempts",
+            "plan_attempts",
+            "split_uploads",
+        ],
+        "calendar": [
+            "Calendar",
+            "Extension",
+            "POLICIES",
+            "Term",
+            "load_calendar",
+            "parse_calendar",
+        ],
+        "canvas": ["export_canvas", "read_canvas_gradebook"],
+        "late": ["LateRule", "Lateness", "describe_delay", "lateness", "penalty_points"],
+        "lms": ["ExportReport"],
+        "moodle": ["export_moodle_gradebook", "export_moodle_worksheet"],
+        "record": ["NO_SUBMISSION", "TermRun", "settle"],
+        "times": ["SubmissionTimes", "parse_time", "read_times"],
+    },
+)

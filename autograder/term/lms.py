@@ -12,6 +12,10 @@ from pathlib import Path
 
 from autograder.course import Course
 from autograder.models import TermError
+from autograder.text import listing
+
+#: A report line names up to this many students, then counts the rest.
+REPORT_NAMES = 12
 
 
 @dataclass(frozen=True)
@@ -98,11 +102,9 @@ def points(value: float) -> str:
     return "0" if text in ("-0", "") else text
 
 
-def listed(names: Iterable[str], limit: int = 12) -> str:
-    """Names for a report line: the first ``limit`` and how many more."""
-    names = list(names)
-    shown = ", ".join(names[:limit])
-    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
+def listed(names: Iterable[str]) -> str:
+    """Names for a report line: the first :data:`REPORT_NAMES` and how many more."""
+    return listing(names, REPORT_NAMES)
 
 
 def write_csv(dest: str | Path, rows: Iterable[Sequence[str]]) -> None:

@@ -31,7 +31,6 @@ from autograder import course as course_module
 from autograder.__main__ import main
 from autograder.api import grade_path
 from autograder.course import NOTEBOOKS_DIR, REPO_ROOT, Course, list_assignments
-from autograder.grading import batch as batch_module
 from autograder.notebook import notebook_bytes
 from autograder.release import ensure_released
 from autograder.samples import VARIANTS, make_submission
@@ -41,15 +40,13 @@ from autograder.samples.demo import (
     DEMO_STUDENTS,
     build_demo_submissions,
 )
+from autograder.sandbox import probe as probe_module
 from tests.needs import sandbox_args
 
 ASSIGNMENTS = list_assignments()
 SANDBOX_ARGS = sandbox_args()
 
-pytestmark = [
-    pytest.mark.skipif(not ASSIGNMENTS, reason="no course notebooks yet"),
-    pytest.mark.slow,
-]
+pytestmark = pytest.mark.skipif(not ASSIGNMENTS, reason="no course notebooks yet")
 
 
 def _points(nb) -> dict[str, float]:
@@ -177,6 +174,7 @@ def _by_key(run):
     return {(r.assignment, r.student): r for r in run.results}
 
 
+@pytest.mark.slow
 def test_scores_of_the_class(graded, batch):
     _, resumed, _, _ = graded
     _, expected = batch
@@ -187,6 +185,7 @@ def test_scores_of_the_class(graded, batch):
         assert got == scores, key
 
 
+@pytest.mark.slow
 def test_flags(graded):
     _, resumed, _, _ = graded
     results = _by_key(resumed)
@@ -202,6 +201,7 @@ def test_flags(graded):
     assert "was deleted" in tampered and "appears 2 times" in tampered
 
 
+@pytest.mark.slow
 def test_resume_keeps_what_was_graded(graded):
     seen, resumed, repeated, _ = graded
     before = {(r.assignment, r.student): r.scores for r in seen}
@@ -217,6 +217,7 @@ def test_resume_keeps_what_was_graded(graded):
     }
 
 
+@pytest.mark.slow
 def test_grades_csv(graded, course, batch):
     root, _, _ = course
     _, expected = batch
@@ -264,6 +265,7 @@ def test_grades_csv(graded, course, batch):
         assert assignment in summary
 
 
+@pytest.mark.slow
 def test_results_json_holds_every_tests_score(graded, course, batch):
     """results.json: the run as data, the same scores as the run and grades.csv."""
     root, _, _ = course
@@ -312,6 +314,7 @@ def _html_text(path: Path) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", path.read_text()))
 
 
+@pytest.mark.slow
 def test_feedback_withholds_hidden_tests(graded, course):
     root, course_dir, _ = course
     for assignment in ASSIGNMENTS:
@@ -359,6 +362,7 @@ def _rows(out: Path) -> dict[str, dict[str, str]]:
     return {r["student_id"]: r for r in csv.DictReader((out / "grades.csv").open())}
 
 
+@pytest.mark.slow
 def test_canvas_zip_through_the_command_line(course, lms_notebooks, capsys):
     root, course_dir, _ = course
     first, full, _, total = lms_notebooks
@@ -382,6 +386,7 @@ def test_canvas_zip_through_the_command_line(course, lms_notebooks, capsys):
         assert line not in text
 
 
+@pytest.mark.slow
 def test_moodle_zip_through_the_command_line(course, lms_notebooks, capsys):
     root, course_dir, _ = course
     first, _, blank, _ = lms_notebooks
@@ -404,6 +409,7 @@ def test_moodle_zip_through_the_command_line(course, lms_notebooks, capsys):
     assert not (out / "feedback").exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -425,14 +431,16 @@ def test_bad_arguments_give_one_line_and_status_2(args, message, capsys, tmp_pat
     assert message in err and len(err.splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_refuses_to_grade_without_sandbox_unless_asked(monkeypatch, capsys, tmp_path):
-    monkeypatch.setattr(batch_module, "sandbox_status", lambda: (False, "no namespaces here"))
+    monkeypatch.setattr(probe_module, "sandbox_status", lambda: (False, "no namespaces here"))
     status = main(["grade", str(tmp_path), "--course", str(tmp_path / "c")])
     err = capsys.readouterr().err.strip()
     assert status == 1
     assert "no namespaces here" in err and "--unsandboxed" in err and len(err.splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_demo_class(course, tmp_path):
     _, course_dir, _ = course
     build_demo_submissions(course_dir, tmp_path, ASSIGNMENTS)

@@ -51,8 +51,6 @@ from tests.autograder.fault_helpers import (
 )
 from tests.needs import require
 
-pytestmark = pytest.mark.slow
-
 AGAIN = "run the same command again; nothing graded is lost"
 
 
@@ -80,6 +78,7 @@ def grade_args(sample, course: Path, out: Path, *extra: str) -> list:
 # --------------------------------------------------------------------------- two runs at once
 
 
+@pytest.mark.slow
 def test_two_runs_started_together_take_turns(sample, tmp_path):
     """Two instructors (or a cron job and a person) start the same grade command on one
     fresh course at the same moment. One holds the course while the other waits, saying so
@@ -115,6 +114,7 @@ def test_two_runs_started_together_take_turns(sample, tmp_path):
     assert len(ledger_entries(course)) == 3  # graded once each: the second run reused them
 
 
+@pytest.mark.slow
 def test_no_wait_refuses_a_course_in_use(sample, tmp_path):
     """With --no-wait, a run on a course another run holds is refused at once: exit 2, one
     line naming the other run's process id, nothing written. The holder here is another
@@ -152,6 +152,7 @@ def test_no_wait_refuses_a_course_in_use(sample, tmp_path):
 # --------------------------------------------------------------------------- a full disk
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("leave_kb", [0, 100])
 def test_full_output_folder(sample, tmp_path, namespace, leave_kb):
     """The output folder's disk fills up while the outputs are written (a 24 MiB tmpfs,
@@ -186,6 +187,7 @@ def test_full_output_folder(sample, tmp_path, namespace, leave_kb):
     assert_old_or_new(mid, old, snapshot(namespace.view(out)))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("leave_kb", [8, 500])
 def test_full_course_folder(sample, tmp_path, namespace, leave_kb):
     """The course folder's disk fills up during a run (a 24 MiB tmpfs, released into, then
@@ -274,6 +276,7 @@ def _kill_points(calls: list[tuple[str, int, str]]) -> list[tuple[str, int, str]
     return points
 
 
+@pytest.mark.slow
 def test_grader_killed_while_writing_outputs(sample, tmp_path):
     """SIGKILL while the grader writes grades.csv, results.json, summary.md or a feedback
     page: strace injects SIGKILL into the grader's main thread at the very system call that
@@ -350,6 +353,7 @@ db.execute("ROLLBACK")
 """
 
 
+@pytest.mark.slow
 def test_gradebook_locked_past_its_timeout(sample, tmp_path):
     """Another program (a formgrader, an sqlite3 shell) holds a write transaction on the
     SQLite gradebook for longer than the busy timeout (2 s here, through --db) while a
@@ -394,6 +398,7 @@ def test_gradebook_locked_past_its_timeout(sample, tmp_path):
 # --------------------------------------------------------------------------- a killed worker
 
 
+@pytest.mark.slow
 def test_killed_worker_is_graded_again(sample, tmp_path):
     """A grading worker is killed (SIGKILL, as the kernel's OOM killer would) while it grades
     a submission: that submission is flagged "not graded: the grading worker died …" in this

@@ -40,7 +40,6 @@ BROKEN = "linlib cannot be imported in the sandboxed kernel: No module named 'li
 pytestmark = [
     pytest.mark.skipif(not ASSIGNMENTS, reason="no course notebooks yet"),
     pytest.mark.needs_sandbox,
-    pytest.mark.slow,
 ]
 
 
@@ -115,6 +114,7 @@ def _ledger_lines(course_dir: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
 
 
+@pytest.mark.slow
 def test_a_broken_environment_refuses_the_class(class_dir, shadow):
     course_dir, out = class_dir / "course", class_dir / "out"
     args = ["grade", "batch", "--course", "course", "--out", "out", "--workers", "2"]
@@ -129,6 +129,7 @@ def test_a_broken_environment_refuses_the_class(class_dir, shadow):
     assert _student_folders(course_dir) == []
 
 
+@pytest.mark.slow
 def test_the_same_class_in_a_working_environment_is_graded(class_dir):
     """After the refusal, the same command in a working environment grades the class (no
     zeros replayed: nothing was recorded) and the canary is nowhere in what it wrote."""
@@ -160,6 +161,7 @@ def test_the_same_class_in_a_working_environment_is_graded(class_dir):
     assert canary_student(Course(course_dir)).startswith(CANARY_PREFIX)
 
 
+@pytest.mark.slow
 def test_a_rerun_reuses_and_regrade_grades_again(class_dir):
     """A re-run with nothing changed reuses the ledger (nothing graded: no canary either);
     ``--regrade --student S`` grades S again, ``--regrade`` everyone, each after the
@@ -188,6 +190,7 @@ def test_a_rerun_reuses_and_regrade_grades_again(class_dir):
     assert _students(course_dir) == ["blank", "full"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
@@ -203,6 +206,7 @@ def test_regrade_arguments_are_checked(class_dir, extra, message):
     assert not (class_dir / "out2").exists()
 
 
+@pytest.mark.slow
 def test_a_broken_environment_refuses_the_class_on_dask(class_dir, shadow, tmp_path):
     """``--dask``: the canary is graded by the Dask workers' grading processes, as the
     class would be; the refusal is the same, and nothing is written."""
@@ -216,6 +220,7 @@ def test_a_broken_environment_refuses_the_class_on_dask(class_dir, shadow, tmp_p
     assert _student_folders(course_dir) == []
 
 
+@pytest.mark.slow
 def test_the_demo_is_refused_in_a_broken_environment(tmp_path, shadow):
     """``demo`` is a ``grade``: the same canary, the same refusal."""
     args = ["demo", "--course", "course", "--out", "out", "--workers", "2"]

@@ -43,8 +43,6 @@ from tests.autograder import test_hostile_formgrader as hostile_formgrader
 from tests.autograder import test_hostile_html as hostile_html
 from tests.autograder.attacks import pick_variant
 
-pytestmark = pytest.mark.slow
-
 #: The browser tests' one chromium fixture (Debian's chromium, the lecture's MathJax).
 browser = hostile_html.browser
 
@@ -129,6 +127,7 @@ def _text(page: Path) -> str:
     return BeautifulSoup(page.read_text(encoding="utf-8"), features="html.parser").get_text()
 
 
+@pytest.mark.slow
 def test_the_class_is_graded_as_if_nothing_were_there(graded):
     rows = graded["rows"]
     assert float(rows["eve"]["score"]) == pytest.approx(graded["full"])
@@ -137,6 +136,7 @@ def test_the_class_is_graded_as_if_nothing_were_there(graded):
     assert float(rows["'" + FORMULA]["score"]) == pytest.approx(expected)
 
 
+@pytest.mark.slow
 def test_no_feedback_page_holds_active_content(graded):
     """Every page under feedback/, parsed: no script but the page's own MathJax, no active
     tag, no event handler, no ``javascript:`` or ``data:text/html`` URL, no ``<meta>``
@@ -162,6 +162,7 @@ def test_no_feedback_page_holds_active_content(graded):
     assert "a link" in eve and "an output link" in eve and "result" in eve  # shown, inert
 
 
+@pytest.mark.slow
 def test_formgraders_view_holds_none_of_it(graded):
     """eve's graded notebook in formgrader's manual-grading view (nbconvert's HTMLExporter,
     nbgrader's formgrade template, the course's nbgrader_config.py): what could run is
@@ -178,6 +179,7 @@ def test_formgraders_view_holds_none_of_it(graded):
     assert "a link" in page and "an output link" in page
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("student", "outcome"), [("honest", "passed"), (FORMULA, "failed")])
 def test_feedback_withholds_the_hidden_tests(graded, student, outcome):
     """The hidden tests' source is in the graded notebook and in no feedback page: each
@@ -201,6 +203,7 @@ def test_feedback_withholds_the_hidden_tests(graded, student, outcome):
     assert f"hidden tests (source withheld): {outcome}" in text
 
 
+@pytest.mark.slow
 def test_feedback_names_no_folder_of_the_grader(graded):
     """The formula student's printed paths and numpy traceback name the grader's checkout,
     its Python environment and standard library in the graded notebook; the page names
@@ -249,6 +252,7 @@ def test_a_cells_printed_text_is_one_output_however_the_kernel_flushed_it(graded
     assert "json/__init__.py" in printed.get_text()
 
 
+@pytest.mark.slow
 def test_grades_csv_is_safe_in_a_spreadsheet(graded):
     """No cell of grades.csv starts like a formula (numbers aside), and none is longer than
     MAX_CELL: the formula student's id is text, their flags (longer than that, all of
@@ -272,6 +276,7 @@ def test_grades_csv_is_safe_in_a_spreadsheet(graded):
     assert flags.endswith(" more")
 
 
+@pytest.mark.slow
 def test_summary_renders_as_text(graded):
     """summary.md rendered by a Markdown renderer that passes HTML through (mistune, as
     nbconvert uses it): eve's flag quotes her grade id, ``<script>`` and all, and the
@@ -291,6 +296,7 @@ def test_summary_renders_as_text(graded):
     assert hostile_html.active_content(rendered) == []
 
 
+@pytest.mark.slow
 def test_the_hostile_page_runs_nothing_in_chromium(browser, graded):
     """eve's page opened from disk in chromium: no payload ran, no dialog opened (after
     clicking the links and the form and hovering), MathJax typeset the math.

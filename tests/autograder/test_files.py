@@ -114,3 +114,21 @@ def test_a_killed_writer_leaves_the_old_or_the_new_file(tmp_path, delay):
     writer.wait()
     content = target.read_bytes()
     assert content in (old, b"n" * 4_000_000)
+
+
+def test_folder_digest_follows_names_and_bytes_and_skips_caches(tmp_path):
+    from autograder.files import folder_digest
+
+    (tmp_path / "pkg" / "__pycache__").mkdir(parents=True)
+    (tmp_path / "pkg" / ".ipynb_checkpoints").mkdir()
+    (tmp_path / "pkg" / "a.py").write_text("x = 1\n")
+    before = folder_digest(tmp_path / "pkg")
+    (tmp_path / "pkg" / "__pycache__" / "a.cpython-311.pyc").write_bytes(b"cache")
+    (tmp_path / "pkg" / ".ipynb_checkpoints" / "nb-checkpoint.ipynb").write_text("{}")
+    (tmp_path / "pkg" / "old.pyc").write_bytes(b"cache")
+    assert folder_digest(tmp_path / "pkg") == before
+    (tmp_path / "pkg" / "a.py").write_text("x = 2\n")
+    changed = folder_digest(tmp_path / "pkg")
+    assert changed != before
+    (tmp_path / "pkg" / "a.py").rename(tmp_path / "pkg" / "b.py")
+    assert folder_digest(tmp_path / "pkg") not in (before, changed)

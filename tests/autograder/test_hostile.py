@@ -21,7 +21,7 @@ import nbformat
 import pytest
 
 from autograder.course import Course
-from autograder.recheck.execute import ENV_CONFIG
+from autograder.grading.safe_execute import ENV_CONFIG
 from autograder.samples import VARIANTS, make_submission, solution_sources
 from tests.autograder.attacks import ATTACKS, AttackContext, function_name, pick_variant
 from tests.autograder.grading_helpers import grade_notebooks
@@ -216,6 +216,7 @@ def _scores(batch, student):
     return batch["results"][student].scores
 
 
+@pytest.mark.slow
 def test_honest_submissions_graded_correctly(batch):
     ctx = batch["ctx"]
     full = _scores(batch, "honest_source")
@@ -227,6 +228,7 @@ def test_honest_submissions_graded_correctly(batch):
     assert lost == set(ctx.lost)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("attack", ATTACKS, ids=lambda a: a.name)
 def test_attack_gains_nothing(batch, attack):
     honest = _scores(batch, "honest_buggy")
@@ -238,6 +240,7 @@ def test_attack_gains_nothing(batch, attack):
         assert got[grade_id][0] == 0, f"{grade_id} must stay lost"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "attack",
     [a for a in ATTACKS if not a.kills_kernel and a.name not in ("fork_bomb", "endless_function")],
@@ -247,6 +250,7 @@ def test_attack_that_leaves_the_kernel_alone_changes_no_score(batch, attack):
     assert _scores(batch, f"attack_{attack.name}") == _scores(batch, "honest_buggy")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("attack", ATTACKS, ids=lambda a: a.name)
 def test_attack_is_flagged(batch, attack):
     import re
@@ -256,6 +260,7 @@ def test_attack_is_flagged(batch, attack):
         assert any(re.search(pattern, flag) for flag in flags), (pattern, flags)
 
 
+@pytest.mark.slow
 def test_nothing_escaped_the_sandbox(batch):
     ctx = batch["ctx"]
     assert batch["received"] == [], "the sandbox reached the grader's loopback"
@@ -274,6 +279,7 @@ def test_nothing_escaped_the_sandbox(batch):
     assert manual == (0,)
 
 
+@pytest.mark.slow
 def test_hidden_test_source_never_reaches_a_kernel(batch):
     lines = batch["hidden_lines"]
     assert lines
@@ -284,6 +290,7 @@ def test_hidden_test_source_never_reaches_a_kernel(batch):
             assert line not in outputs, f"{student}: hidden test source in an output"
 
 
+@pytest.mark.slow
 def test_no_process_left_behind(batch):
     assert _processes_with(batch["ctx"].marker) == []
     uids = set()
@@ -297,12 +304,14 @@ def test_no_process_left_behind(batch):
     assert _uid_processes(uids) == []
 
 
+@pytest.mark.slow
 def test_output_is_capped(batch):
     path = batch["graded"]["attack_huge_output"]
     assert path.stat().st_size < 8 * 1024 * 1024
     assert "[output truncated by the autograder]" in path.read_text()
 
 
+@pytest.mark.slow
 def test_batch_finishes_in_bounded_time(batch):
     assert batch["elapsed"] < BATCH_SECONDS, batch["elapsed"]
     for student, result in batch["results"].items():

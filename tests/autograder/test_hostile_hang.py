@@ -21,9 +21,9 @@ import pytest
 
 from autograder.__main__ import main
 from autograder.course import Course
+from autograder.grading.safe_execute import ENV_CONFIG
 from autograder.notebook import notebook_bytes
 from autograder.recheck import free_names
-from autograder.recheck.execute import ENV_CONFIG
 from autograder.samples import make_submission, solution_sources
 
 # The same notebook as the hostile battery (the lightest; its first graded function is
@@ -31,7 +31,6 @@ from autograder.samples import make_submission, solution_sources
 from tests.autograder.test_hostile import ASSIGNMENT, NOTEBOOKS
 
 pytestmark = [
-    pytest.mark.slow,
     pytest.mark.needs_sandbox,
     pytest.mark.skipif(ASSIGNMENT is None, reason="no course notebook with sample answers"),
 ]
@@ -153,6 +152,7 @@ def batch(tmp_path_factory):
     }
 
 
+@pytest.mark.slow
 def test_the_honest_student_keeps_a_full_readable_row(batch):
     points = batch["points"]
     row = batch["rows"]["honest"]
@@ -163,6 +163,7 @@ def test_the_honest_student_keeps_a_full_readable_row(batch):
     assert entry["flags"] == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("student", ["hang_loop", "hang_sleep", "hang_sigint", "hang_two"])
 def test_a_hang_costs_exactly_the_tests_of_its_exercise(batch, student):
     points = batch["points"]
@@ -174,6 +175,7 @@ def test_a_hang_costs_exactly_the_tests_of_its_exercise(batch, student):
     assert float(batch["rows"][student]["score"]) == pytest.approx(sum(expected.values()))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("student", ["hang_loop", "hang_sleep", "hang_sigint", "hang_two"])
 def test_a_hang_is_one_flag_line_per_function(batch, student):
     flags = batch["entries"][student]["flags"]
@@ -188,6 +190,7 @@ def test_a_hang_is_one_flag_line_per_function(batch, student):
     assert not any("ran longer than" in f and "not run" in f for f in flags), flags
 
 
+@pytest.mark.slow
 def test_a_kernel_that_ignores_the_interrupt_is_flagged_and_restarted(batch):
     flags = batch["entries"]["hang_sigint"]["flags"]
     assert any(
@@ -197,6 +200,7 @@ def test_a_kernel_that_ignores_the_interrupt_is_flagged_and_restarted(batch):
     assert not any(f.startswith("kernel stopped") for f in flags), flags
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("student", ["hang_loop", "hang_sleep", "hang_sigint", "hang_two"])
 def test_a_hung_submission_takes_a_bounded_time(batch, student):
     # Generous: per hung function, a cell limit and a call limit (each with its interrupt

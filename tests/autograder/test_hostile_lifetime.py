@@ -43,10 +43,7 @@ HONEST = ("b_honest", "c_honest", "d_honest", "e_honest")
 START_TIMEOUT = 300.0
 GONE_TIMEOUT = 15.0
 
-pytestmark = [
-    pytest.mark.skipif(not ASSIGNMENTS, reason="no course notebooks yet"),
-    pytest.mark.slow,
-]
+pytestmark = pytest.mark.skipif(not ASSIGNMENTS, reason="no course notebooks yet")
 
 needs_sandbox = pytest.mark.needs_sandbox
 
@@ -270,6 +267,7 @@ def _kill_run(run: Run) -> None:
     assert run.finish(timeout=30) == -signal.SIGKILL
 
 
+@pytest.mark.slow
 @needs_sandbox
 def test_sigkill_sandboxed_leaves_nothing(released, tmp_path):
     """SIGKILL mid-batch: workers, bubblewrap, sandboxed kernels and a student's
@@ -285,6 +283,7 @@ def test_sigkill_sandboxed_leaves_nothing(released, tmp_path):
     assert not left, "still running:\n" + "\n".join(left)
 
 
+@pytest.mark.slow
 def test_sigkill_unsandboxed_leaves_nothing(released, tmp_path):
     """SIGKILL mid-batch without the sandbox: workers, pre-warmed kernel templates and the
     kernels forked from them all go (one kernel is busy in a long cell meanwhile)."""
@@ -297,6 +296,7 @@ def test_sigkill_unsandboxed_leaves_nothing(released, tmp_path):
     assert not left, "still running:\n" + "\n".join(left)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("signum", "sandboxed"),
     [
@@ -326,6 +326,7 @@ def test_clean_stop_keeps_grades_and_leaves_nothing(released, tmp_path, signum, 
     assert not left, "still running:\n" + "\n".join(left)
 
 
+@pytest.mark.slow
 @needs_sandbox
 def test_finished_run_leaves_nothing(released, tmp_path):
     """A run that ends normally leaves no process, the daemon a student started in the

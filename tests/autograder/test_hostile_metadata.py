@@ -28,7 +28,7 @@ from tests.autograder.grading_helpers import grade_notebooks
 TARGET = "04_naive_bayes_linear"  # the lightest notebook: graded most often here
 OTHER = "01_hyperplanes"
 HAVE = all((course_module.NOTEBOOKS_DIR / a / f"{a}.ipynb").is_file() for a in (TARGET, OTHER))
-pytestmark = [pytest.mark.skipif(not HAVE, reason="course notebooks missing"), pytest.mark.slow]
+pytestmark = pytest.mark.skipif(not HAVE, reason="course notebooks missing")
 
 
 @pytest.fixture(scope="module")
@@ -93,6 +93,7 @@ def _foreign(nb):
     return other
 
 
+@pytest.mark.slow
 def test_each_metadata_edit_is_repaired_and_flagged(released):
     _, course, answer, full = released
     edits = _edits(answer)
@@ -142,6 +143,7 @@ def _other_notebook() -> bytes:
     return (course_module.NOTEBOOKS_DIR / OTHER / f"{OTHER}.ipynb").read_bytes()
 
 
+@pytest.mark.slow
 def test_wrong_assignment_is_refused_before_grading(released, capsys):
     root, course, _, _ = released
     archive = _zip(
@@ -166,6 +168,7 @@ def test_wrong_assignment_is_refused_before_grading(released, capsys):
     assert not any((course.root / "submitted" / s).exists() for s in ("200", "201", "202"))
 
 
+@pytest.mark.slow
 def test_one_foreign_notebook_is_that_students_flag(released, capsys):
     root, course, answer, full = released
     edited = copy.deepcopy(answer)
@@ -191,6 +194,7 @@ def test_one_foreign_notebook_is_that_students_flag(released, capsys):
     assert "deleted" not in rows["303"]["flags"]
 
 
+@pytest.mark.slow
 def test_grade_ids_win_over_a_misleading_file_name(released, capsys):
     root, course, answer, full = released
     archive = _zip(root / "named.zip", {f"oddname_401_9401_{OTHER}.ipynb": notebook_bytes(answer)})

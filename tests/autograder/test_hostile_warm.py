@@ -38,7 +38,6 @@ ASSIGNMENTS = list_assignments()
 pytestmark = [
     pytest.mark.skipif(not ASSIGNMENTS, reason="no course notebooks yet"),
     pytest.mark.needs_sandbox,
-    pytest.mark.slow,
 ]
 
 PORT = 47013
@@ -163,6 +162,7 @@ def _record(course_dir: Path, assignment: str, student: str) -> tuple[bool, str]
     return match.group(1) == "True", match.group(2)
 
 
+@pytest.mark.slow
 def test_the_next_students_find_nothing_and_the_box_survives(released):
     course_dir, assignment = released
     students = {"a_hostile": LEAVE, "b_next": FIND, "c_next": FIND, "d_honest": ""}
@@ -183,6 +183,7 @@ def test_the_next_students_find_nothing_and_the_box_survives(released):
     ]
 
 
+@pytest.mark.slow
 def test_a_box_killed_while_the_class_grades_costs_nothing(released):
     course_dir, assignment = released
     students = {f"s{i}_next": FIND for i in range(4)}

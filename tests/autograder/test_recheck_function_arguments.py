@@ -18,10 +18,7 @@ from autograder.course import Course
 from autograder.samples import make_submission
 from tests.autograder.grading_helpers import grade_notebooks
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.needs_sandbox,
-]
+pytestmark = pytest.mark.needs_sandbox
 
 
 def _meta(**kw):
@@ -99,6 +96,7 @@ def _notebook():
     return nb
 
 
+@pytest.mark.slow
 def test_functions_passed_as_arguments_are_graded_in_the_recheck(tmp_path):
     source_dir = tmp_path / "notebooks" / "fnargs"
     source_dir.mkdir(parents=True)

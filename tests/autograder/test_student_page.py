@@ -26,9 +26,9 @@ from bs4 import BeautifulSoup
 from autograder.__main__ import main
 from autograder.course import REPO_ROOT as ROOT
 from autograder.course import Course, list_assignments
+from autograder.grading.safe_execute import ENV_CONFIG
 from autograder.misconceptions import exercise_of, load_catalogue
 from autograder.notebook import notebook_bytes
-from autograder.recheck.execute import ENV_CONFIG
 from autograder.samples import VARIANTS, make_submission, solution_sources
 from autograder.samples.demo import build_demo_submissions
 from tests.autograder.test_hostile_html import active_content
@@ -36,7 +36,6 @@ from tests.autograder.test_hostile_html import active_content
 ASSIGNMENTS = list_assignments()
 
 pytestmark = [
-    pytest.mark.slow,
     pytest.mark.needs_sandbox,
     pytest.mark.skipif(not ASSIGNMENTS, reason="no course notebooks"),
 ]
@@ -92,6 +91,7 @@ def _page(out, student, assignment) -> str:
     return path.read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_typical_bugs_are_diagnosed_with_their_misconceptions(demo, assignment):
     entry = demo["entries"][assignment]
@@ -105,6 +105,7 @@ def test_typical_bugs_are_diagnosed_with_their_misconceptions(demo, assignment):
     assert diagnosed == _demo_bugs(assignment)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_the_page_names_the_misconception_under_the_failing_test(demo, assignment):
     page = _page(demo["out"], "typical_bugs", assignment)
@@ -122,6 +123,7 @@ def test_the_page_names_the_misconception_under_the_failing_test(demo, assignmen
     assert active_content(page) == []
 
 
+@pytest.mark.slow
 def test_the_summary_has_the_class_table(demo):
     summary = demo["summary"]
     for assignment in ASSIGNMENTS:
@@ -179,6 +181,7 @@ def meddled(tmp_path_factory):
     }
 
 
+@pytest.mark.slow
 def test_what_the_grader_did_is_on_the_students_page(meddled):
     soup = BeautifulSoup(meddled["page"], features="html.parser")
     (notes,) = soup.select("div.autograder-notes")
@@ -190,6 +193,7 @@ def test_what_the_grader_did_is_on_the_students_page(meddled):
     assert "instructor" not in text and "re-check:" not in text
 
 
+@pytest.mark.slow
 def test_the_hang_and_the_bug_are_diagnosed(meddled):
     diagnoses = meddled["entry"]["diagnoses"]
     assert diagnoses["perceptron_update"]["misconception"] == "tie_is_no_mistake"
@@ -200,6 +204,7 @@ def test_the_hang_and_the_bug_are_diagnosed(meddled):
     assert any("your train_perceptron did not return within 5 s" in t for t in texts)
 
 
+@pytest.mark.slow
 def test_tracebacks_and_scores_read_as_the_students(meddled):
     page = meddled["page"]
     assert "linlib/grading.py" not in page and "linlib/_remote.py" not in page

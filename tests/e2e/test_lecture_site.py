@@ -34,7 +34,6 @@ from lecture.slides import slide_heights
 
 from .browser import launch_chromium, require
 
-pytestmark = pytest.mark.slow
 NOTEBOOKS = course_notebooks()
 STEMS = [path.stem for path in NOTEBOOKS]
 PAGES = ["index.html"] + [f"{stem}/{stem}.html" for stem in STEMS]
@@ -215,6 +214,7 @@ def _check_loaded_offline(visit: Visit) -> None:
     assert [src for src, width in widths if width == 0] == [], "figures not displayed"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("page", PAGES)
 def test_site_page_offline_math_and_figures(browser, server, page):
     visit = Visit(browser, f"{server}/{page}")
@@ -230,6 +230,7 @@ def test_site_page_offline_math_and_figures(browser, server, page):
         visit.close()
 
 
+@pytest.mark.slow
 def test_site_index_lists_the_notebooks_in_course_order(browser, server):
     visit = Visit(browser, f"{server}/index.html")
     try:
@@ -241,6 +242,7 @@ def test_site_index_lists_the_notebooks_in_course_order(browser, server):
         visit.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("deck", DECKS)
 def test_deck_offline_math_and_figures(browser, server, deck):
     visit = Visit(browser, f"{server}/{deck}")
@@ -251,6 +253,7 @@ def test_deck_offline_math_and_figures(browser, server, deck):
         visit.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("deck", DECKS)
 def test_deck_arrow_keys_and_length(browser, server, deck):
     """At least 15 slides (the notebooks' slide metadata, written by ``python -m
@@ -271,6 +274,7 @@ def test_deck_arrow_keys_and_length(browser, server, deck):
         visit.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("viewport", [(1280, 720), (1920, 1080)], ids=["720p", "1080p"])
 @pytest.mark.parametrize("deck", DECKS)
 def test_deck_fits_the_projector(browser, server, deck, viewport):
@@ -319,6 +323,7 @@ def test_deck_fits_the_projector(browser, server, deck, viewport):
     assert max(model) <= content
 
 
+@pytest.mark.slow
 def test_feedback_page_typesets_offline(browser, tmp_path):
     """A feedback page as the autograder writes it, opened from disk (file://)."""
     from nbformat.v4 import new_markdown_cell, new_notebook
@@ -337,6 +342,7 @@ def test_feedback_page_typesets_offline(browser, tmp_path):
         visit.close()
 
 
+@pytest.mark.slow
 def test_build_twice_gives_identical_files(site, tmp_path):
     again = _build(tmp_path / "lecture")
     first = {p.relative_to(site): p for p in site.rglob("*") if p.is_file()}

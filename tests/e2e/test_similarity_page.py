@@ -31,7 +31,6 @@ from autograder.samples.demo import DEMO_PAIR, DEMO_PAIR_ASSIGNMENT, build_demo_
 
 from .browser import launch_chromium
 
-pytestmark = pytest.mark.slow
 ASSIGNMENT = DEMO_PAIR_ASSIGNMENT
 #: The hostile student's id starts like a spreadsheet formula.
 EVE = "=eve"
@@ -93,6 +92,7 @@ def browser():
         chromium.close()
 
 
+@pytest.mark.slow
 def test_csv_lists_the_planted_pair_and_not_the_reference_pair(graded):
     rows = list(csv.DictReader(io.StringIO((graded / "similarity.csv").read_text())))
     threshold = float(rows[0]["threshold"])
@@ -109,6 +109,7 @@ def test_csv_lists_the_planted_pair_and_not_the_reference_pair(graded):
     assert not [v for r in rows for v in r.values() if v.startswith(("=", "+", "-", "@"))]
 
 
+@pytest.mark.slow
 def test_page_requests_nothing_and_runs_no_student_code(graded, browser):
     page_path = graded / "similarity.html"
     context = browser.new_context(viewport={"width": 1280, "height": 900})

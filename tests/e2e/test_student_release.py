@@ -50,8 +50,6 @@ from autograder.samples import solution_sources
 
 from .browser import jupyterlab_server, launch_chromium
 
-pytestmark = pytest.mark.slow
-
 REPO = Path(__file__).resolve().parents[2]
 ARTEFACTS = REPO / "build" / "test-artifacts"
 FIRST = "01_hyperplanes"
@@ -167,6 +165,7 @@ def _use_assignment(student_dir: dict[str, Path], assignment: str) -> None:
     assert done.stdout.strip() == assignment, done.stdout + done.stderr
 
 
+@pytest.mark.slow
 def test_one_environment_serves_every_assignment(student_dir):
     first = student_dir[FIRST]
     pins = (first / "requirements.txt").read_text().splitlines()
@@ -218,6 +217,7 @@ def _outputs_text(nb: nbformat.NotebookNode) -> str:
     return json.dumps([cell.get("outputs", []) for cell in nb.cells])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("assignment", list_assignments())
 def test_release_runs_and_solutions_validate(student_dir, releases, assignment):
     folder = student_dir[assignment]
@@ -360,6 +360,7 @@ def _errors(cell) -> list:
     return [o for o in cell.get("outputs", []) if o.output_type == "error"]
 
 
+@pytest.mark.slow
 def test_student_in_jupyterlab(student_dir, jupyter_lab, tmp_path):
     from playwright import sync_api as playwright_api
 

@@ -15,8 +15,6 @@ from nbformat.v4 import new_code_cell, new_notebook
 
 from .browser import jupyterlab_server, launch_chromium
 
-pytestmark = pytest.mark.slow
-
 CELL = """\
 import linlib
 from linlib.widgets import hyperplane_explorer
@@ -48,6 +46,7 @@ def jupyterlab(tmp_path: Path):
         yield url
 
 
+@pytest.mark.slow
 def test_slider_redraws_the_figure_in_jupyterlab(jupyterlab):
     from playwright.sync_api import sync_playwright
 

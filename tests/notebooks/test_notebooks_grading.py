@@ -41,10 +41,11 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.course import Course, validate_notebook
+from autograder.course import Course
 from autograder.notebook import notebook_bytes
 from autograder.release import ensure_released
 from autograder.samples import VARIANTS, Variant, make_submission, solution_cell_ids
+from tests.autograder.grading_helpers import validate_notebook
 
 ROOT = Path(__file__).resolve().parents[2]
 ASSIGNMENTS = sorted(

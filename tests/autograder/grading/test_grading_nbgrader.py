@@ -15,12 +15,11 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from autograder.course import Course, validate_notebook
+from autograder.course import Course
 from autograder.samples import make_submission
-from tests.autograder.grading_helpers import grade_notebooks
+from tests.autograder.grading_helpers import grade_notebooks, validate_notebook
 
 # Runs nbgrader on a notebook (release, validate, autograde): about a minute.
-pytestmark = pytest.mark.slow
 
 
 def _meta(**kw):
@@ -80,6 +79,7 @@ def tiny_course(tmp_path_factory):
     return course.root, root / "notebooks" / "tiny" / "tiny.ipynb", release / "tiny.ipynb"
 
 
+@pytest.mark.slow
 def test_make_course_copies_source_and_writes_config(tiny_course):
     course, _, _ = tiny_course
     assert (course / "source" / "tiny" / "tiny.ipynb").is_file()
@@ -88,6 +88,7 @@ def test_make_course_copies_source_and_writes_config(tiny_course):
     assert "gradebook.db" in config
 
 
+@pytest.mark.slow
 def test_release_strips_solution_and_hidden_tests(tiny_course):
     _, _, release = tiny_course
     text = release.read_text()
@@ -96,6 +97,7 @@ def test_release_strips_solution_and_hidden_tests(tiny_course):
     assert "TINY_HIDDEN_MARK" not in text
 
 
+@pytest.mark.slow
 def test_validate_source_passes_and_release_fails_every_test(tiny_course):
     _, source, release = tiny_course
     # the source warns on stderr, which stock nbgrader validate counts as failing
@@ -105,6 +107,7 @@ def test_validate_source_passes_and_release_fails_every_test(tiny_course):
     assert ok, report
 
 
+@pytest.mark.slow
 def test_grade_batch(tiny_course):
     course, source, release = tiny_course
     good = make_submission(release, source)

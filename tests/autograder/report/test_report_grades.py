@@ -50,3 +50,53 @@ def test_the_file_reads_back_with_the_csv_modules_default_limit():
     csv.writer(buffer).writerow([csv_cell("=evil"), csv_cell(flags_cell(flags))])
     (row,) = list(csv.reader(io.StringIO(buffer.getvalue())))
     assert row[0] == "'=evil" and row[1].startswith("2000 flags") and len(row[1]) <= MAX_CELL
+
+
+# nbgrader's add_submission warns (SQLAlchemy autoflush) while it builds the test's gradebook
+@pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")
+def test_grades_csv_is_nbgraders_export_with_every_text_read_back_whole(tmp_path):
+    """nbgrader's own export writes the rows; names with a comma, a quote or a line break
+    still read back as one field each, formulas guarded, rows by assignment then id, and
+    the extra columns after nbgrader's."""
+    import datetime
+
+    from nbgrader.api import Gradebook
+
+    from autograder.course import ensure_env_bin_on_path
+    from autograder.report import EXTRA_COLUMNS, FlaggedCsvExportPlugin
+
+    ensure_env_bin_on_path()  # nbgrader runs alembic for a new gradebook
+    url = f"sqlite:///{tmp_path / 'gradebook.db'}"
+    due = datetime.datetime(2025, 10, 3, 21, 59)
+    with Gradebook(url) as gb:
+        gb.add_assignment("b_two", duedate=due)
+        gb.add_assignment("a_one")
+        gb.add_student("=cmd", last_name='O"Brien, Jr.', first_name="two\nlines", email=None)
+        gb.add_student("bob", last_name="", first_name=" spaced ", email="b@x,y")
+        gb.add_submission("a_one", "bob")
+        dest = tmp_path / "grades.csv"
+        FlaggedCsvExportPlugin(to=str(dest), flags={"b_two/bob": ["=1+1"]}).export(gb)
+    with dest.open(newline="") as fh:
+        header, *rows = csv.reader(fh)
+    assert header[-3:] == EXTRA_COLUMNS and header[:4] == [
+        "assignment",
+        "duedate",
+        "timestamp",
+        "student_id",
+    ]
+    table = [dict(zip(header, row, strict=True)) for row in rows]
+    assert [(r["assignment"], r["student_id"]) for r in table] == [
+        ("a_one", "'=cmd"),
+        ("a_one", "bob"),
+        ("b_two", "'=cmd"),
+        ("b_two", "bob"),
+    ]
+    first = table[0]
+    assert (first["last_name"], first["first_name"], first["email"]) == (
+        'O"Brien, Jr.',
+        "two\nlines",
+        "",
+    )
+    assert (table[1]["first_name"], table[1]["email"]) == (" spaced ", "b@x,y")
+    assert [r["flags"] for r in table] == ["no submission", "", "no submission", "'=1+1"]
+    assert table[2]["duedate"] == str(due) and table[0]["score"] == "0.0"

@@ -33,8 +33,6 @@ from autograder.samples import make_submission
 from autograder.samples.demo import build_demo_submissions
 from tests.autograder.term.lms_importers import canvas_import, moodle_gradebook_import
 
-pytestmark = pytest.mark.slow
-
 A1, A4 = "01_hyperplanes", "04_naive_bayes_linear"
 DEMO = [A1, A4]
 
@@ -59,6 +57,7 @@ def demo(tmp_path_factory):
     return root, run
 
 
+@pytest.mark.slow
 def test_the_demo_summary_shows_due_dates_the_extension_and_the_late_student(demo):
     root, run = demo
     summary = (root / "out" / "summary.md").read_text(encoding="utf-8")
@@ -93,6 +92,7 @@ def test_the_demo_summary_shows_due_dates_the_extension_and_the_late_student(dem
             assert row["late_submission_penalty"] == "0.0" and row["score"] == row["raw_score"]
 
 
+@pytest.mark.slow
 def test_the_demo_scores_before_penalties_are_those_of_grading_without_a_term(demo, tmp_path):
     root, _ = demo
     folder = build_demo_submissions(root / "course", tmp_path / "class", DEMO)
@@ -109,6 +109,7 @@ def test_the_demo_scores_before_penalties_are_those_of_grading_without_a_term(de
         assert row["timestamp"] == plain_rows[key]["timestamp"]  # timestamp.txt either way
 
 
+@pytest.mark.slow
 def test_exports_of_the_graded_demo_read_back(demo, tmp_path, capsys):
     root, _ = demo
     course = root / "course"
@@ -179,6 +180,7 @@ def _calendar(path: Path, due: datetime, rule: str = 'rule = "per-day"\npercent 
     return path
 
 
+@pytest.mark.slow
 def test_a_collected_submitted_folder_is_graded_with_its_timestamps(hub, capsys):
     root, ours, _, submitted, moments = hub
     assert sorted(p.name for p in submitted.iterdir()) == ["alice", "bob"]
@@ -200,6 +202,7 @@ def test_a_collected_submitted_folder_is_graded_with_its_timestamps(hub, capsys)
     assert "late by" in bob["flags"]
 
 
+@pytest.mark.slow
 def test_the_exchange_inbound_folder_and_the_resubmission_policies(hub, capsys):
     root, ours, inbound, _, moments = hub
     assert len(list(inbound.iterdir())) == 3
@@ -227,6 +230,7 @@ def test_the_exchange_inbound_folder_and_the_resubmission_policies(hub, capsys):
 # --------------------------------------------------------------------------- policy best
 
 
+@pytest.mark.slow
 def test_policy_best_grades_each_upload_and_keeps_the_better(hub, capsys):
     root, ours, *_ = hub
     release_nb = ours / "release" / A1 / f"{A1}.ipynb"

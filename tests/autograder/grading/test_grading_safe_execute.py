@@ -1,4 +1,4 @@
-"""autograder.recheck.execute: SafeExecute gives the kernel only the visible tests (the
+"""autograder.grading.safe_execute: SafeExecute gives the kernel only the visible tests (the
 hidden-test parser of autograder.notebook matches nbgrader's), and the trusted re-check
 decides each test cell."""
 
@@ -45,7 +45,7 @@ def _tiny_notebook(answer: str) -> nbformat.NotebookNode:
 
 
 def _safe_execute(nb, tmp_path, **settings):
-    from autograder.recheck.execute import SafeExecute
+    from autograder.grading.safe_execute import SafeExecute
 
     pp = SafeExecute(**{"timeout": 20, **settings})
     nb, _ = pp.preprocess(nb, {"metadata": {"path": str(tmp_path)}})
@@ -116,7 +116,7 @@ def test_leftover_process_helpers_see_children_and_ignore_zombies():
     import os
     import subprocess
 
-    from autograder.recheck.execute import _children, _running
+    from autograder.grading.safe_execute import _children, _running
 
     child = subprocess.Popen(["sleep", "30"])
     try:
@@ -136,7 +136,7 @@ def test_after_a_time_out_only_answer_cells_keep_the_full_cell_limit():
     """A hang costs its own exercise: once a cell timed out, every later cell but the
     answers gets ``after_timeout``; past the notebook's time, answers get it too; a cell
     run again after a restart gets the full limit within what is left for re-runs."""
-    from autograder.recheck.execute import SafeExecute
+    from autograder.grading.safe_execute import SafeExecute
     from autograder.recheck.outcomes import RunState
 
     pp = SafeExecute(timeout=30, after_timeout=5)

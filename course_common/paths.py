@@ -1,0 +1,14 @@
+"""Where the course's parts are in the repository: its root, the source notebooks, the
+browser assets ``npm ci`` installs. The one home of these paths for the autograder, the
+lecture and the benchmarks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+#: The repository's root folder (the course is run from a checkout, not installed).
+REPO_ROOT = Path(__file__).resolve().parents[1]
+#: The seven nbgrader source notebooks: ``notebooks/NN_name/NN_name.ipynb``.
+NOTEBOOKS_DIR = REPO_ROOT / "notebooks"
+#: The repository's ``node_modules/`` (``npm ci``).
+NODE_MODULES = REPO_ROOT / "node_modules"
