@@ -178,7 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
         default="auto",
         help="layout of SUBMISSIONS (default: auto-detect; exchange: nbgrader's inbound folder)",
     )
-    term = p_grade.add_argument_group("the term (see the README: A term with the course)")
+    term = p_grade.add_argument_group("the term (see docs/instructor/term.md)")
     term.add_argument(
         "--calendar",
         type=Path,
