@@ -20,9 +20,10 @@ name):
 
 A block without a comment is run in the fast tier and must finish within
 :data:`FAST_TIMEOUT` seconds. Blocks run in the order of :func:`documents` (the README, then
-``docs/`` by path), each as one bash script (``set -euo pipefail``) from the root of a copy
-of the repository, with the project's environment activated (``VIRTUAL_ENV``, ``.venv/bin``
-first on ``PATH``), as a reader who followed the documents from the top would type them.
+``docs/`` by path; in two chains, :func:`chain_of`), each as one bash script
+(``set -euo pipefail``) from the root of a copy of the repository, with the project's
+environment activated (``VIRTUAL_ENV``, ``.venv/bin`` first on ``PATH``), as a reader who
+followed the documents from the top would type them.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pytest
 from markdown_it import MarkdownIt
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -160,6 +162,75 @@ def all_blocks() -> list[Block]:
     return [block for path in documents() for block in blocks_of(path)]
 
 
+#: The documents whose blocks run one after another in one copy, by the test module that runs
+#: them (two modules: two test workers): the README and what its readers go on to (the
+#: instructor's pages use the demo the README runs), and the pages for lecturers,
+#: contributors and the benchmarks.
+README_CHAIN = ("README.md", "docs/student.md", "docs/instructor/")
+
+
+def chain_of(block: Block) -> str:
+    """Which test module runs ``block``: ``readme`` or ``docs``."""
+    return "readme" if str(block.path).startswith(README_CHAIN) else "docs"
+
+
+class Copies:
+    """The copies of the repository of a test module, one per tier, made on first use."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.copies: dict[str, Workspace] = {}
+
+    def get(self, tier: str) -> Workspace:
+        if tier not in self.copies:
+            self.copies[tier] = Workspace(self.folder / tier, own_environment=tier == "slow")
+        return self.copies[tier]
+
+
+def _report(block: Block, run: subprocess.CompletedProcess[str]) -> str:
+    return (
+        f"{block.id}: a documented command failed (exit {run.returncode})\n"
+        f"commands: {block.to_run()}\n--- stdout (end)\n{run.stdout[-4000:]}\n"
+        f"--- stderr (end)\n{run.stderr[-4000:]}"
+    )
+
+
+def run_in_order(block: Block, chain: list[Block], copies: Copies) -> None:
+    """Run ``block`` in its tier's copy after the blocks before it in ``chain`` (those not
+    run there yet: a block picked with ``-k`` runs what comes before it first); fails the
+    test, with the commands' output, when one fails."""
+    if block.skip is not None:
+        pytest.skip(f"not run: {block.skip}")
+    tier = "slow" if block.slow else "fast"
+    workspace = copies.get(tier)
+    for earlier in chain[: chain.index(block)]:
+        if earlier.skip is not None or earlier.id in workspace.done:
+            continue
+        if tier == "fast" and earlier.slow:
+            continue  # the fast tier never waits for a slow block
+        if earlier.id in workspace.failed:
+            pytest.fail(f"an earlier block failed: {earlier.id}", pytrace=False)
+        run = workspace.run(earlier, SLOW_TIMEOUT if earlier.slow else FAST_TIMEOUT)
+        if run.returncode != 0:
+            workspace.failed.add(earlier.id)
+            pytest.fail("an earlier block failed: " + _report(earlier, run), pytrace=False)
+        workspace.done.add(earlier.id)
+    run = workspace.run(block, SLOW_TIMEOUT if block.slow else FAST_TIMEOUT)
+    if run.returncode != 0:
+        workspace.failed.add(block.id)
+        pytest.fail(_report(block, run), pytrace=False)
+    workspace.done.add(block.id)
+
+
+def params(chain: str) -> list:
+    """The blocks of one chain as pytest parameters, the slow ones marked ``slow``."""
+    return [
+        pytest.param(b, id=b.id, marks=[pytest.mark.slow] if b.slow else [])
+        for b in all_blocks()
+        if chain_of(b) == chain
+    ]
+
+
 # -- the copy of the repository ---------------------------------------------------------------
 
 
@@ -196,9 +267,12 @@ class Workspace:
     """A copy of the repository's files (tracked and not ignored) in ``folder``, committed
     to a git repository of its own, with the
     project's environment (``.venv``) and the lecture's npm packages (``node_modules``) as
-    ``./run`` would have set them up there."""
+    ``./run`` would have set them up there. Without ``own_environment`` (quicker: the
+    hard links take seconds) the copy shares the repository's environment, whose editable
+    install of the project points at the repository: enough for ``python -m …`` from the
+    copy's root, not for the grading sandbox, which sees the copy only."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, own_environment: bool = True) -> None:
         self.root = folder / "repo"
         self.root.mkdir(parents=True)
         for name in _tracked_files(ROOT):
@@ -208,11 +282,14 @@ class Workspace:
         git = ["git", "-c", "user.name=docs", "-c", "user.email=docs@example.org"]
         for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "the documents' copy"]):
             subprocess.run(git + args, cwd=self.root, check=True, capture_output=True)
-        if (ROOT / ".venv").is_dir():
+        if (ROOT / ".venv").is_dir() and own_environment:
             _link_environment(ROOT / ".venv", self.root / ".venv", ROOT, self.root)
+        elif (ROOT / ".venv").is_dir():
+            (self.root / ".venv").symlink_to(ROOT / ".venv")
         if (ROOT / "node_modules").is_dir():
             (self.root / "node_modules").symlink_to(ROOT / "node_modules")
-        self.done: set[str] = set()
+        self.done: set[str] = set()  # the blocks run here, in order
+        self.failed: set[str] = set()
 
     def environment(self) -> dict[str, str]:
         env = dict(os.environ)

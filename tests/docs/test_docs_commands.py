@@ -2,10 +2,14 @@
 cannot drift from the code: a command that breaks fails its block's test.
 
 How a block is marked (slow, skipped with its reason, a server) is ``tests/docs/commands.py``'s
-docstring. The blocks run in document order in one copy of the repository, a reader
+docstring. This module runs the README's blocks and those of ``docs/student.md`` and
+``docs/instructor/``; ``test_docs_commands_others.py`` the other pages' (two modules, so
+that two test workers share them). The blocks run in document order in one copy of the
+repository, a reader
 following the documents from the top; a block whose earlier blocks were deselected runs them
 first (``-k`` picks any one). The fast tier's blocks run in a copy of their own, so that
-they never wait for a slow block.
+they never wait for a slow block; that copy shares the repository's environment (quicker to
+make), so a block that grades in the sandbox belongs to the slow tier.
 """
 
 from __future__ import annotations
@@ -18,40 +22,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.docs.commands import FAST_TIMEOUT, ROOT, SLOW_TIMEOUT, Block, Workspace, all_blocks
+from tests.docs.commands import ROOT, Block, Copies, all_blocks, params, run_in_order
 
 BLOCKS = all_blocks()
 
 
-def _param(block: Block):
-    marks = [pytest.mark.slow] if block.slow else []
-    return pytest.param(block, id=block.id, marks=marks)
-
-
-class _Copies:
-    """The copies of the repository of this test session, one per tier, made on first use."""
-
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        self.copies: dict[str, Workspace] = {}
-
-    def get(self, tier: str) -> Workspace:
-        if tier not in self.copies:
-            self.copies[tier] = Workspace(self.folder / tier)
-        return self.copies[tier]
+CHAIN = [p.values[0] for p in params("readme")]
 
 
 @pytest.fixture(scope="module")
-def copies(tmp_path_factory) -> _Copies:
-    return _Copies(tmp_path_factory.mktemp("docs-commands"))
-
-
-def _report(block: Block, run) -> str:
-    return (
-        f"{block.id}: a documented command failed (exit {run.returncode})\n"
-        f"commands: {block.to_run()}\n--- stdout (end)\n{run.stdout[-4000:]}\n"
-        f"--- stderr (end)\n{run.stderr[-4000:]}"
-    )
+def copies(tmp_path_factory) -> Copies:
+    return Copies(tmp_path_factory.mktemp("docs-commands"))
 
 
 def test_every_block_is_marked_well():
@@ -61,24 +42,11 @@ def test_every_block_is_marked_well():
     assert BLOCKS, "no block of commands found in README.md and docs/"
 
 
-@pytest.mark.parametrize("block", [_param(b) for b in BLOCKS])
-def test_documented_commands_run(block: Block, copies: _Copies):
-    if block.skip is not None:
-        pytest.skip(f"not run: {block.skip}")
-    tier = "slow" if block.slow else "fast"
-    workspace = copies.get(tier)
-    # The blocks before this one in the documents, as the reader typed them.
-    for earlier in BLOCKS[: BLOCKS.index(block)]:
-        if earlier.skip is not None or earlier.id in workspace.done:
-            continue
-        if tier == "fast" and earlier.slow:
-            continue  # the fast tier never waits for a slow block
-        run = workspace.run(earlier, SLOW_TIMEOUT if earlier.slow else FAST_TIMEOUT)
-        assert run.returncode == 0, "an earlier block failed: " + _report(earlier, run)
-        workspace.done.add(earlier.id)
-    run = workspace.run(block, SLOW_TIMEOUT if block.slow else FAST_TIMEOUT)
-    assert run.returncode == 0, _report(block, run)
-    workspace.done.add(block.id)
+@pytest.mark.parametrize("block", params("readme"))
+def test_documented_commands_run(block: Block, copies: Copies):
+    """The README's blocks and those of the pages its readers go on to (``docs/student.md``,
+    ``docs/instructor/``); the other pages' in ``test_docs_commands_others.py``."""
+    run_in_order(block, CHAIN, copies)
 
 
 def _jobs() -> set[str]:
