@@ -4,6 +4,7 @@ package and module of ``autograder/``; and every path either table names — in 
 column, or a module or folder named in a row's description — exists.
 
 When modules move, this fails naming each row to fix (and each package without a row).
+The table of defences (``docs/instructor/security.md``) names tests that exist.
 """
 
 from __future__ import annotations
@@ -97,3 +98,23 @@ def test_the_layout_table_names_only_what_exists(folder: Path):
             if MODULELIKE.match(name) and not _exists(name, bases):
                 problems.append(f"row {entries}: {name} (in its description) does not exist")
     assert not problems, f"{DOCUMENT} '{SECTION}':\n" + "\n".join(problems)
+
+
+def test_the_defences_table_names_tests_that_exist():
+    """docs/instructor/security.md's table of what each defence stops names, for each layer,
+    test files of ``tests/autograder/`` and test functions that exist."""
+    document = Path("docs/instructor/security.md")
+    tables = tables_under(document, "What each defence stops, and the test that shows it")
+    assert tables and tables[0], f"{document}: the table of defences is missing"
+    problems = []
+    for row in tables[0]:
+        for name in code_spans(row[-1]):
+            file, _, function = name.partition("::")
+            matches = list((ROOT / "tests" / "autograder").rglob(file))
+            if not matches:
+                problems.append(f"{name}: no {file} under tests/autograder/")
+            elif function and not any(
+                re.search(rf"^def {re.escape(function)}\(", m.read_text(), re.M) for m in matches
+            ):
+                problems.append(f"{name}: {file} has no test {function}")
+    assert not problems, f"{document}:\n" + "\n".join(problems)
