@@ -28,6 +28,7 @@ followed the documents from the top would type them.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shlex
@@ -263,6 +264,17 @@ def _link_environment(source: Path, target: Path, old_root: Path, new_root: Path
             path.chmod(mode)
 
 
+def _environment_is_current() -> bool:
+    """Whether ``./run`` would leave the repository's environment as it is (its stamp is
+    that of requirements.txt and pyproject.toml): else a ``./run`` in a copy sharing it
+    would install the project into it again, from the copy, and point it there."""
+    want = hashlib.sha256(
+        (ROOT / "requirements.txt").read_bytes() + (ROOT / "pyproject.toml").read_bytes()
+    ).hexdigest()
+    stamp = ROOT / ".venv" / ".installed"
+    return stamp.is_file() and stamp.read_text().strip() == want
+
+
 class Workspace:
     """A copy of the repository's files (tracked and not ignored) in ``folder``, committed
     to a git repository of its own, with the
@@ -270,7 +282,8 @@ class Workspace:
     ``./run`` would have set them up there. Without ``own_environment`` (quicker: the
     hard links take seconds) the copy shares the repository's environment, whose editable
     install of the project points at the repository: enough for ``python -m …`` from the
-    copy's root, not for the grading sandbox, which sees the copy only."""
+    copy's root, not for the grading sandbox, which sees the copy only; and only while the
+    environment is current, so that a ``./run`` in the copy never reinstalls it."""
 
     def __init__(self, folder: Path, own_environment: bool = True) -> None:
         self.root = folder / "repo"
@@ -282,7 +295,7 @@ class Workspace:
         git = ["git", "-c", "user.name=docs", "-c", "user.email=docs@example.org"]
         for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "the documents' copy"]):
             subprocess.run(git + args, cwd=self.root, check=True, capture_output=True)
-        if (ROOT / ".venv").is_dir() and own_environment:
+        if (ROOT / ".venv").is_dir() and (own_environment or not _environment_is_current()):
             _link_environment(ROOT / ".venv", self.root / ".venv", ROOT, self.root)
         elif (ROOT / ".venv").is_dir():
             (self.root / ".venv").symlink_to(ROOT / ".venv")
