@@ -180,7 +180,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="layout of SUBMISSIONS (default: auto): "
         + "; ".join(f"{name}: {what}" for name, what in LAYOUTS.items()),
     )
-    term = p_grade.add_argument_group("the term (see the README: A term with the course)")
+    term = p_grade.add_argument_group("the term (see docs/instructor/term.md)")
     term.add_argument(
         "--calendar",
         type=Path,

@@ -1,4 +1,4 @@
-"""The layer rule of the code (README "Layout"), as import-linter's contracts in
+"""The layer rule of the code (docs/contributor.md, "Layout"), as import-linter's contracts in
 ``pyproject.toml``: the repository keeps them, and an import against them breaks them.
 
 ``./run test`` and ``./run lint`` run ``lint-imports`` too; this test is where CI sees it

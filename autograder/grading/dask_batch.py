@@ -83,7 +83,7 @@ def check_dask_gradebook(target: int | str, db_url: str) -> None:
     if isinstance(target, str) and db_url.startswith("sqlite"):
         raise SubmissionsError(
             f"--dask {target} grades on other machines, which cannot share an SQLite "
-            "gradebook: pass --db postgresql+psycopg://... (see the README)"
+            "gradebook: pass --db postgresql+psycopg://... (see docs/instructor/large-classes.md)"
         )
 
 

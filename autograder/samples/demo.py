@@ -89,7 +89,7 @@ def demo_calendar(assignments: Sequence[str]) -> str:
     """The demo term's course.toml for ``assignments``."""
     special = special_assignment(assignments)
     lines = [
-        "# The demo course's calendar and late policy (see the README: A term with the course)",
+        "# The demo course's calendar and late policy (see docs/instructor/term.md)",
         f'timezone = "{DEMO_TIMEZONE}"',
         'policy = "latest"',
         "",

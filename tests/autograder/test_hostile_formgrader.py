@@ -388,8 +388,8 @@ def written(tmp_path_factory: pytest.TempPathFactory) -> dict:
 
 
 def _lab(course_dir: Path, log: Path, env: dict[str, str] | None = None):
-    """The course's JupyterLab as the README starts it (in the course directory), with
-    user settings of its own (nothing answered yet)."""
+    """The course's JupyterLab as docs/instructor/manual-grading.md starts it (in the course
+    directory), with user settings of its own (nothing answered yet)."""
     command = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={course_dir}"]
     settings = log.parent / "lab-settings"
     settings.mkdir(parents=True, exist_ok=True)
