@@ -8,7 +8,9 @@ Slow: the demo class of two assignments plus two more students graded with
 exactly the grades.csv and results.json of the default run (the process pool, SQLite);
 a worker killed (SIGKILL) while it grades loses nothing and records nothing twice; a
 submission that runs past the per-submission wall-clock bound is stopped and flagged, and
-the honest one graded after it by the same worker keeps full marks.
+the honest one graded after it by the same worker keeps full marks; a ``dask worker`` in a
+mount namespace of its own, which cannot open the course folder or the submissions, grades
+the batch through ``--dask tcp://...`` with the default run's results.
 
 Fast: the dashboard's link is printed only when the scheduler can draw a dashboard.
 """
