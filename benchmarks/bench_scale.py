@@ -1,5 +1,5 @@
 """Scale: 10,000 submissions to the end, and the grading engine's own cost on Dask with a
-PostgreSQL gradebook (issues 13 and 29).
+PostgreSQL gradebook.
 
 ``python -m benchmarks scale [--n 10000] [--sizes 100 1000] [--dask local:2] [--db URL]``
 (what ``python -m benchmarks.bench_scale`` runs by default): classes of 100, 1,000 and
