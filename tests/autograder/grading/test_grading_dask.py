@@ -343,9 +343,13 @@ def _start_cluster(log: Path, workers: int = 2) -> tuple[str, list]:
         )
     from distributed import Client
 
-    with Client(address, timeout=60) as client:
-        if workers:
-            client.wait_for_workers(workers, timeout=120)
+    try:
+        with Client(address, timeout=60) as client:
+            if workers:
+                client.wait_for_workers(workers, timeout=120)
+    except BaseException:
+        _stop(procs)  # no scheduler or worker left behind
+        raise
     time.sleep(0.1)
     return address, procs
 
