@@ -1,10 +1,39 @@
-"""Scale-out: the grading engine's own cost on Dask with a PostgreSQL gradebook (issue 13).
+"""Scale: 10,000 submissions to the end, and the grading engine's own cost on Dask with a
+PostgreSQL gradebook.
 
-``python -m benchmarks scale`` (10,000 submissions) or ``python -m benchmarks.bench_scale
-[--n N] [--workers 1 2 4 8] [--real N] [--keep DIR]``; ``--equality`` instead grades a real
-batch twice and compares (below).
+``python -m benchmarks scale [--n 10000] [--sizes 100 1000] [--dask local:2] [--db URL]``
+(what ``python -m benchmarks.bench_scale`` runs by default): classes of 100, 1,000 and
+``--n`` students, each a folder of submissions in nbgrader's layout, graded by ``python -m
+autograder grade SUBMISSIONS --dask local:2 --db postgresql+psycopg://... --unsandboxed
+--no-feedback`` in a process of its own: intake, release, the canary, the Dask workers
+with warm kernels, nbgrader's Autograde, the gradebook in PostgreSQL (a throw-away cluster,
+:mod:`devtools.postgres`, a new database per class; or databases made on ``--db``'s
+server), the ledger, results.json, grades.csv and summary.md. The only thing that is not
+the course's is the notebook: a stand-in assignment of one answer and one graded test
+(:func:`tiny_notebook`), given to the command line as the course's notebooks folder
+(:func:`grader_main`); the students cycle through a right answer, a bug and another right
+answer. ``--sandbox`` and ``--feedback`` grade sandboxed and write the feedback pages (each
+roughly doubles a submission's cost).
 
-Throughput: ``--n`` simulated submissions of a cheap stand-in assignment (one notebook of a
+Each run is watched from outside (:class:`Watch`, psutil, every 0.25 s): the ledger's
+lines, the CPU seconds of the grader process and of everything it started (workers, their
+grading processes, kernel templates and kernels) and of the PostgreSQL server, and resident
+memory. Printed per class: wall seconds; start-up (to the first ledger line: intake, the
+cluster, the canary, the tasks submitted) and end (after the last: the outputs written, the
+cluster stopped); and per submission, over the middle 80 % of the ledger's lines (start-up
+and end left out), the wall clock, the grader process's CPU, all CPU and PostgreSQL's; the
+grader's resident high-water mark (``VmHWM``) and the rest of the tree's peak. The run of
+``--n`` is killed (SIGKILL) when the ledger holds half (``--kill-at``), and the same command
+run again: the seconds until it grades its first submission are the ledger's resume time
+(``--stop-after M`` stops that second run after M more, for a class too large to finish).
+After each class: one ledger line and one gradebook submission per student, and
+results.json's score of each the score of its answer; the gradebook's rows and bytes
+(``pg_database_size``) after ``--n``.
+
+``--throughput``: the older comparison (issue 13), below.
+
+Throughput (``--throughput [--n N] [--workers 1 2 4 8] [--real N]``): ``--n`` simulated
+submissions of a cheap stand-in assignment (one notebook of a
 few cells, no heavy imports, released like a course assignment so that nbgrader's Autograde
 really runs: sanitising, executing, saving grades) go through the real path of ``python -m
 autograder grade``: :func:`autograder.grading.grade_prepared` with ``--dask local:N``
@@ -39,6 +68,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import csv
+import dataclasses
 import json
 import os
 import resource
@@ -58,7 +88,7 @@ from autograder.grading.ledger import Ledger
 from autograder.models import PreparedSubmission
 from autograder.notebook import notebook_bytes
 from autograder.sandbox import sandbox_status
-from devtools.postgres import PostgresCluster
+from devtools.postgres import PostgresCluster, submission_counts
 
 STANDIN = "standin"
 #: The real notebook whose grading time the overhead is compared with.
@@ -308,6 +338,443 @@ def real_notebook_cpu(root: Path, n: int, workers: int) -> float:
     return (cpu[1] - cpu[0]) / n
 
 
+# --------------------------------------------------------------------------- to the end
+
+
+#: The run-to-the-end stand-in: one answer and one graded test (a visible and a hidden
+#: assert); the cheapest notebook nbgrader still autogrades in a kernel.
+TINY_ANSWERS = (
+    {},
+    {"add": "def add(a, b):\n    return a - b"},
+    {"add": "def add(a, b):\n    return b + a"},
+)
+#: The score each of :data:`TINY_ANSWERS` earns (the buggy one fails both asserts).
+TINY_SCORES = (1.0, 0.0, 1.0)
+
+
+def tiny_notebook() -> nbformat.NotebookNode:
+    """The run-to-the-end stand-in's source: ``add`` and its test (1 point)."""
+    nb = new_notebook(
+        cells=[
+            _cell(
+                "code",
+                "def add(a, b):\n    ### BEGIN SOLUTION\n    return a + b\n    ### END SOLUTION",
+                "add",
+                solution=True,
+            ),
+            _cell(
+                "code",
+                "assert add(1, 2) == 3\n### BEGIN HIDDEN TESTS\nassert add(-1, 1) == 0\n"
+                "### END HIDDEN TESTS",
+                "test_add",
+                grade=True,
+                points=1,
+            ),
+        ]
+    )
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    return nb
+
+
+def grader_main(argv: list[str]) -> int:
+    """``python -m benchmarks.bench_scale --as-grader NOTEBOOKS ARGS...``: ``python -m
+    autograder ARGS...`` with ``NOTEBOOKS`` as the course's notebooks folder (the
+    stand-in's, in place of the repository's ``notebooks/``); everything else is the
+    command line's own code."""
+    import autograder.course
+    from autograder.__main__ import main as autograder_main
+
+    autograder.course.NOTEBOOKS_DIR = Path(argv[0]).resolve()
+    return autograder_main(argv[1:])
+
+
+def write_class(root: Path, sizes: list[int]) -> dict[int, Path]:
+    """The stand-in's notebooks folder (``root/notebooks``) and, per size, a folder of that
+    many students' submissions in nbgrader's layout, cycling through :data:`TINY_ANSWERS`
+    (``s00000`` gets the first)."""
+    from autograder.samples import make_submission
+
+    notebooks = root / "notebooks" / STANDIN
+    notebooks.mkdir(parents=True, exist_ok=True)
+    nbformat.write(tiny_notebook(), notebooks / f"{STANDIN}.ipynb")
+    scratch = Course(root / "release-scratch").make([STANDIN], source_dir=notebooks.parent)
+    scratch.release(STANDIN)
+    release = scratch.root / "release" / STANDIN / f"{STANDIN}.ipynb"
+    source = notebooks / f"{STANDIN}.ipynb"
+    contents = [notebook_bytes(make_submission(release, source, a)) for a in TINY_ANSWERS]
+    folders = {}
+    for n in sizes:
+        folder = folders[n] = root / f"class-{n}"
+        for i in range(n):
+            target = folder / f"s{i:05d}" / STANDIN
+            target.mkdir(parents=True, exist_ok=True)
+            (target / f"{STANDIN}.ipynb").write_bytes(contents[i % len(contents)])
+    return folders
+
+
+class Watch:
+    """Samples a grading run from outside, every ``interval`` seconds, in a thread: the
+    ledger's lines, the CPU seconds of the grader process alone and of its whole tree
+    (workers, grading processes, kernel templates and kernels, ended children included),
+    the PostgreSQL server's, and the resident memory of the grader and of the rest of the
+    tree (psutil)."""
+
+    def __init__(self, pid: int, ledger: Path, server: int | None, interval: float = 0.25):
+        import threading
+
+        import psutil
+
+        self.main = psutil.Process(pid)
+        self.ledger, self.server, self.interval = ledger, server, interval
+        self.samples: list[tuple[float, int, float, float, float]] = []
+        self.peak_main = self.peak_rest = 0
+        self.hwm_main = 0
+        self._known: dict[int, object] = {}
+        self._lines, self._offset = 0, 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+        self._thread.start()
+
+    def _count(self) -> int:
+        if self.ledger.exists():
+            with self.ledger.open("rb") as fh:
+                fh.seek(self._offset)
+                chunk = fh.read()
+            done = chunk.rfind(b"\n") + 1  # whole lines only
+            self._lines += chunk[:done].count(b"\n")
+            self._offset += done
+        return self._lines
+
+    @staticmethod
+    def _cpu(process) -> float:
+        t = process.cpu_times()
+        return t.user + t.system + t.children_user + t.children_system
+
+    def _tree(self) -> list:
+        import psutil
+
+        try:
+            return [self.main, *self.main.children(recursive=True)]
+        except psutil.Error:
+            return []
+
+    def sample(self) -> None:
+        import psutil
+
+        now = time.monotonic()
+        main_cpu = tree_cpu = 0.0
+        rss_main = rss_rest = 0
+        for process in self._tree():
+            try:
+                with process.oneshot():
+                    cpu = self._cpu(process)
+                    rss = process.memory_info().rss
+            except psutil.Error:
+                continue
+            if process.pid == self.main.pid:
+                own = process.cpu_times()
+                main_cpu = own.user + own.system
+                rss_main = rss
+                self.hwm_main = max(self.hwm_main, _vm_hwm(process.pid))
+            else:
+                rss_rest += rss
+            tree_cpu += cpu
+        server_cpu = 0.0
+        if self.server is not None:
+            with contextlib.suppress(psutil.Error):
+                server = psutil.Process(self.server)
+                server_cpu = self._cpu(server) + sum(
+                    self._cpu(b) for b in server.children() if b.is_running()
+                )
+        if tree_cpu:
+            self.peak_main = max(self.peak_main, rss_main)
+            self.peak_rest = max(self.peak_rest, rss_rest)
+            self.samples.append((now, self._count(), main_cpu, tree_cpu, server_cpu))
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.interval):
+            self.sample()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def lines(self) -> int:
+        return self.samples[-1][1] if self.samples else 0
+
+    def window(self, low: int, high: int) -> tuple[float, float, float, float] | None:
+        """(wall, grader CPU, tree CPU, server CPU) per ledger line between the samples
+        where the ledger first held ``low`` and ``high`` lines (None: too few samples)."""
+        first = next((s for s in self.samples if s[1] >= low), None)
+        last = next((s for s in self.samples if s[1] >= high), None)
+        if first is None or last is None or last[1] <= first[1]:
+            return None
+        lines = last[1] - first[1]
+        return tuple(
+            (b - a) / lines for a, b in zip(first[:1] + first[2:], last[:1] + last[2:], strict=True)
+        )
+
+
+def _vm_hwm(pid: int) -> int:
+    """A process's resident memory high-water mark (``VmHWM``), bytes; 0 if unknown."""
+    with contextlib.suppress(OSError, ValueError):
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def _postmaster(pg: PostgresCluster | None) -> int | None:
+    if pg is None:
+        return None
+    return int((pg.data_dir / "postmaster.pid").read_text().split()[0])
+
+
+def _grade_command(args: argparse.Namespace, root: Path, folder: Path, url: str) -> list[str]:
+    """``python -m autograder grade`` of ``folder`` (through :func:`grader_main`)."""
+    command = [sys.executable, "-m", "benchmarks.bench_scale", "--as-grader"]
+    command += [str(root / "notebooks"), "grade", str(folder)]
+    command += ["--course", str(root / f"course-{folder.name}")]
+    command += ["--out", str(root / f"out-{folder.name}"), "--db", url, "--no-progress"]
+    command += ["--dask", args.dask]
+    if not args.sandbox:
+        command.append("--unsandboxed")
+    if not args.feedback:
+        command.append("--no-feedback")
+    return command
+
+
+@dataclasses.dataclass
+class Run:
+    """One grading run's figures, from :class:`Watch`."""
+
+    n: int
+    wall: float
+    first: float  # seconds to the first ledger line
+    last: float  # seconds to the last ledger line
+    per: tuple[float, float, float, float] | None  # Watch.window
+    peak_main: int
+    peak_rest: int
+    hwm_main: int
+    code: int | None
+
+
+def run_grader(
+    command: list[str], ledger: Path, n: int, server: int | None, kill_at: int | None = None
+) -> Run:
+    """Run the grader to its end (or SIGKILL it once the ledger holds ``kill_at`` lines),
+    watched; its output goes to ``<ledger's folder>/../<name>.log``."""
+    import subprocess
+
+    log = ledger.parent.parent / f"{ledger.parent.name}.log"
+    before = sum(1 for _ in ledger.open("rb")) if ledger.exists() else 0
+    with log.open("ab") as out:
+        start = time.monotonic()
+        proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
+        watch = Watch(proc.pid, ledger, server)
+        first = None
+        try:
+            while proc.poll() is None:
+                time.sleep(0.1)
+                lines = watch.lines()
+                if first is None and lines > before:
+                    first = time.monotonic() - start
+                if kill_at is not None and lines >= kill_at:
+                    _kill_tree(proc)
+                    break
+        finally:
+            if proc.poll() is None:
+                _kill_tree(proc)
+            watch.stop()
+    watch.sample()
+    end = time.monotonic() - start
+    stamps = [s for s in watch.samples]
+    done = max((s[1] for s in stamps), default=before)
+    last_at = next((s[0] for s in stamps if s[1] >= done), start) - start
+    graded = done - before
+    low, high = before + graded // 10, before + graded - graded // 10
+    return Run(
+        n=graded,
+        wall=end,
+        first=first if first is not None else end,
+        last=last_at,
+        per=watch.window(low, high),
+        peak_main=watch.peak_main,
+        peak_rest=watch.peak_rest,
+        hwm_main=watch.hwm_main,
+        code=proc.returncode if kill_at is None else None,
+    )
+
+
+def _kill_tree(proc) -> None:
+    """SIGKILL the grader alone (its workers, kernels and sandboxes die with it: the
+    parent-death signal) and wait until nothing it started is left."""
+    import psutil
+
+    try:
+        tree = psutil.Process(proc.pid).children(recursive=True)
+    except psutil.Error:
+        tree = []
+    proc.kill()
+    proc.wait()
+    _, alive = psutil.wait_procs(tree, timeout=60)
+    if alive:
+        raise RuntimeError(f"{len(alive)} processes outlived the killed grader")
+
+
+def gradebook_size(url: str) -> tuple[int, int, dict[str, int]]:
+    """(rows, bytes on disk, rows per table) of the gradebook's database."""
+    from sqlalchemy import create_engine, inspect, text
+
+    engine = create_engine(url)
+    try:
+        with engine.connect() as conn:
+            tables = inspect(conn).get_table_names()
+            rows = {
+                t: conn.execute(text(f'SELECT count(*) FROM "{t}"')).scalar_one() for t in tables
+            }
+            size = conn.execute(text("SELECT pg_database_size(current_database())")).scalar_one()
+    finally:
+        engine.dispose()
+    return sum(rows.values()), int(size), rows
+
+
+def check_run(root: Path, folder: Path, url: str, n: int, *, partial: bool = False) -> None:
+    """Every student graded once, with the score of its answer: one ledger line per
+    student, one gradebook submission, results.json's score. ``partial``: a run stopped
+    before its end: no student twice in the ledger or the gradebook, nothing else."""
+    lines = (root / f"course-{folder.name}" / "ledger.jsonl").read_text().splitlines()
+    keys = [json.loads(line)["student"] for line in lines]
+    expected = [f"s{i:05d}" for i in range(n)]
+    if partial:
+        counts = submission_counts(url)
+        if len(set(keys)) != len(keys) or set(counts.values()) != {1}:
+            raise RuntimeError(f"{folder.name}: a student graded twice")
+        return
+    if sorted(keys) != expected:
+        raise RuntimeError(f"{folder.name}: {len(keys)} ledger lines, {len(set(keys))} students")
+    counts = submission_counts(url)
+    if sorted(counts) != [(STANDIN, s) for s in expected] or set(counts.values()) != {1}:
+        raise RuntimeError(f"{folder.name}: the gradebook has {sum(counts.values())} submissions")
+    results = json.loads((root / f"out-{folder.name}" / "results.json").read_text())
+    got = {e["student"]: e["score"] for e in results["submissions"]}
+    want = {s: TINY_SCORES[i % len(TINY_SCORES)] for i, s in enumerate(expected)}
+    if got != want:
+        wrong = sorted(s for s in want if got.get(s) != want[s])
+        raise RuntimeError(f"{folder.name}: {len(wrong)} scores differ, e.g. {wrong[:3]}")
+
+
+def run_to_the_end(args: argparse.Namespace, root: Path, pg: PostgresCluster | None) -> None:
+    sizes = sorted({*args.sizes, args.n})
+    what = "sandboxed" if args.sandbox else "unsandboxed"
+    print(
+        f"stand-in: 1 answer + 1 test cell; {', '.join(map(str, sizes))} submissions; "
+        f"--dask {args.dask}, PostgreSQL, {what}, feedback {'on' if args.feedback else 'off'}",
+        flush=True,
+    )
+    folders = write_class(root, sizes)
+    server = _postmaster(pg)
+    head = "  {:>6} {:>6} {:>8} {:>8} {:>8} {:>10} {:>10} {:>10} {:>8} {:>9} {:>9}".format(
+        "class",
+        "graded",
+        "wall s",
+        "start s",
+        "end s",
+        "wall ms/sub",
+        "grader ms",
+        "all CPU ms",
+        "db ms",
+        "grader MB",
+        "rest MB",
+    )
+    print("per submission (the middle 80 % of each run): wall, and CPU of the grader process,")
+    print("of everything (grader, workers, kernels, PostgreSQL) and of PostgreSQL alone")
+    print(head, flush=True)
+    resume = None
+    for n in sizes:
+        url = _database(args, pg, f"scale_end_{n}")
+        command = _grade_command(args, root, folders[n], url)
+        ledger = root / f"course-{folders[n].name}" / "ledger.jsonl"
+        partial = False
+        if n == args.n and args.kill:
+            half = args.kill_at or n // 2
+            killed = run_grader(command, ledger, n, server, kill_at=half)
+            at_kill = len(ledger.read_text().splitlines())
+            in_db = len(submission_counts(url))
+            stop = at_kill + args.stop_after if args.stop_after else None
+            partial = stop is not None and stop < n
+            second = run_grader(command, ledger, n, server, kill_at=stop if partial else None)
+            resume = (killed, at_kill, in_db, second, partial)
+            runs = [killed, second]
+        else:
+            runs = [run_grader(command, ledger, n, server)]
+        for r in runs:
+            if r.code not in (None, 0):
+                raise RuntimeError(f"the grader of {n} exited {r.code}: see its log in {root}")
+        check_run(root, folders[n], url, n, partial=partial)
+        for r in runs:
+            _print_run(n, r)
+        if n == args.n:
+            rows, size, per_table = gradebook_size(url)
+    if resume is not None:
+        killed, at_kill, in_db, second, partial = resume
+        rest = (
+            f"was stopped after {second.n} more (--stop-after: not to the end), each student "
+            "graded so far once in the ledger and the gradebook"
+            if partial
+            else f"graded the other {second.n}, each student once in the ledger and the "
+            "gradebook, every score right"
+        )
+        print(
+            f"  resume: killed (SIGKILL) at {at_kill} of {args.n} ledger lines "
+            f"({killed.wall:.0f} s in; the gradebook had {in_db} submissions); the same "
+            f"command again graded its first submission after {second.first:.1f} s "
+            f"(a fresh run of {args.n}: {killed.first:.1f} s), {rest}"
+        )
+    biggest = ", ".join(f"{t} {c:,}" for t, c in sorted(per_table.items(), key=lambda x: -x[1])[:4])
+    print(f"  gradebook after {args.n:,}: {rows:,} rows ({biggest}, ...), {size / 2**20:.1f} MiB")
+
+
+def _print_run(n: int, r: Run) -> None:
+    per = r.per or (float("nan"),) * 4
+    cells = (
+        f"{n:>6}",
+        f"{r.n:>6}",
+        f"{r.wall:>8.0f}",
+        f"{r.first:>8.1f}",
+        f"{r.wall - r.last:>8.1f}",
+        f"{1000 * per[0]:>10.0f}",
+        f"{1000 * per[1]:>10.1f}",
+        f"{1000 * (per[2] + per[3]):>10.0f}",
+        f"{1000 * per[3]:>8.1f}",
+        f"{r.hwm_main / 2**20:>9.0f}",
+        f"{r.peak_rest / 2**20:>9.0f}",
+    )
+    print("  " + " ".join(cells), flush=True)
+
+
+def _database(args: argparse.Namespace, pg: PostgresCluster | None, name: str) -> str:
+    """A new empty database ``name``: in the throw-away cluster, or on ``--db``'s server
+    (its user may create databases)."""
+    if pg is not None:
+        return pg.create_database(name)
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    engine = create_engine(args.db, isolation_level="AUTOCOMMIT")
+    try:
+        with engine.connect() as conn:
+            conn.execute(text(f"DROP DATABASE IF EXISTS {name}"))
+            conn.execute(text(f"CREATE DATABASE {name}"))
+    finally:
+        engine.dispose()
+    return make_url(args.db).set(database=name).render_as_string(hide_password=False)
+
+
 # --------------------------------------------------------------------------- equality
 
 
@@ -382,8 +849,57 @@ def _results(folder: Path) -> dict[tuple[str, str], tuple]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = list([] if argv is None else argv)
+    if argv[:1] == ["--as-grader"]:
+        return grader_main(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_scale")
     parser.add_argument("--n", type=int, default=10_000, help="stand-in submissions per run")
+    parser.add_argument(
+        "--sizes",
+        type=int,
+        nargs="*",
+        default=[100, 1000],
+        help="smaller classes graded first (default: 100 1000)",
+    )
+    parser.add_argument("--dask", default="local:2", help="the grader's --dask (default local:2)")
+    parser.add_argument(
+        "--db",
+        metavar="URL",
+        help="a PostgreSQL server whose user may create databases (default: a throw-away "
+        "cluster of its own)",
+    )
+    parser.add_argument(
+        "--sandbox",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="grade in the sandbox (default: unsandboxed, warm kernels)",
+    )
+    parser.add_argument(
+        "--feedback",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="write the feedback pages (default: --no-feedback)",
+    )
+    parser.add_argument(
+        "--kill",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="kill the run of --n at half and resume it (default: yes)",
+    )
+    parser.add_argument(
+        "--kill-at", type=int, metavar="K", help="kill the run of --n at K (default: half)"
+    )
+    parser.add_argument(
+        "--stop-after",
+        type=int,
+        metavar="M",
+        help="stop the resumed run after M more submissions (default: to the end)",
+    )
+    parser.add_argument(
+        "--throughput",
+        action="store_true",
+        help="instead: grade_prepared's throughput on 1 2 4 8 workers against the pool",
+    )
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4, 8])
     parser.add_argument(
         "--baseline-workers", type=int, help="workers of the pool baseline (default: cores)"
@@ -395,15 +911,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per-notebook", type=int, default=12)
     parser.add_argument("--assignment", action="append")
     parser.add_argument("--keep", type=Path, help="work in this folder and keep it")
-    args = parser.parse_args([] if argv is None else argv)
+    args = parser.parse_args(argv)
     ensure_env_bin_on_path()
-    root = args.keep or Path(tempfile.mkdtemp(prefix="bench-scale-"))
+    root = (args.keep or Path(tempfile.mkdtemp(prefix="bench-scale-"))).resolve()
     root.mkdir(parents=True, exist_ok=True)
     try:
+        if args.db is not None and not (args.throughput or args.equality):
+            run_to_the_end(args, root, None)
+            return 0
         with PostgresCluster() as pg:
             if args.equality:
                 return run_equality(args, root, pg)
-            run_throughput(args, root, pg)
+            if args.throughput:
+                run_throughput(args, root, pg)
+            else:
+                run_to_the_end(args, root, pg)
     finally:
         if args.keep is None:
             shutil.rmtree(root, ignore_errors=True)

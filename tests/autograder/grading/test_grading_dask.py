@@ -8,7 +8,9 @@ Slow: the demo class of two assignments plus two more students graded with
 exactly the grades.csv and results.json of the default run (the process pool, SQLite);
 a worker killed (SIGKILL) while it grades loses nothing and records nothing twice; a
 submission that runs past the per-submission wall-clock bound is stopped and flagged, and
-the honest one graded after it by the same worker keeps full marks.
+the honest one graded after it by the same worker keeps full marks; a ``dask worker`` in a
+mount namespace of its own, which cannot open the course folder or the submissions, grades
+the batch through ``--dask tcp://...`` with the default run's results.
 
 Fast: the dashboard's link is printed only when the scheduler can draw a dashboard.
 """
@@ -16,6 +18,7 @@ Fast: the dashboard's link is printed only when the scheduler can draw a dashboa
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import signal
 import threading
@@ -29,7 +32,7 @@ from autograder.grading import parse_dask_target
 from autograder.grading.dask_batch import read_tree, write_tree
 from autograder.models import GradingError, SubmissionsError
 from devtools.postgres import submission_counts
-from tests.needs import sandbox_args
+from tests.needs import require, sandbox_args
 
 ASSIGNMENTS = list_assignments()[:2]
 SANDBOX_ARGS = sandbox_args()
@@ -304,9 +307,9 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-def _start_cluster(log: Path) -> tuple[str, list]:
-    """``dask scheduler`` and ``dask worker`` (two single-threaded processes), as an
-    instructor starts them: their address and processes."""
+def _start_cluster(log: Path, workers: int = 2) -> tuple[str, list]:
+    """``dask scheduler`` and ``dask worker`` (``workers`` single-threaded processes; 0: no
+    worker), as an instructor starts them: their address and processes."""
     import subprocess
     import sys
     import time
@@ -320,17 +323,35 @@ def _start_cluster(log: Path) -> tuple[str, list]:
         stdout=out,
         stderr=out,
     )
-    worker = subprocess.Popen(
-        [dask_cli, "worker", address, "--nworkers", "2", "--nthreads", "1", "--no-dashboard"],
-        stdout=out,
-        stderr=out,
-    )
+    procs = [scheduler]
+    if workers:
+        procs.append(
+            subprocess.Popen(
+                [
+                    dask_cli,
+                    "worker",
+                    address,
+                    "--nworkers",
+                    str(workers),
+                    "--nthreads",
+                    "1",
+                    "--no-dashboard",
+                ],
+                stdout=out,
+                stderr=out,
+            )
+        )
     from distributed import Client
 
-    with Client(address, timeout=60) as client:
-        client.wait_for_workers(2, timeout=120)
+    try:
+        with Client(address, timeout=60) as client:
+            if workers:
+                client.wait_for_workers(workers, timeout=120)
+    except BaseException:
+        _stop(procs)  # no scheduler or worker left behind
+        raise
     time.sleep(0.1)
-    return address, [scheduler, worker]
+    return address, procs
 
 
 def _stop(procs: list) -> None:
@@ -371,6 +392,162 @@ def test_a_run_whose_scheduler_dies_resumes(batch, default_run, postgres, tmp_pa
         _stop(procs)
     assert ledger.read_text().splitlines()[: len(first)] == first
     _assert_each_graded_once(batch, tmp_path, url, default_run)
+
+
+# ------------------------------------------------------------ a worker that shares nothing
+
+
+def _namespace_problem() -> str | None:
+    """Why a worker cannot be started in a mount namespace of its own here (None: it can):
+    ``unshare --mount`` and ``mount -t tmpfs`` need root (CI runs as root)."""
+    import shutil
+    import subprocess
+
+    if os.geteuid() != 0:
+        return "a mount namespace of its own needs root (unshare --mount, mount -t tmpfs)"
+    if shutil.which("unshare") is None:
+        return "unshare (util-linux) is not installed"
+    probe = subprocess.run(
+        [
+            "unshare",
+            "--mount",
+            "--propagation",
+            "private",
+            "--",
+            "sh",
+            "-c",
+            "mount -t tmpfs probe /mnt",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if probe.returncode != 0:
+        return f"cannot mount in a namespace of its own: {probe.stderr.strip()}"
+    return None
+
+
+#: Run inside ``unshare --mount``: an empty, read-only tmpfs over each folder of $HIDE (the
+#: grader's course folders and the submissions), a private tmpfs as the worker's $TMPDIR,
+#: then the worker.
+_HIDE_AND_RUN = """set -e
+mount -t tmpfs -o size=2g,mode=1777 worker-tmp "$TMPDIR"
+IFS=:
+for folder in $HIDE; do mount -t tmpfs -o ro,size=1m,mode=755 hidden "$folder"; done
+unset IFS
+exec "$@"
+"""
+
+
+def _start_isolated_worker(address: str, hide: list[Path], log: Path) -> object:
+    """``dask worker ADDRESS`` (two grading workers, as on another machine) in a mount
+    namespace of its own, where every folder of ``hide`` is an empty tmpfs and its
+    temporary folder is its own."""
+    import subprocess
+    import sys
+    import tempfile
+
+    from autograder.course import REPO_ROOT
+
+    dask_cli = str(Path(sys.executable).parent / "dask")
+    own_tmp = tempfile.mkdtemp(prefix="isolated-worker-tmp-")
+    env = dict(
+        os.environ,
+        HIDE=":".join(str(folder) for folder in hide),
+        TMPDIR=own_tmp,
+        PYTHONPATH=str(REPO_ROOT),  # the grading machine's own clone (the tests package too)
+    )
+    out = log.open("ab")
+    return subprocess.Popen(
+        [
+            "unshare",
+            "--mount",
+            "--propagation",
+            "private",
+            "--",
+            "sh",
+            "-c",
+            _HIDE_AND_RUN,
+            "sh",
+            dask_cli,
+            "worker",
+            address,
+            "--nworkers",
+            "2",
+            "--nthreads",
+            "1",
+            "--no-dashboard",
+        ],
+        stdout=out,
+        stderr=out,
+        env=env,
+        cwd=REPO_ROOT,
+    )
+
+
+def what_this_process_reads(paths: list[str]) -> dict[str, str]:
+    """Run in a Dask worker: each path -> ``"read"`` or the error that opening it raised;
+    and ``"mount namespace"`` -> this process's."""
+    out = {}
+    for path in paths:
+        try:
+            with open(path, "rb") as fh:
+                fh.read(1)
+            out[path] = "read"
+        except OSError as exc:
+            out[path] = type(exc).__name__
+    out["mount namespace"] = os.readlink("/proc/self/ns/mnt")
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not ASSIGNMENTS, reason="no course notebooks yet")
+def test_a_worker_that_shares_no_file_system_grades_the_class(
+    batch, default_run, postgres, tmp_path, tmp_path_factory
+):
+    """``--dask tcp://...`` with a ``dask worker`` in a mount namespace of its own, where the
+    course folders and the submissions are empty (a tmpfs over the test session's
+    temporary folder) and its temporary folder is its own: the worker cannot open a course
+    file or a submission (shown below), yet grades the class with the default run's
+    results. So workers on other machines need no shared file system: the submissions,
+    the release's source notebooks and the graded outputs travel through Dask, the grades
+    through the gradebook's URL."""
+    from distributed import Client
+
+    problem = _namespace_problem()
+    require(problem is None, f"no mount namespace for the worker: {problem}")
+    url = postgres.create_database("dask_isolated")
+    _release(tmp_path, ["--db", url])
+    hidden = tmp_path_factory.getbasetemp()
+    assert tmp_path.is_relative_to(hidden) and batch.is_relative_to(hidden)
+    assert not Path(url.split("host=")[1]).is_relative_to(hidden)  # the gradebook's socket
+    course_files = [
+        tmp_path / "course" / "source" / ASSIGNMENTS[0] / f"{ASSIGNMENTS[0]}.ipynb",
+        tmp_path / "course" / "release" / ASSIGNMENTS[0] / f"{ASSIGNMENTS[0]}.ipynb",
+        tmp_path / "course" / "nbgrader_config.py",
+        next(batch.glob(f"*/{ASSIGNMENTS[0]}/*.ipynb")),
+    ]
+    assert all(path.is_file() for path in course_files)  # here, in the grader's process
+    address, procs = _start_cluster(tmp_path / "dask.log", workers=0)
+    procs.append(_start_isolated_worker(address, [hidden], tmp_path / "dask.log"))
+    try:
+        with Client(address, timeout=60) as client:
+            client.wait_for_workers(2, timeout=180)
+            seen = client.run(what_this_process_reads, [str(p) for p in course_files])
+        assert len(seen) == 2
+        for worker in seen.values():
+            assert worker.pop("mount namespace") != os.readlink("/proc/self/ns/mnt")
+            assert worker == {str(p): "FileNotFoundError" for p in course_files}
+        assert _grade(batch, tmp_path, "--dask", address, "--db", url, *SANDBOX_ARGS) == 0
+    finally:
+        _stop(procs)
+    out = tmp_path / "out"
+    assert (out / "results.json").read_text() == (default_run / "results.json").read_text()
+    assert (out / "grades.csv").read_text() == (default_run / "grades.csv").read_text()
+    assert submission_counts(url) == _expected(batch)
+    full = json.loads((out / "results.json").read_text())["submissions"]
+    assert any(r["score"] == r["max_score"] > 0 for r in full)
+    assert list((out / "feedback" / "full_marks" / ASSIGNMENTS[0]).glob("*.html"))
 
 
 # ------------------------------------------------------------------ the dashboard's link
