@@ -50,6 +50,7 @@ from jupyter_client.manager import AsyncKernelManager
 from jupyter_client.provisioning import LocalProvisioner
 from nbgrader.preprocessors import Execute
 
+from autograder import phases
 from autograder.grading.lifetime import die_with_parent
 from autograder.sandbox import ForkedKernelProcess, launcher_args, preload, reaper, serve
 
@@ -272,7 +273,7 @@ class PrewarmedKernelManager(AsyncKernelManager):
         return spec
 
 
-class PrewarmedExecute(Execute):
+class PrewarmedExecute(phases.TimedCells, Execute):
     """nbgrader's ``Execute`` with kernels forked from the pre-warmed template."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
