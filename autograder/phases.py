@@ -98,6 +98,10 @@ class KernelCPU:
         except psutil.Error:
             self._procs = []
 
+    def run_delay(self) -> float:
+        """Seconds the kernel's processes waited for a CPU (see :func:`run_delay`)."""
+        return sum(run_delay(proc.pid) for proc in self._procs)
+
     def seconds(self) -> float:
         import psutil
 
@@ -108,6 +112,17 @@ class KernelCPU:
             except psutil.Error:
                 pass  # gone: its last reading stands
         return sum(self._last.values())
+
+
+def run_delay(pid: int) -> float:
+    """Seconds process ``pid``'s main thread has spent runnable but waiting for a CPU
+    (``/proc/<pid>/task/<pid>/schedstat``); 0 when unknown. What the machine's other load
+    added to a wall clock: taken out, the wall clock a quiet machine would show."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/schedstat") as fh:
+            return int(fh.read().split()[1]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return 0.0
 
 
 class _Frame:
@@ -128,6 +143,8 @@ class Record:
     def __init__(self) -> None:
         self.phases: dict[str, list[float]] = {}
         self.started = (time.perf_counter(), time.process_time())
+        self.delay = run_delay(os.getpid())
+        self.kernel_delay = 0.0
 
     def add(self, name: str, wall: float, cpu: float, kernel: float = 0.0) -> None:
         row = self.phases.setdefault(name, [0.0, 0.0, 0.0, 0])
@@ -147,7 +164,16 @@ class Record:
         claimed_wall = sum(v[0] for v in self.phases.values())
         claimed_cpu = sum(v[1] for v in self.phases.values())
         phases[OTHER] = [round(wall - claimed_wall, 6), round(cpu - claimed_cpu, 6), 0.0, 1]
-        return {"wall": round(wall, 6), "cpu": round(cpu, 6), "phases": phases}
+        return {
+            "wall": round(wall, 6),
+            "cpu": round(cpu, 6),
+            "phases": phases,
+            # seconds the grading process's main thread and the kernels waited for a CPU
+            "waits": [
+                round(run_delay(os.getpid()) - self.delay, 6),
+                round(self.kernel_delay, 6),
+            ],
+        }
 
 
 _STATE: dict[str, Any] = {"record": None}
@@ -297,6 +323,9 @@ class TimedCells:
             return super().preprocess_cell(cell, resources, index)  # type: ignore[misc]
 
     def _cleanup_kernel(self) -> None:
+        record = _STATE["record"]
+        if record is not None and self.kernel_cpu is not None:
+            record.kernel_delay += self.kernel_cpu.run_delay()  # before the kernel is gone
         with phase(KERNEL_STOP):
             super()._cleanup_kernel()  # type: ignore[misc]
 

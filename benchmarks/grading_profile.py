@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-import time
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -46,6 +45,7 @@ def summarise(profile: dict[str, Any]) -> dict[str, Any]:
     total: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
     per_nb: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(lambda: [0.0, 0.0]))
     counts: dict[str, int] = defaultdict(int)
+    waits = [0.0, 0.0, 0.0, 0.0]  # wall, cpu, the worker's and the kernels' wait for a CPU
     run: dict[str, list[float]] = {name: [0.0, 0.0, 0.0] for name in RUN_ROWS}
     for sub in profile["submissions"]:
         start = sub.get("worker_start")
@@ -61,6 +61,10 @@ def summarise(profile: dict[str, Any]) -> dict[str, Any]:
                 row[2] += values[2]
             continue
         counts[sub["assignment"]] += 1
+        waits[0] += sub["wall"]
+        waits[1] += sum(_cpu(v) for v in sub["phases"].values())
+        waits[2] += sub.get("waits", [0.0, 0.0])[0]
+        waits[3] += sub.get("waits", [0.0, 0.0])[1]
         for name, values in sub["phases"].items():
             for i in range(3):
                 total[name][i] += values[i]
@@ -70,7 +74,7 @@ def summarise(profile: dict[str, Any]) -> dict[str, Any]:
         grader = run["grader process"]
         grader[0] = profile["run"]["wall"]
         grader[1] = profile["run"]["cpu"]
-    return {"total": total, "per_notebook": per_nb, "counts": counts, "run": run}
+    return {"total": total, "per_notebook": per_nb, "counts": counts, "run": run, "waits": waits}
 
 
 def _ordered(names: Any) -> list[str]:
@@ -110,6 +114,16 @@ def profile_tables(summary: dict[str, Any]) -> str:
             f"| {(cpu + kernel) / n:.3f} | {100 * (cpu + kernel) / cpu_all:.1f} % |"
         )
     lines.append(f"| **the run** | | | | {cpu_all / n:.3f} | 100 % |")
+    wall, cpu, wait_worker, wait_kernel = summary["waits"]
+    quiet = wall - wait_worker - wait_kernel
+    lines += [
+        "",
+        f"A notebook took {wall / n:.2f} s of wall clock, of which the grading process waited "
+        f"{wait_worker / n:.2f} s and its kernel {wait_kernel / n:.2f} s for a CPU (the "
+        f"machine's other load); without those waits {quiet / n:.2f} s, of which "
+        f"{cpu / n:.2f} CPU s: the worker's core is idle (waiting on I/O, timers, "
+        f"the other process) {100 * max(quiet - cpu, 0) / quiet:.0f} % of a notebook's time.",
+    ]
     notebooks = sorted(counts)
     lines += [
         "",
@@ -173,7 +187,8 @@ def measure_floor(batch: Path, source_dir: Path) -> dict[str, list[float]]:
             with tempfile.TemporaryDirectory() as work:
                 client = NotebookClient(
                     nb,
-                    km=PrewarmedKernelManager(),
+                    kernel_manager_class=PrewarmedKernelManager,
+                    shutdown_kernel="immediate",
                     timeout=300,
                     allow_errors=True,
                     resources={"metadata": {"path": work}},
@@ -186,7 +201,6 @@ def measure_floor(batch: Path, source_dir: Path) -> dict[str, list[float]]:
                         if cell.cell_type == "code":
                             client.execute_cell(cell, index)
                     floors[assignment].append(kernel.seconds() - before)
-            time.sleep(0)
     finally:
         stop_template()
     return dict(floors)
