@@ -260,7 +260,12 @@ def print_profile(
         cpu = gp.run_cpu(summary)
         wall = timings[label][0]
         stock = timings.get("stock")
-        ratio = f"{stock[0] / wall:.2f}x stock nbgrader (wall clock)" if stock else "stock not run"
+        ratio = "stock not run"
+        if stock:
+            ratio = (
+                f"{stock[0] / wall:.2f}x stock nbgrader (wall clock; stock {stock[1] / n:.3f} "
+                f"CPU s per notebook: {stock[1] / cpu:.2f}x ours)"
+            )
         print(
             f"{label}: {ratio}; {cpu:.1f} CPU s = {cpu / floor:.2f}x the floor "
             f"({cpu / n:.3f} CPU s per notebook against {floor / n:.3f}); "
