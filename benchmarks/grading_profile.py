@@ -70,11 +70,20 @@ def summarise(profile: dict[str, Any]) -> dict[str, Any]:
                 total[name][i] += values[i]
             per_nb[sub["assignment"]][name][0] += values[0]
             per_nb[sub["assignment"]][name][1] += _cpu(values)
+    grader_phases: dict[str, list[float]] = {}
     if profile.get("run"):
         grader = run["grader process"]
         grader[0] = profile["run"]["wall"]
         grader[1] = profile["run"]["cpu"]
-    return {"total": total, "per_notebook": per_nb, "counts": counts, "run": run, "waits": waits}
+        grader_phases = profile["run"]["phases"]
+    return {
+        "grader_phases": grader_phases,
+        "total": total,
+        "per_notebook": per_nb,
+        "counts": counts,
+        "run": run,
+        "waits": waits,
+    }
 
 
 def _ordered(names: Any) -> list[str]:
@@ -114,16 +123,28 @@ def profile_tables(summary: dict[str, Any]) -> str:
             f"| {(cpu + kernel) / n:.3f} | {100 * (cpu + kernel) / cpu_all:.1f} % |"
         )
     lines.append(f"| **the run** | | | | {cpu_all / n:.3f} | 100 % |")
+    grader = summary.get("grader_phases") or {}
+    if grader:
+        lines += ["", "The grader process's own phases (wall s, CPU s):", ""]
+        lines.append(
+            ", ".join(
+                f"{name} {grader[name][0]:.1f} / {grader[name][1]:.2f}" for name in _ordered(grader)
+            )
+        )
     wall, cpu, wait_worker, wait_kernel = summary["waits"]
     quiet = wall - wait_worker - wait_kernel
-    lines += [
-        "",
-        f"A notebook took {wall / n:.2f} s of wall clock, of which the grading process waited "
-        f"{wait_worker / n:.2f} s and its kernel {wait_kernel / n:.2f} s for a CPU (the "
-        f"machine's other load); without those waits {quiet / n:.2f} s, of which "
-        f"{cpu / n:.2f} CPU s: the worker's core is idle (waiting on I/O, timers, "
-        f"the other process) {100 * max(quiet - cpu, 0) / quiet:.0f} % of a notebook's time.",
-    ]
+    lines += (
+        []
+        if not wait_worker + wait_kernel
+        else [
+            "",
+            f"A notebook took {wall / n:.2f} s of wall clock, of which the grading process waited "
+            f"{wait_worker / n:.2f} s and its kernel {wait_kernel / n:.2f} s for a CPU (the "
+            f"machine's other load); without those waits {quiet / n:.2f} s, of which "
+            f"{cpu / n:.2f} CPU s: the worker's core is idle (waiting on I/O, timers, "
+            f"the other process) {100 * max(quiet - cpu, 0) / quiet:.0f} % of a notebook's time.",
+        ]
+    )
     notebooks = sorted(counts)
     lines += [
         "",
