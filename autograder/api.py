@@ -10,7 +10,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from autograder import DEMO_COURSE_DIR, DEMO_OUT_DIR, OUT_DIR, course
+from autograder import DEMO_COURSE_DIR, DEMO_OUT_DIR, OUT_DIR, course, phases
 from autograder.faults import Fault, faults_as_errors
 from autograder.files import write_atomic
 from autograder.grading import (
@@ -170,6 +170,7 @@ def grade_path(
         :class:`~autograder.models.GraderFault` when a failure of the machine stopped it
         (a full disk, the gradebook locked or gone: one line saying what to do).
     """
+    phases.start_record()
     graded_course = course.Course(course_dir, db_url)
     target = parse_dask_target(dask) if dask is not None else None
     if target is not None:
@@ -183,7 +184,8 @@ def grade_path(
     term = _read_term(graded_course, known, calendar, times, policy)
     if sandbox:
         resolve_sandbox(True)  # refuse early, before anything is written
-    raws = read_submissions(submissions, assignment=assignment, layout=layout, limits=limits)
+    with phases.phase(phases.INTAKE):
+        raws = read_submissions(submissions, assignment=assignment, layout=layout, limits=limits)
     source_notebooks = {
         a: sorted(p.stem for p in (course.NOTEBOOKS_DIR / a).glob("*.ipynb")) for a in known
     }
@@ -216,9 +218,10 @@ def grade_path(
             for key, (raw, flag) in contest.items():
                 term.plan.chosen[key] = raw
                 term.plan.flags.setdefault(key, []).append(flag)
-        prepared: list[PreparedSubmission] = [
-            prepare(raw, a, notebooks[a]) for (a, _), raw in sorted(term.plan.chosen.items())
-        ]
+        with phases.phase(phases.INTAKE):
+            prepared: list[PreparedSubmission] = [
+                prepare(raw, a, notebooks[a]) for (a, _), raw in sorted(term.plan.chosen.items())
+            ]
         return grade_prepared_run(
             prepared,
             graded_course,
@@ -406,9 +409,9 @@ def grade_prepared_run(
         # old file or the new one, and the message names the one that failed
         with faults_as_errors(f"creating the output folder {out_dir.name}/"):
             out_dir.mkdir(parents=True, exist_ok=True)
-        with faults_as_errors("writing results.json"):
+        with faults_as_errors("writing results.json"), phases.phase(phases.REPORTS):
             write_results(results, out_dir / "results.json", list(unmatched), manual)
-        with faults_as_errors("writing grades.csv"):
+        with faults_as_errors("writing grades.csv"), phases.phase(phases.REPORTS):
             export_grades(
                 graded_course,
                 results,
@@ -418,7 +421,7 @@ def grade_prepared_run(
                 flags=settled.row_flags,
             )
         if feedback:
-            with faults_as_errors("writing the feedback pages"):
+            with faults_as_errors("writing the feedback pages"), phases.phase(phases.REPORTS):
                 copy_feedback(graded_course, results, out_dir)
         flagged = {f"{r.assignment}/{r.student}": list(r.flags) for r in results if r.flags}
         for name, reason in unmatched.items():
@@ -429,8 +432,9 @@ def grade_prepared_run(
         text = summary_text(
             summarise(results), flagged, manual, similarity=similar, terms=settled.summary
         )
-        with faults_as_errors("writing summary.md"):
+        with faults_as_errors("writing summary.md"), phases.phase(phases.REPORTS):
             write_atomic(out_dir / "summary.md", text)
+        phases.write_profile()
         faulted = [r for r in results if r.fault]
         if faulted:  # a grading worker died: the rest of the class is written, that one flagged
             first = faulted[0]

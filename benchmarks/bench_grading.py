@@ -35,6 +35,7 @@ from pathlib import Path
 from autograder.course import Course, list_assignments
 from autograder.grading import default_workers
 from autograder.notebook import notebook_bytes
+from autograder.phases import ENV_PROFILE
 from autograder.sandbox import sandbox_status
 
 
@@ -92,7 +93,12 @@ def run_stock(course_dir: Path, batch: Path, assignments: list[str]) -> tuple[fl
 
 
 def run_ours(
-    course_dir: Path, batch: Path, out_dir: Path, workers: int, sandbox: bool
+    course_dir: Path,
+    batch: Path,
+    out_dir: Path,
+    workers: int,
+    sandbox: bool,
+    profile: Path | None = None,
 ) -> tuple[float, float]:
     command = [
         sys.executable,
@@ -111,9 +117,12 @@ def run_ours(
     ]
     if not sandbox:
         command.append("--unsandboxed")
+    env = _env()
+    if profile is not None:
+        env[ENV_PROFILE] = str(profile)
     cpu = _children_cpu()
     start = time.perf_counter()
-    proc = subprocess.run(command, env=_env(), capture_output=True, text=True)
+    proc = subprocess.run(command, env=env, capture_output=True, text=True)
     elapsed = time.perf_counter() - start
     if proc.returncode != 0:
         raise RuntimeError(f"autograder grade failed:\n{proc.stderr[-2000:]}")
@@ -144,6 +153,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--assignment", action="append")
     parser.add_argument("--keep", type=Path, help="work in this folder and keep it")
     parser.add_argument("--skip-stock", action="store_true")
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="also print where our grader's seconds go, phase by phase, and the floor: the "
+        "CPU seconds the notebooks' own cells need in a warm kernel",
+    )
     args = parser.parse_args([] if argv is None else argv)
     workers = args.workers or default_workers()
     assignments = args.assignment or list_assignments()
@@ -168,7 +183,8 @@ def main(argv: list[str] | None = None) -> int:
         n = len(assignments) * args.per_notebook
         print(
             f"batch: {n} notebooks ({args.per_notebook} per notebook x {len(assignments)}); "
-            f"ours: {workers} workers; cores: {default_workers()}"
+            f"ours: {workers} workers; cores: {default_workers()}; load average "
+            + " ".join(f"{x:.1f}" for x in os.getloadavg())
         )
         line = "  {:16}: {:7.1f} s wall  {:6.1f} notebooks/min  {:5.2f} CPU s per notebook"
         timings: dict[str, tuple[float, float]] = {}
@@ -177,7 +193,10 @@ def main(argv: list[str] | None = None) -> int:
             print(line.format("stock nbgrader", timings["stock"][0], *_rates(timings["stock"], n)))
         for sandbox in modes:
             label = _label(sandbox)
-            timings[label] = run_ours(courses[label], batch, root / "out", workers, sandbox)
+            profile = root / f"profile-{label.replace(' ', '-')}.json" if args.profile else None
+            timings[label] = run_ours(
+                courses[label], batch, root / "out", workers, sandbox, profile
+            )
             text = line.format(label, timings[label][0], *_rates(timings[label], n))
             if sandbox:
                 # a sandboxed kernel runs under another uid in its own PID namespace; its
@@ -204,10 +223,55 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  same total score as stock for {len(got) - len(differ)} of {len(got)}")
                 if differ:
                     print(f"  differ: {differ[:6]}")
+        if args.profile:
+            print_profile(root, modes, timings, batch, courses, n)
     finally:
         if args.keep is None:
             shutil.rmtree(root, ignore_errors=True)
     return 0
+
+
+def print_profile(
+    root: Path,
+    modes: list[bool],
+    timings: dict[str, tuple[float, float]],
+    batch: Path,
+    courses: dict[str, Path],
+    n: int,
+) -> None:
+    """The profile of each of our runs, the floor, and the ratios side by side."""
+    from benchmarks import grading_profile as gp
+
+    summaries = {}
+    for sandbox in modes:
+        label = _label(sandbox)
+        summaries[label] = gp.summarise(gp.load(root / f"profile-{label.replace(' ', '-')}.json"))
+        print(f"\nprofile, {label}:\n")
+        print(gp.profile_tables(summaries[label]))
+    source = next(iter(courses.values())) / "source"
+    floors = gp.measure_floor(batch, source)
+    floor = sum(sum(v) for v in floors.values())
+    print(
+        f"\nfloor: the notebooks' own cells, run once each in a warm kernel: {floor:.1f} CPU s "
+        f"({floor / n:.3f} per notebook); per notebook: "
+        + ", ".join(f"{a[:2]} {sum(v) / len(v):.3f}" for a, v in sorted(floors.items()))
+    )
+    load = " ".join(f"{x:.1f}" for x in os.getloadavg())
+    for label, summary in summaries.items():
+        cpu = gp.run_cpu(summary)
+        wall = timings[label][0]
+        stock = timings.get("stock")
+        ratio = "stock not run"
+        if stock:
+            ratio = (
+                f"{stock[0] / wall:.2f}x stock nbgrader (wall clock; stock {stock[1] / n:.3f} "
+                f"CPU s per notebook: {stock[1] / cpu:.2f}x ours)"
+            )
+        print(
+            f"{label}: {ratio}; {cpu:.1f} CPU s = {cpu / floor:.2f}x the floor "
+            f"({cpu / n:.3f} CPU s per notebook against {floor / n:.3f}); "
+            f"load average {load}"
+        )
 
 
 def _label(sandbox: bool) -> str:

@@ -21,6 +21,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from autograder import phases
 from autograder.course import Course
 from autograder.faults import Fault, faults_as_errors
 from autograder.files import folder_digest
@@ -277,6 +278,7 @@ def _grade(
             outcomes = run(jobs)
         try:
             for assignment, student, value in outcomes:
+                phases.collect(assignment, student, value.get("profile"), canary=False)
                 sub = by_key[(assignment, student)]
                 fault = Fault.from_dict(value["fault"]) if value.get("fault") else None
                 if fault is not None and fault.fatal:
@@ -337,6 +339,7 @@ def _check_canaries(
         course.write_submission(canary.assignment, student, canary.notebooks)
     course.ensure_students([student])
     for assignment, _, value in run([(c.assignment, student) for c in canaries]):
+        phases.collect(assignment, student, value.get("profile"), canary=True)
         problem = canary_problem(course, assignment, student, value, sandbox)
         if problem is not None:
             raise CanaryFailed(problem)

@@ -34,6 +34,8 @@ import threading
 import time
 from typing import Any
 
+from autograder import phases
+
 #: (process id, URL) -> (the engine every Gradebook of that URL in that process uses, the
 #: identity of its SQLite file).
 _ENGINES: dict[tuple[int, str], tuple[Any, tuple[int, int] | None]] = {}
@@ -105,6 +107,48 @@ def share_engines() -> None:
         _ORIGINAL["close"] = Gradebook.close
         Gradebook.__init__ = _shared_init
         Gradebook.close = _shared_close
+        if phases.enabled():
+            _time_gradebook(Gradebook)
+
+
+def _time_gradebook(gradebook: type) -> None:
+    """With the profile on (:mod:`autograder.phases`): every open, method and query of a
+    Gradebook timed as the phase ``gradebook`` (the methods wrapped: what they commit
+    counts; SQLAlchemy's cursor events: queries made outside them, a lazy load)."""
+    import functools
+    import inspect
+
+    from sqlalchemy import event
+    from sqlalchemy.engine import Engine
+
+    def timed(method: Any) -> Any:
+        @functools.wraps(method)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with phases.phase(phases.GRADEBOOK):
+                return method(*args, **kwargs)
+
+        return wrapper
+
+    for name, value in list(vars(gradebook).items()):
+        if inspect.isfunction(value) and (not name.startswith("_") or name == "__init__"):
+            setattr(gradebook, name, timed(value))
+
+    def before(conn: Any, *_: Any) -> None:
+        timer = phases.phase(phases.GRADEBOOK)
+        timer.__enter__()
+        conn.info.setdefault("autograder_phases", []).append(timer)
+
+    def after(conn: Any, *_: Any) -> None:
+        timers = conn.info.get("autograder_phases")
+        if timers:
+            timers.pop().__exit__(None, None, None)
+
+    def failed(context: Any) -> None:
+        after(context.connection)
+
+    event.listen(Engine, "before_cursor_execute", before)
+    event.listen(Engine, "after_cursor_execute", after)
+    event.listen(Engine, "handle_error", failed)
 
 
 def unshare_engines() -> None:

@@ -49,9 +49,18 @@ from jupyter_client.kernelspec import KernelSpec
 from jupyter_client.manager import AsyncKernelManager
 from jupyter_client.provisioning import LocalProvisioner
 from nbgrader.preprocessors import Execute
+from traitlets import default
 
+from autograder import phases
 from autograder.grading.lifetime import die_with_parent
-from autograder.sandbox import ForkedKernelProcess, launcher_args, preload, reaper, serve
+from autograder.sandbox import (
+    ForkedKernelProcess,
+    ReadyClient,
+    launcher_args,
+    preload,
+    reaper,
+    serve,
+)
 
 #: Imported once in the template; a notebook importing them again finds them loaded.
 PRELOAD = (
@@ -259,7 +268,12 @@ class PrewarmedProvisioner(LocalProvisioner):
 
 class PrewarmedKernelManager(AsyncKernelManager):
     """An ``AsyncKernelManager`` whose kernels come from :class:`PrewarmedProvisioner`
-    (unless the kernel spec names a provisioner of its own)."""
+    (unless the kernel spec names a provisioner of its own), its clients the sandbox's
+    :class:`~autograder.sandbox.ReadyClient` (no idle wait once the kernel answered)."""
+
+    @default("client_factory")
+    def _default_client_factory(self) -> type:
+        return ReadyClient
 
     @property
     def kernel_spec(self) -> KernelSpec | None:
@@ -272,7 +286,7 @@ class PrewarmedKernelManager(AsyncKernelManager):
         return spec
 
 
-class PrewarmedExecute(Execute):
+class PrewarmedExecute(phases.TimedCells, Execute):
     """nbgrader's ``Execute`` with kernels forked from the pre-warmed template."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

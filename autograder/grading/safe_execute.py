@@ -52,6 +52,7 @@ from nbgrader.preprocessors import Execute
 from nbgrader.utils import is_solution
 from traitlets import Bool, Dict, Float, Integer, Type, Unicode, default
 
+from autograder import phases
 from autograder.misconceptions import CatalogueError, load_catalogue
 from autograder.notebook import (
     DIAGNOSES_KEY,
@@ -107,7 +108,7 @@ def _msg_bytes(msg: dict[str, Any]) -> int:
     return total
 
 
-class SafeExecute(KernelRestarts, Execute):
+class SafeExecute(KernelRestarts, phases.TimedCells, Execute):
     """nbgrader's ``Execute`` in a sandbox, with hidden tests kept out of the kernel and
     every test cell's outcome decided by a trusted re-check outside the kernel."""
 
@@ -184,13 +185,14 @@ class SafeExecute(KernelRestarts, Execute):
         checks: dict[str, dict[str, Any]] = {}
         meta["checks"] = checks
         self._notebook = nb
-        full_sources = test_sources(nb, resources)
-        enforce_test_metadata(nb, full_sources)
-        converter = getattr(getattr(self, "parent", None), "parent", None)
-        path = source_notebook_path(
-            resources, self.source_notebook_dir, getattr(converter, "coursedir", None)
-        )
-        instructor = instructor_code(nb, resources, full_sources, path)
+        with phases.phase(phases.RECHECK):  # what the re-check needs: the full tests
+            full_sources = test_sources(nb, resources)
+            enforce_test_metadata(nb, full_sources)
+            converter = getattr(getattr(self, "parent", None), "parent", None)
+            path = source_notebook_path(
+                resources, self.source_notebook_dir, getattr(converter, "coursedir", None)
+            )
+            instructor = instructor_code(nb, resources, full_sources, path)
         # the catalogue beside the instructor's notebook, read only when a test fails
         self._catalogue_folder = path.parent if self.diagnose and path is not None else None
         self._instructor = instructor
@@ -208,7 +210,9 @@ class SafeExecute(KernelRestarts, Execute):
 
         if self.scan_submissions:
             sources = [src for kind, _, src in instructor.cells if kind != "solution"]
-            for finding in scan.scan_notebook(nb, instructor_sources=sources):
+            with phases.phase(phases.SCAN):
+                findings = scan.scan_notebook(nb, instructor_sources=sources)
+            for finding in findings:
                 add_flag(nb, str(finding))
 
         results: dict[str, CheckResult] = {}
@@ -294,13 +298,14 @@ class SafeExecute(KernelRestarts, Execute):
                     tests = [(g, full_sources[g]) for g, _ in tests_in(self.nb, full_sources)]
                     if state.dead is None:
                         self._note_leftover_processes()
-                    results = check_cells(
-                        tests,
-                        instructor,
-                        channel,
-                        time_budget=self.recheck_cell_timeout,
-                        total_budget=self.recheck_notebook_timeout,
-                    )
+                    with phases.phase(phases.RECHECK, self.kernel_cpu):
+                        results = check_cells(
+                            tests,
+                            instructor,
+                            channel,
+                            time_budget=self.recheck_cell_timeout,
+                            total_budget=self.recheck_notebook_timeout,
+                        )
                     state.hung = list(channel.hung.values())
                     if channel.dead_reason and state.dead is None:
                         during = next(
@@ -310,7 +315,8 @@ class SafeExecute(KernelRestarts, Execute):
                         where = f" (re-checking {during})" if during else " (during the re-check)"
                         state.dead = channel.dead_reason + where
                     if self._catalogue_folder is not None and state.dead is None:
-                        self._diagnose(channel, results, full_sources)
+                        with phases.phase(phases.DIAGNOSIS, self.kernel_cpu):
+                            self._diagnose(channel, results, full_sources)
                 elif state.dead is None:
                     self._note_leftover_processes()
         except Exception as exc:
@@ -333,7 +339,8 @@ class SafeExecute(KernelRestarts, Execute):
         finally:
             box = getattr(self.km, "sandbox", None) if self.km is not None else None
             if box is not None:
-                box.cleanup()
+                with phases.phase(phases.KERNEL_STOP):
+                    box.cleanup()
         return results
 
     def _diagnose(

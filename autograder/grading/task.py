@@ -5,9 +5,11 @@ starts (:func:`worker_init`) and for each submission (:func:`autograde_task`: nb
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
+from autograder import phases
 from autograder.course import Course, ensure_env_bin_on_path
 from autograder.faults import classify, first_fault, recording_exceptions
 from autograder.grading.config import autograde_config, feedback_config
@@ -35,6 +37,7 @@ def autograde_task(
     from nbgrader.coursedir import CourseDirectory
     from nbgrader.utils import capture_log
 
+    phases.start_record()
     config = autograde_config(course, sandbox=sandbox, prewarm=prewarm)
     config.CourseDirectory.assignment_id = assignment
     config.CourseDirectory.student_id = student
@@ -42,7 +45,7 @@ def autograde_task(
     app = Autograde(coursedir=coursedir, config=config)
     app.force = True
     app.create_student = True
-    with recording_exceptions(app) as seen:
+    with recording_exceptions(app) as seen, phases.phase(phases.NBGRADER):
         result = capture_log(app)
     flags = collect_notebook_flags(course.autograded_dir(student, assignment))
     out = {
@@ -60,7 +63,7 @@ def autograde_task(
         config.CourseDirectory.student_id = student
         app = GenerateFeedback(coursedir=CourseDirectory(config=config), config=config)
         app.force = True
-        with recording_exceptions(app) as seen_feedback:
+        with recording_exceptions(app) as seen_feedback, phases.phase(phases.FEEDBACK):
             fb = capture_log(app)
         seen += seen_feedback
         out["feedback"] = bool(fb.get("success"))
@@ -71,6 +74,7 @@ def autograde_task(
     # carried on: the grader records nothing for it and grades it again next time
     fault = first_fault(seen)
     out["fault"] = fault.to_dict() if fault is not None else None
+    out["profile"] = phases.take_record()
     return out
 
 
@@ -160,3 +164,21 @@ def worker_init(prewarm_log: str | None = None, sandbox: bool = False) -> None:
     share_engines()
 
     import autograder.grading.preprocessors  # noqa: F401
+
+    phases.worker_started()
+    if prewarm_log is not None and phases.enabled():
+        phases.worker_template(functools.partial(_template_pid, sandbox))
+
+
+def _template_pid(sandbox: bool) -> int | None:
+    """The process id of this worker's warm kernel template (the warm box's bubblewrap with
+    the sandbox), None when it has none."""
+    if sandbox:
+        from autograder.sandbox import current_warm_box
+
+        box = current_warm_box()
+        return box.process.pid if box is not None else None
+    from autograder.grading import prewarm
+
+    template = prewarm._TEMPLATE
+    return template.process.pid if template is not None else None

@@ -25,6 +25,7 @@ What is looked for, in the cells the student can edit (answer cells and unlocked
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -364,6 +365,19 @@ def student_cells(nb: NotebookNode) -> list[tuple[str, NotebookNode]]:
     return out
 
 
+@functools.lru_cache(maxsize=32)
+def _instructor_part(
+    sources: tuple[str, ...],
+) -> tuple[frozenset[str], dict[str, str], frozenset[str]]:
+    """What :func:`scan_notebook` needs of the instructor's code, the same for every
+    submission of an assignment (a grading worker parses it once): the names its imports
+    bind, alias -> module, and its cells' stripped sources. The dict is never changed
+    (:func:`scan_source` copies what it is given)."""
+    trees = [t for t in (parse_cell(s) for s in sources) if t is not None]
+    protected, modules = _imports(trees)
+    return frozenset(protected), modules, frozenset(s.strip() for s in sources)
+
+
 def scan_notebook(
     nb: NotebookNode,
     *,
@@ -382,15 +396,12 @@ def scan_notebook(
     limit : int
         At most this many findings (the first ones), plus a final "and N more".
     """
-    instructor_sources = list(instructor_sources)
-    trees = [t for t in (parse_cell(s) for s in instructor_sources) if t is not None]
-    protected, modules = _imports(trees)
-    unchanged = {s.strip() for s in instructor_sources}
+    protected, instructor_modules, unchanged = _instructor_part(tuple(instructor_sources))
     # A cell the student left exactly as the instructor wrote it is the instructor's code.
     student = [(label, c) for label, c in student_cells(nb) if c.source.strip() not in unchanged]
     student_trees = [t for t in (parse_cell(c.source) for _, c in student) if t is not None]
     _, student_modules = _imports(student_trees)
-    modules = {**student_modules, **modules}
+    modules = {**student_modules, **instructor_modules}
     findings: list[Finding] = []
     seen: set[tuple[str, str]] = set()
     for label, cell in student:

@@ -97,6 +97,17 @@ def memory_bytes(pid: int) -> int:
         return 0
 
 
+def resident_bytes(pid: int) -> int:
+    """Resident set size of *pid* (``/proc/<pid>/statm``); 0 when gone. Never less than
+    :func:`memory_bytes` (a process's proportional share of its pages is at most all of
+    them), and about 250 times cheaper to read than the proportional size, for which the
+    kernel walks every mapping of the process (``smaps_rollup``)."""
+    try:
+        return int(psutil.Process(pid).memory_info().rss)
+    except (psutil.Error, OSError):
+        return 0
+
+
 def kill_all(pids: Iterable[int]) -> None:
     """SIGKILL each pid still there (a pid that is gone is no error)."""
     for pid in pids:
@@ -152,8 +163,16 @@ class Watchdog:
         ticks = 0
         while not self._stop.wait(self.interval):
             ticks += 1
-            rss = sum(memory_bytes(p) for p in self._pids())
-            if rss > self.limits.total_memory:
+            pids = self._pids()
+            # the resident sizes first: while they stay under the limit, so does the
+            # proportional size (never larger), the one a kill is decided on, which costs
+            # milliseconds of the grader's CPU per process to read (a forked kernel shares
+            # its template's pages, so only its proportional share counts)
+            if sum(resident_bytes(p) for p in pids) <= self.limits.total_memory:
+                pss = 0
+            else:
+                pss = sum(memory_bytes(p) for p in pids)
+            if pss > self.limits.total_memory:
                 self._kill(
                     f"the notebook's processes used more than "
                     f"{self.limits.total_memory // MiB} MiB of memory"

@@ -8,7 +8,7 @@ import time
 import pytest
 from jupyter_core.utils import run_sync
 
-from autograder.sandbox import SandboxedKernelManager
+from autograder.sandbox import ReadyClient, SandboxedKernelManager
 from autograder.sandbox.kernel import PROVISIONER_NAME, SandboxProvisioner
 
 
@@ -42,6 +42,7 @@ def test_a_kernel_runs_in_its_sandbox_until_shutdown_removes_it(tmp_path):
         assert isinstance(km.provisioner, SandboxProvisioner)
         box = km.sandbox
         assert box is not None and km.connection_file.startswith(str(box.run_dir))
+        assert isinstance(kc, ReadyClient)  # ready once it answered (no idle 0.2 s)
         run_sync(kc.wait_for_ready)(timeout=60)
         seen: list[str] = []
 

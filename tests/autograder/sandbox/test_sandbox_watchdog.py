@@ -18,6 +18,7 @@ from autograder.sandbox.watchdog import (
     dir_bytes,
     kill_all,
     memory_bytes,
+    resident_bytes,
     threads_of,
     uid_pids,
 )
@@ -102,3 +103,35 @@ def test_the_watchdog_kills_over_the_memory_limit(tmp_path):
         time.sleep(0.01)
     dog.stop()
     assert reasons == ["the notebook's processes used more than 0 MiB of memory"]
+
+
+def test_the_watchdog_decides_on_shared_pages_proportionally(tmp_path):
+    """A forked kernel shares its template's pages: two processes sharing 200 MiB hold
+    about 400 MiB resident between them but 200 MiB proportionally, which is under a limit
+    of 320 MiB (not killed) and over one of 160 MiB (killed). The resident sizes, read
+    first because they are cheap, never decide a kill on their own."""
+    script = (
+        "import os, sys, time\n"
+        "block = bytearray(200 * 1024 * 1024)\n"
+        "for i in range(0, len(block), 4096): block[i] = 1\n"
+        "if os.fork() == 0:\n"
+        "    time.sleep(60); os._exit(0)\n"
+        "print('ready', flush=True); time.sleep(60)\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline() == "ready\n"
+        pids = [proc.pid, *children(proc.pid)]
+        assert len(pids) == 2
+        assert sum(resident_bytes(p) for p in pids) > 380 * 1024 * 1024
+        for limit, killed in ((320, False), (160, True)):
+            reasons: list[str] = []
+            limits = Limits(total_memory=limit * 1024 * 1024)
+            dog = Watchdog(lambda: pids, reasons.append, limits, tmp_path, 0.01)
+            dog.start()
+            time.sleep(0.5)
+            dog.stop()
+            assert bool(reasons) is killed, (limit, reasons)
+    finally:
+        kill_all([proc.pid, *children(proc.pid)])
+        proc.wait(timeout=10)

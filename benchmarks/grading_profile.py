@@ -1,0 +1,227 @@
+"""The profile of a graded class (where a notebook's seconds go) and the floor (what its
+own cells need), for ``python -m benchmarks grading --profile``.
+
+:func:`profile_tables` reads the profile ``python -m autograder grade`` writes when
+``AUTOGRADER_PROFILE`` names a file (:mod:`autograder.phases`): per phase, its wall-clock
+seconds, the grading processes' CPU seconds and the kernels' (read with psutil: the
+cells run in the kernel), over the class and per notebook. :func:`measure_floor` runs
+every notebook of the batch once, each in a fresh kernel forked from a template that has
+already imported the course's modules (:mod:`autograder.grading.prewarm`: a warm kernel),
+with nothing else: no sandbox, no gradebook, no nbgrader; every cell as the instructor's
+notebook has it (the test cells with their hidden tests), and counts the kernel's CPU
+seconds over the cells.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+from autograder import phases
+from autograder.notebook import grade_id, is_test_cell
+
+#: Phases of the grader process and per worker: costs of the run, not of a notebook.
+RUN_ROWS = ("canary (the instructor's solutions)", "worker start", "grader process")
+
+
+def load(path: Path) -> dict[str, Any]:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _cpu(row: list[float]) -> float:
+    return row[1] + row[2]
+
+
+def summarise(profile: dict[str, Any]) -> dict[str, Any]:
+    """Per phase over the class (canaries apart): [wall, grader cpu, kernel cpu]; per
+    notebook: phase -> [wall, cpu] summed over its submissions, and its count; the run's
+    own costs."""
+    total: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
+    per_nb: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(lambda: [0.0, 0.0]))
+    counts: dict[str, int] = defaultdict(int)
+    waits = [0.0, 0.0, 0.0, 0.0]  # wall, cpu, the worker's and the kernels' wait for a CPU
+    run: dict[str, list[float]] = {name: [0.0, 0.0, 0.0] for name in RUN_ROWS}
+    for sub in profile["submissions"]:
+        start = sub.get("worker_start")
+        if start:
+            run["worker start"][0] += start[0]
+            run["worker start"][1] += start[1]
+            run["worker start"][2] += start[2] if len(start) > 2 else 0.0  # its template
+        if sub["canary"]:
+            row = run["canary (the instructor's solutions)"]
+            for values in sub["phases"].values():
+                row[0] += values[0]
+                row[1] += values[1]
+                row[2] += values[2]
+            continue
+        counts[sub["assignment"]] += 1
+        waits[0] += sub["wall"]
+        waits[1] += sum(_cpu(v) for v in sub["phases"].values())
+        waits[2] += sub.get("waits", [0.0, 0.0])[0]
+        waits[3] += sub.get("waits", [0.0, 0.0])[1]
+        for name, values in sub["phases"].items():
+            for i in range(3):
+                total[name][i] += values[i]
+            per_nb[sub["assignment"]][name][0] += values[0]
+            per_nb[sub["assignment"]][name][1] += _cpu(values)
+    grader_phases: dict[str, list[float]] = {}
+    if profile.get("run"):
+        grader = run["grader process"]
+        grader[0] = profile["run"]["wall"]
+        grader[1] = profile["run"]["cpu"]
+        grader_phases = profile["run"]["phases"]
+    return {
+        "grader_phases": grader_phases,
+        "total": total,
+        "per_notebook": per_nb,
+        "counts": counts,
+        "run": run,
+        "waits": waits,
+    }
+
+
+def _ordered(names: Any) -> list[str]:
+    known = [n for n in phases.ORDER if n in names]
+    return known + sorted(n for n in names if n not in phases.ORDER)
+
+
+def profile_tables(summary: dict[str, Any]) -> str:
+    """The profile as two markdown tables: the class's totals per phase, then per notebook
+    the CPU seconds (grading process + kernel) of each phase per submission."""
+    total, counts = summary["total"], summary["counts"]
+    n = sum(counts.values())
+    cpu_all = sum(_cpu(v) for v in total.values()) + sum(_cpu(v) for v in summary["run"].values())
+    lines = [
+        f"Over the class ({n} notebooks, canaries apart; wall seconds add up over the workers):",
+        "",
+        "| phase | wall (s) | grader CPU (s) | kernel CPU (s) | CPU s per notebook | share |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name in _ordered(total):
+        wall, cpu, kernel = total[name]
+        lines.append(
+            f"| {name} | {wall:.1f} | {cpu:.1f} | {kernel:.1f} | {(cpu + kernel) / n:.3f} "
+            f"| {100 * (cpu + kernel) / cpu_all:.1f} % |"
+        )
+    sub_wall = sum(v[0] for v in total.values())
+    sub_cpu = sum(v[1] for v in total.values())
+    sub_kernel = sum(v[2] for v in total.values())
+    lines.append(
+        f"| **per notebook, all phases** | {sub_wall:.1f} | {sub_cpu:.1f} | {sub_kernel:.1f} "
+        f"| {(sub_cpu + sub_kernel) / n:.3f} | {100 * (sub_cpu + sub_kernel) / cpu_all:.1f} % |"
+    )
+    for name in RUN_ROWS:
+        wall, cpu, kernel = summary["run"][name]
+        lines.append(
+            f"| {name} (per run) | {wall:.1f} | {cpu:.1f} | {kernel:.1f} "
+            f"| {(cpu + kernel) / n:.3f} | {100 * (cpu + kernel) / cpu_all:.1f} % |"
+        )
+    lines.append(f"| **the run** | | | | {cpu_all / n:.3f} | 100 % |")
+    grader = summary.get("grader_phases") or {}
+    if grader:
+        lines += ["", "The grader process's own phases (wall s, CPU s):", ""]
+        lines.append(
+            ", ".join(
+                f"{name} {grader[name][0]:.1f} / {grader[name][1]:.2f}" for name in _ordered(grader)
+            )
+        )
+    wall, cpu, wait_worker, wait_kernel = summary["waits"]
+    quiet = wall - wait_worker - wait_kernel
+    lines += (
+        []
+        if not wait_worker + wait_kernel
+        else [
+            "",
+            f"A notebook took {wall / n:.2f} s of wall clock, of which the grading process waited "
+            f"{wait_worker / n:.2f} s and its kernel {wait_kernel / n:.2f} s for a CPU (the "
+            f"machine's other load); without those waits {quiet / n:.2f} s, of which "
+            f"{cpu / n:.2f} CPU s: the worker's core is idle (waiting on I/O, timers, "
+            f"the other process) {100 * max(quiet - cpu, 0) / quiet:.0f} % of a notebook's time.",
+        ]
+    )
+    notebooks = sorted(counts)
+    lines += [
+        "",
+        "Per notebook: CPU seconds (grading process + kernel) per submission, and wall seconds:",
+        "",
+        "| phase | " + " | ".join(nb[:2] for nb in notebooks) + " |",
+        "|---|" + "---|" * len(notebooks),
+    ]
+    per = summary["per_notebook"]
+    names = _ordered({name for nb in notebooks for name in per[nb]})
+    for name in names:
+        cells = [f"{per[nb][name][1] / counts[nb]:.3f}" for nb in notebooks]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    cpu_row = [sum(v[1] for v in per[nb].values()) / counts[nb] for nb in notebooks]
+    wall_row = [sum(v[0] for v in per[nb].values()) / counts[nb] for nb in notebooks]
+    lines.append("| **CPU, all phases** | " + " | ".join(f"{c:.2f}" for c in cpu_row) + " |")
+    lines.append("| **wall, all phases** | " + " | ".join(f"{w:.2f}" for w in wall_row) + " |")
+    return "\n".join(lines)
+
+
+def run_cpu(summary: dict[str, Any]) -> float:
+    """Every CPU second the profile saw: the notebooks', the canaries', the workers' starts
+    and the grader's."""
+    return sum(_cpu(v) for v in summary["total"].values()) + sum(
+        _cpu(v) for v in summary["run"].values()
+    )
+
+
+def floor_notebook(submitted: Path, source: Path) -> nbformat.NotebookNode:
+    """The submission with each test cell's full source (hidden tests included) from the
+    instructor's notebook: every cell the notebook itself has, as nbgrader runs them."""
+    nb = nbformat.read(submitted, as_version=4)
+    full = {
+        grade_id(c): c.source for c in nbformat.read(source, as_version=4).cells if is_test_cell(c)
+    }
+    for cell in nb.cells:
+        if is_test_cell(cell) and grade_id(cell) in full:
+            cell.source = full[grade_id(cell)]
+    return nb
+
+
+def measure_floor(batch: Path, source_dir: Path) -> dict[str, list[float]]:
+    """assignment -> the kernel CPU seconds of each of its submissions' cells, run once in
+    a warm kernel (a fork of a template that imported the course's modules)."""
+    from nbclient import NotebookClient
+
+    from autograder.grading.prewarm import PrewarmedKernelManager, start_template, stop_template
+    from benchmarks.bench_grading import _env
+
+    # the graders' environment (the benchmark's: the same matplotlib backend, the same hash
+    # seed), which the template and its kernels inherit
+    for name, value in _env().items():
+        if name in ("MPLBACKEND", "PYTHONHASHSEED", "PATH"):
+            os.environ[name] = value
+    start_template()
+    floors: dict[str, list[float]] = defaultdict(list)
+    try:
+        for path in sorted(batch.glob("*/*/*.ipynb")):
+            assignment = path.parent.name
+            nb = floor_notebook(path, source_dir / assignment / path.name)
+            with tempfile.TemporaryDirectory() as work:
+                client = NotebookClient(
+                    nb,
+                    kernel_manager_class=PrewarmedKernelManager,
+                    shutdown_kernel="immediate",
+                    timeout=300,
+                    allow_errors=True,
+                    resources={"metadata": {"path": work}},
+                )
+                with client.setup_kernel():
+                    client.wait_for_reply(client.kc.kernel_info())
+                    kernel = phases.KernelCPU(client.km.provisioner.pid)
+                    before = kernel.seconds()
+                    for index, cell in enumerate(nb.cells):
+                        if cell.cell_type == "code":
+                            client.execute_cell(cell, index)
+                    floors[assignment].append(kernel.seconds() - before)
+    finally:
+        stop_template()
+    return dict(floors)
