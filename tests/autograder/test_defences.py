@@ -230,6 +230,7 @@ def test_feedback_names_no_folder_of_the_grader(graded):
     assert re.search(r"\n[0-9]+\.py:[0-9]+: UserWarning: careful", text)
 
 
+@pytest.mark.slow
 def test_a_cells_printed_text_is_one_output_however_the_kernel_flushed_it(graded):
     """The formula student's cell prints a line, flushes, pauses and prints another: two
     stream messages from the kernel. The graded notebook and the page hold them as one
