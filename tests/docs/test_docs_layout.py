@@ -118,3 +118,31 @@ def test_the_defences_table_names_tests_that_exist():
             ):
                 problems.append(f"{name}: {file} has no test {function}")
     assert not problems, f"{document}:\n" + "\n".join(problems)
+
+
+def test_the_test_layout_rule_holds():
+    """The paragraph of ``docs/contributor.md`` that begins "`tests/` mirrors it": a module
+    ``autograder/<layer>/x.py`` has its tests in ``tests/autograder/<layer>/test_<layer>_x.py``,
+    or the paragraph names it (as `x`, or `nbNN` … for the samples) with where it is tested;
+    every test file the paragraph names exists."""
+    text = (ROOT / DOCUMENT).read_text()
+    start = text.index("`tests/` mirrors it")
+    paragraph = text[start : text.index("\n\n", start)]
+    named = set(re.findall(r"`([^`]+)`", paragraph))
+    problems = []
+    for module in sorted((ROOT / "autograder").glob("*/*.py")):
+        layer, name = module.parent.name, module.stem
+        if name == "__init__":
+            continue
+        own = ROOT / "tests" / "autograder" / layer / f"test_{layer}_{name}.py"
+        sample = layer == "samples" and re.fullmatch(r"nb0[1-9]", name) and "nb01" in named
+        if not own.exists() and name not in named and not sample:
+            problems.append(
+                f"autograder/{layer}/{name}.py: no {own.relative_to(ROOT)}, and the "
+                "paragraph does not say where it is tested"
+            )
+    for name in sorted(n for n in named if n.endswith(".py") and n.startswith("test_")):
+        file = name.rsplit("/", 1)[-1]
+        if "*" not in file and "<" not in file and not list((ROOT / "tests").rglob(file)):
+            problems.append(f"{name}: no such test file under tests/")
+    assert not problems, f"{DOCUMENT}, the tests' layout:\n" + "\n".join(problems)
