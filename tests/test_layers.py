@@ -14,7 +14,9 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from course_common.paths import REPO_ROOT
+
+ROOT = REPO_ROOT
 LINT_IMPORTS = str(Path(sys.executable).with_name("lint-imports"))
 PACKAGES = ("autograder", "lecture", "linlib", "course_common", "benchmarks", "devtools", "tests")
 

@@ -23,12 +23,13 @@ import pytest
 from autograder.course import Course
 from autograder.grading.safe_execute import ENV_CONFIG
 from autograder.samples import VARIANTS, make_submission, solution_sources
+from course_common.paths import REPO_ROOT
 from tests.autograder.attacks import ATTACKS, AttackContext, function_name, pick_variant
 from tests.autograder.grading_helpers import grade_notebooks
 
 pytestmark = pytest.mark.needs_sandbox
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = REPO_ROOT
 NOTEBOOKS = REPO / "notebooks"
 CANDIDATES = [a for a in sorted(VARIANTS) if (NOTEBOOKS / a / f"{a}.ipynb").is_file()]
 # The lightest notebook when it is there: the battery grades it 15 times.

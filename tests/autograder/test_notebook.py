@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import copy
 import warnings
-from pathlib import Path
 
 import nbformat
 import pytest
@@ -23,9 +22,10 @@ from autograder.notebook import (
     rubrics,
     strip_hidden_tests,
 )
+from course_common.paths import REPO_ROOT
 from course_common.rubric import RUBRIC_HEADING, is_written_answer, split_rubric
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = REPO_ROOT
 SOURCE_NOTEBOOKS = sorted(REPO.glob("notebooks/*/*.ipynb"))
 
 

@@ -42,7 +42,9 @@ from pathlib import Path
 import pytest
 from markdown_it import MarkdownIt
 
-ROOT = Path(__file__).resolve().parents[2]
+from course_common.paths import REPO_ROOT
+
+ROOT = REPO_ROOT
 SHELLS = frozenset({"bash", "sh", "shell", "console"})
 #: Seconds a block of the fast tier may take; longer ones are marked ``slow``.
 FAST_TIMEOUT = 30

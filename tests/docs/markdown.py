@@ -10,7 +10,9 @@ from pathlib import Path
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-ROOT = Path(__file__).resolve().parents[2]
+from course_common.paths import REPO_ROOT
+
+ROOT = REPO_ROOT
 
 
 @cache

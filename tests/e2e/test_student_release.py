@@ -47,10 +47,11 @@ from autograder.course import list_assignments
 from autograder.release import release_course
 from autograder.release.answers import student_build
 from autograder.samples import solution_sources
+from course_common.paths import REPO_ROOT
 
 from .browser import jupyterlab_server, launch_chromium
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = REPO_ROOT
 ARTEFACTS = REPO / "build" / "test-artifacts"
 FIRST = "01_hyperplanes"
 EPOCH = "1795000000"

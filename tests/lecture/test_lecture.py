@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import nbformat
 import pytest
@@ -13,6 +12,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_outp
 
 from autograder.notebook import rubrics
 from course_common.assets import mathjax_available
+from course_common.paths import REPO_ROOT
 from course_common.rubric import is_written_answer
 from lecture import course_notebooks, mark_solutions
 from lecture.decks import write_deck
@@ -28,7 +28,7 @@ from lecture.slides import (
     too_wide,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = REPO_ROOT
 NOTEBOOKS = course_notebooks()
 
 PNG = "iVBORw0KGgo="  # any base64 text: the rules look at the MIME type only

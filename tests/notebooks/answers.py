@@ -18,9 +18,10 @@ from nbgrader.utils import is_solution
 from autograder.misconceptions import Exercise, Observation, call_options, observe_call
 from autograder.notebook import is_test_cell
 from autograder.samples import solution_sources
+from course_common.paths import REPO_ROOT
 from linlib.grading import call_student
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = REPO_ROOT
 
 
 def source(assignment: str) -> Path:

@@ -45,9 +45,10 @@ from autograder.course import Course
 from autograder.notebook import notebook_bytes
 from autograder.release import ensure_released
 from autograder.samples import VARIANTS, Variant, make_submission, solution_cell_ids
+from course_common.paths import REPO_ROOT
 from tests.autograder.grading_helpers import validate_notebook
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = REPO_ROOT
 ASSIGNMENTS = sorted(
     path.stem for path in ROOT.glob("notebooks/*/*.ipynb") if path.parent.name == path.stem
 )

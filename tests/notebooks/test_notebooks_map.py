@@ -14,7 +14,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from course_common.paths import REPO_ROOT
+
+ROOT = REPO_ROOT
 README = ROOT / "notebooks" / "README.md"
 NOTEBOOKS = sorted(ROOT.glob("notebooks/*/*.ipynb"))
 

@@ -29,9 +29,10 @@ from autograder.notebook import (
     strip_hidden_tests,
 )
 from autograder.samples import solution_sources
+from course_common.paths import REPO_ROOT
 from course_common.rubric import RUBRIC_HEADING, split_rubric
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = REPO_ROOT
 NOTEBOOKS = sorted(ROOT.glob("notebooks/*/*.ipynb"))
 NOTEBOOK_IDS = [path.stem for path in NOTEBOOKS]
 

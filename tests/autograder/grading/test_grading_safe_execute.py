@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import json
 import time
-from pathlib import Path
 
 import nbformat
 import pytest
 
-REPO = Path(__file__).resolve().parents[3]
+from course_common.paths import REPO_ROOT
+
+REPO = REPO_ROOT
 SOURCE_NOTEBOOKS = sorted(REPO.glob("notebooks/*/*.ipynb"))
 
 

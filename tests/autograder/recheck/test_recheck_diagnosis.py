@@ -3,8 +3,6 @@ the catalogue's probes for the exercises whose tests failed (notebook 01's catal
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import nbformat
 import pytest
 
@@ -14,9 +12,10 @@ from autograder.recheck import KernelChannel
 from autograder.recheck.channel import HungCall
 from autograder.recheck.diagnosis import diagnose_failures, failed_exercises
 from autograder.recheck.runner import CheckResult
+from course_common.paths import REPO_ROOT
 from tests.needs import require_sandbox
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = REPO_ROOT
 FOLDER = ROOT / "notebooks" / "01_hyperplanes"
 
 STUDENT_CODE = """

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import nbformat
 import pytest
 
 from autograder.recheck import scan
+from course_common.paths import REPO_ROOT
 
-REPO = Path(__file__).resolve().parents[3]
+REPO = REPO_ROOT
 SOURCE_NOTEBOOKS = sorted(REPO.glob("notebooks/*/*.ipynb"))
 
 

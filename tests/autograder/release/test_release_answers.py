@@ -36,8 +36,9 @@ from autograder.release.answers import (
     stub_module_source,
     student_build,
 )
+from course_common.paths import REPO_ROOT
 
-REPO = Path(__file__).resolve().parents[3]
+REPO = REPO_ROOT
 PROBE = Path(__file__).with_name("probe_student_build.py")
 EPOCH = 1_795_000_000
 ASSIGNMENTS = list_assignments()

@@ -21,11 +21,12 @@ from packaging.utils import canonicalize_name
 from autograder.course import Course, list_assignments
 from autograder.notebook import rubrics
 from autograder.release import ensure_released, release_course, student, zips
+from course_common.paths import REPO_ROOT
 from course_common.rubric import RUBRIC_HEADING, is_written_answer
 
 ASSIGNMENT = "01_hyperplanes"
 EPOCH = 1_795_000_000  # 2026-11-18 11:06:40 UTC
-REPO = Path(__file__).resolve().parents[3]
+REPO = REPO_ROOT
 
 
 def _release(course: Path, monkeypatch: pytest.MonkeyPatch) -> Path:

@@ -18,10 +18,11 @@ import pytest
 
 import autograder.sandbox as sb
 from autograder.sandbox import Limits, new_sandbox
+from course_common.paths import REPO_ROOT
 
 pytestmark = pytest.mark.needs_sandbox
 
-REPO = Path(__file__).resolve().parents[3]
+REPO = REPO_ROOT
 MiB = 1024 * 1024
 
 
