@@ -2,12 +2,12 @@
 executor that :func:`autograder.grading.batch.grade_prepared` uses in place of the local
 process pool (:mod:`autograder.grading.pool`) when it is given a Dask target.
 
-Workers need no shared file system. The grader process sends each assignment's source
-folder to every worker once (a zip, ``client.scatter(..., broadcast=True)``); each task
-carries one submission's files and the gradebook's URL. The worker grades in a private
-temporary course directory of its own (:func:`grade_remote`: nbgrader's Autograde and
-GenerateFeedback, :func:`autograder.grading.task.autograde_task`, writing the grades through
-the gradebook's URL), in a grading process of its own started ahead of need
+Workers need no shared file system. The grader process sends each assignment's source folder
+to the workers once (a zip, as a task of its own that a lost worker's replacement
+recomputes); each task carries one submission's files and the gradebook's URL. The worker
+grades in a private temporary course directory of its own (:func:`grade_remote`: nbgrader's
+Autograde and GenerateFeedback, :func:`autograder.grading.task.autograde_task`, writing the
+grades through the gradebook's URL), in a grading process of its own started ahead of need
 (:class:`GradingProcess`, a worker plugin: as a worker of the local pool, with warm kernels
 without the sandbox), and returns the outcome with the autograded notebooks and the feedback
 pages as bytes; the grader process writes those into the course directory, as the pool's
@@ -391,7 +391,10 @@ def _collect(
     from distributed.comm import CommClosedError
 
     for a in sorted({a for a, _ in jobs} - set(sources)):
-        sources[a] = client.scatter(zip_tree(course.source_dir(a)), broadcast=True)
+        # a task, not scattered data: the scheduler keeps what makes it, so a worker killed
+        # while holding it costs a recomputation, not the run (scattered data is lost with
+        # the worker, and every task that needs it cancelled)
+        sources[a] = client.submit(bytes, zip_tree(course.source_dir(a)), pure=False)
     futures = {}
     for assignment, student in jobs:
         future = client.submit(
