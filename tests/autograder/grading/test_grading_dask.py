@@ -397,6 +397,10 @@ def test_a_run_whose_scheduler_dies_resumes(batch, default_run, postgres, tmp_pa
 # ------------------------------------------------------------ a worker that shares nothing
 
 
+#: A shell command line run in a mount namespace of its own (mounts made there stay there).
+_IN_A_MOUNT_NAMESPACE = ["unshare", "--mount", "--propagation", "private", "--", "sh", "-c"]
+
+
 def _namespace_problem() -> str | None:
     """Why a worker cannot be started in a mount namespace of its own here (None: it can):
     ``unshare --mount`` and ``mount -t tmpfs`` need root (CI runs as root)."""
@@ -409,13 +413,7 @@ def _namespace_problem() -> str | None:
         return "unshare (util-linux) is not installed"
     probe = subprocess.run(
         [
-            "unshare",
-            "--mount",
-            "--propagation",
-            "private",
-            "--",
-            "sh",
-            "-c",
+            *_IN_A_MOUNT_NAMESPACE,
             "mount -t tmpfs probe /mnt",
         ],
         capture_output=True,
@@ -460,13 +458,7 @@ def _start_isolated_worker(address: str, hide: list[Path], log: Path) -> object:
     out = log.open("ab")
     return subprocess.Popen(
         [
-            "unshare",
-            "--mount",
-            "--propagation",
-            "private",
-            "--",
-            "sh",
-            "-c",
+            *_IN_A_MOUNT_NAMESPACE,
             _HIDE_AND_RUN,
             "sh",
             dask_cli,
