@@ -27,6 +27,9 @@
   traceback's ``File /srv/course/linlib/grading.py`` reads ``File linlib/grading.py``.
 - :class:`ShowRubric` (formgrader's submission view only, never feedback): under each
   written answer, the grader's rubric from the course's source notebook.
+- :class:`KernelStartRetry` (a mixin of the grader's ``Execute`` preprocessors): a kernel
+  that dies before it first answers, before any of the notebook's code ran, is started
+  again, up to :data:`KERNEL_START_ATTEMPTS` times in all.
 """
 
 from __future__ import annotations
@@ -527,3 +530,44 @@ def _grader_folders(course_root: str = "") -> tuple[re.Pattern[str], dict[str, s
             found[variant.rstrip(os.sep) + os.sep] = name
     ordered = sorted(found, key=len, reverse=True)
     return re.compile("|".join([_KERNEL_CELL_FOLDER, *map(re.escape, ordered)])), found
+
+
+#: Kernel starts per notebook when a kernel dies before it first answers (see
+#: :class:`KernelStartRetry`).
+KERNEL_START_ATTEMPTS = 3
+
+#: jupyter_client's words (and the sandbox's ReadyClient's) for a kernel that ended before
+#: it answered ``kernel_info``.
+_DIED_AT_START = "Kernel died before replying to kernel_info"
+
+
+class KernelStartRetry:
+    """A mixin for nbgrader's ``Execute`` (nbclient's ``NotebookClient``): a kernel that
+    dies before it first answers is started again, up to :data:`KERNEL_START_ATTEMPTS`
+    times in all.
+
+    Such a death is the machine's, not the notebook's: none of the notebook's code has run
+    yet. The commonest is jupyter_client's port race — it picks free TCP ports, and by the
+    time the new kernel binds them another process may hold one ("Address already in use":
+    3 kernels of 10,000 in a run of the scale benchmark beside other work), which used to
+    grade the notebook 0, "could not be graded", and record that in the ledger, so the next
+    run did not grade it again. A kernel that dies at every start (something the submission
+    brings, a broken environment) still fails the notebook, after the last attempt.
+    """
+
+    def start_new_kernel_client(self) -> Any:
+        for attempt in range(1, KERNEL_START_ATTEMPTS + 1):
+            try:
+                return super().start_new_kernel_client()  # type: ignore[misc]
+            except RuntimeError as exc:
+                if _DIED_AT_START not in str(exc) or attempt == KERNEL_START_ATTEMPTS:
+                    raise
+                self.log.warning(  # type: ignore[attr-defined]
+                    "the kernel died before it answered (start %d of %d); starting another",
+                    attempt,
+                    KERNEL_START_ATTEMPTS,
+                )
+            # nbclient has shut the dead kernel down and forgotten its manager and client
+            self.km = self.create_kernel_manager()  # type: ignore[attr-defined]
+            self.start_new_kernel()  # type: ignore[attr-defined]
+        raise AssertionError("unreachable")  # pragma: no cover

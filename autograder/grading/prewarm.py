@@ -53,6 +53,7 @@ from traitlets import default
 
 from autograder import phases
 from autograder.grading.lifetime import die_with_parent
+from autograder.grading.preprocessors import KernelStartRetry
 from autograder.sandbox import (
     ForkedKernelProcess,
     ReadyClient,
@@ -286,7 +287,7 @@ class PrewarmedKernelManager(AsyncKernelManager):
         return spec
 
 
-class PrewarmedExecute(phases.TimedCells, Execute):
+class PrewarmedExecute(KernelStartRetry, phases.TimedCells, Execute):
     """nbgrader's ``Execute`` with kernels forked from the pre-warmed template."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

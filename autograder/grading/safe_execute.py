@@ -53,6 +53,7 @@ from nbgrader.utils import is_solution
 from traitlets import Bool, Dict, Float, Integer, Type, Unicode, default
 
 from autograder import phases
+from autograder.grading.preprocessors import KernelStartRetry
 from autograder.misconceptions import CatalogueError, load_catalogue
 from autograder.notebook import (
     DIAGNOSES_KEY,
@@ -108,7 +109,7 @@ def _msg_bytes(msg: dict[str, Any]) -> int:
     return total
 
 
-class SafeExecute(KernelRestarts, phases.TimedCells, Execute):
+class SafeExecute(KernelStartRetry, KernelRestarts, phases.TimedCells, Execute):
     """nbgrader's ``Execute`` in a sandbox, with hidden tests kept out of the kernel and
     every test cell's outcome decided by a trusted re-check outside the kernel."""
 

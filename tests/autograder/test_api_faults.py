@@ -452,3 +452,44 @@ def test_killed_worker_is_graded_again(sample, tmp_path):
     assert_complete(out, sample)
     assert len(ledger_entries(course)) == 3
     assert os.path.exists(course / ".lock")
+
+
+# --------------------------------------------------------------------------- a kernel's start
+
+#: An IPython start-up file: a kernel started in a folder for the first time ends before it
+#: answers (as one whose port another process took at the last moment does), the next one
+#: in that folder starts.
+_DIES_ONCE = """
+import hashlib, os
+marker = os.path.join(os.environ["AG_TEST_MARKERS"], hashlib.sha1(os.getcwd().encode()).hexdigest())
+if not os.path.exists(marker):
+    open(marker, "w").close()
+    os._exit(3)
+"""
+
+
+@pytest.mark.slow
+def test_a_kernel_that_dies_as_it_starts_is_started_again(sample, tmp_path):
+    """Every notebook's first kernel ends before it answers, before any of the notebook's
+    code runs (jupyter_client's port race does so now and then: 3 kernels in 10,000): the
+    grader starts another and the whole class is graded, every grade right. Without the
+    retry the canary's kernel dies first and the run refuses to grade; where only a
+    student's kernel died (the scale benchmark's 3), that student "could not be graded",
+    0 recorded in the ledger for good."""
+    ipython = tmp_path / "ipython"
+    startup = ipython / "profile_default" / "startup"
+    startup.mkdir(parents=True)
+    (startup / "00-dies-once.py").write_text(_DIES_ONCE, encoding="utf-8")
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    course, out = tmp_path / "course", tmp_path / "out"
+    # unsandboxed: the sandbox gives its kernels an environment of their own
+    args = grade_args(sample, course, out, "--unsandboxed")
+    env = dict(environment(), IPYTHONDIR=str(ipython), AG_TEST_MARKERS=str(markers))
+    run = subprocess.run(
+        cli_command(*args), cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert len(list(markers.iterdir())) >= len(sample.answers)  # each died once
+    assert_complete(out, sample)
+    assert_ledger_holds_only_earned(course, sample)

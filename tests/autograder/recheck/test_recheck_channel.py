@@ -198,6 +198,33 @@ def test_a_function_returned_by_the_student_is_not_plain_data(channel):
         recheck.RemoteFunction(channel, "give_back")(np.dot)
 
 
+def test_requests_are_named_by_a_constant_and_the_students_cells_keep_their_names(kernel, channel):
+    """ipykernel names each cell's code after a hash of its text, in pure Python: from the
+    first request on, the kernel names cells by linlib._remote's constant instead; the
+    student's cells, run before, keep theirs, so a traceback through a student's function
+    still shows the student's own line."""
+    import re
+
+    from jupyter_core.utils import run_sync
+
+    from linlib._remote import CELL_NAME
+
+    _km, kc = kernel
+    assert recheck.RemoteFunction(channel, "echo")(np.zeros((40, 40))).shape == (40, 40)
+    seen: list[dict] = []
+    run_sync(kc.execute_interactive)(
+        "import linecache\nprint(sorted(linecache.cache).count(" + repr(CELL_NAME) + "))\n"
+        "fails('value')",
+        timeout=30,
+        output_hook=seen.append,
+    )
+    printed = "".join(m["content"]["text"] for m in seen if m["msg_type"] == "stream")
+    assert printed.strip() == "1"  # this very cell went under the constant
+    (error,) = [m["content"] for m in seen if m["msg_type"] == "error"]
+    traceback = re.sub(r"\x1b\[[0-9;]*m", "", "\n".join(error["traceback"]))
+    assert 'raise ValueError("bad input")' in traceback
+
+
 def test_a_function_that_timed_out_is_not_called_again(kernel):
     """One hung answer costs one call limit: its later calls fail at once, the kernel still
     answers for the other functions."""
