@@ -249,6 +249,20 @@ class SafeHTMLExporter(HTMLExporter):
     # not configurable: an inline <svg> could carry script
     skip_svg_encoding = Bool(False)
 
+    reuse_compiled_templates = Bool(
+        True,
+        help="Keep the compiled templates for the process's life "
+        "(autograder.grading.template_cache): the next page's exporter skips Jinja's compiler.",
+    ).tag(config=True)
+
+    def _create_environment(self):
+        environment = super()._create_environment()
+        if self.reuse_compiled_templates:
+            from autograder.grading.template_cache import COMPILED_TEMPLATES
+
+            environment.bytecode_cache = COMPILED_TEMPLATES
+        return environment
+
     @pass_context
     def markdown2html(self, context, source):
         return markdown_html(super().markdown2html, context, source)
