@@ -1,4 +1,5 @@
-"""The feedback pages' compiled Jinja templates, kept for the life of the process.
+"""The feedback pages' compiled Jinja templates and highlighted code cells, kept for the
+life of the process.
 
 nbgrader's ``GenerateFeedback`` builds its exporter afresh for every submission, and the
 exporter builds a new Jinja environment that parses and compiles nbgrader's ``feedback``
@@ -14,11 +15,17 @@ and its own resources, exactly as nbconvert builds them. A template's entry is f
 its name and file (Jinja's key) and used only for the same source text (Jinja's
 checksum, SHA-1 of the source), and only by an environment whose settings give the
 compiler the same input (:func:`compiler_settings`, part of the key).
+
+:class:`RememberedHighlight` keeps the other thing every page does again: the syntax
+highlighting of code cells that are the same in every student's notebook (the
+instructor's and the test cells), found by everything nbconvert's highlighter reads.
 """
 
 from __future__ import annotations
 
+import json
 import threading
+from collections import OrderedDict
 from collections.abc import Hashable
 from types import CodeType
 from typing import Any
@@ -103,3 +110,59 @@ def compiler_settings(environment: Environment) -> tuple:
 
 #: This process's compiled templates (a grading worker's: it renders every page it grades).
 COMPILED_TEMPLATES = CompiledTemplates()
+
+
+#: How many highlighted code cells a process keeps (the least recently used go first):
+#: every instructor's and test cell of a course's notebooks, with room to spare.
+HIGHLIGHTED_CELLS = 4096
+
+
+class RememberedHighlight:
+    """nbconvert's ``highlight_code`` filter (``Highlight2HTML``, made per page for the
+    notebook's lexer) that gives a code cell's source it has
+    highlighted before the HTML it got then: the instructor's and test cells are the same
+    in every student's notebook. The HTML is found by everything ``Highlight2HTML`` reads:
+    the source, the language (the notebook's lexer unless the template names one), the
+    cell's ``magics_language`` where the language is IPython's, and the formatter's
+    options; a call with anything that is not plain data goes straight to the filter."""
+
+    def __init__(self, highlight: Any) -> None:
+        self.highlight = highlight
+
+    def __call__(self, source: str, language: str | None = None, metadata: Any = None) -> str:
+        try:
+            key = _highlight_key(self.highlight, source, language, metadata)
+        except (TypeError, ValueError):
+            return self.highlight(source, language, metadata)
+        with _HIGHLIGHTED_LOCK:
+            html = _HIGHLIGHTED.get(key)
+            if html is not None:
+                _HIGHLIGHTED.move_to_end(key)
+                return html
+        html = self.highlight(source, language, metadata)
+        with _HIGHLIGHTED_LOCK:
+            _HIGHLIGHTED[key] = html
+            while len(_HIGHLIGHTED) > HIGHLIGHTED_CELLS:
+                _HIGHLIGHTED.popitem(last=False)
+        return html
+
+
+def _highlight_key(highlight: Any, source: Any, language: Any, metadata: Any) -> tuple:
+    language = language or highlight.pygments_lexer
+    magics = None
+    if language.startswith("ipython") and metadata and "magics_language" in metadata:
+        magics = metadata["magics_language"]
+    key = (
+        type(highlight),
+        source,
+        language,
+        magics,
+        json.dumps(highlight.extra_formatter_options, sort_keys=True),
+    )
+    if not all(isinstance(part, str | type | None) for part in key):
+        raise TypeError("not plain data")
+    return key
+
+
+_HIGHLIGHTED: OrderedDict[tuple, str] = OrderedDict()
+_HIGHLIGHTED_LOCK = threading.Lock()

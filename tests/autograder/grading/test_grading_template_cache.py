@@ -11,6 +11,9 @@
 - The cache itself: a second exporter compiles nothing and writes the same page; an
   environment whose compiler settings differ (the syntax, a filter that takes the
   context) gets its own code; a template whose source changed is compiled again.
+- Highlighted code cells kept (:class:`~autograder.grading.template_cache.RememberedHighlight`):
+  the same source in another language, with another cell magic or other formatter
+  options gets its own HTML, that of nbconvert's ``Highlight2HTML``.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import jinja2
 import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+from pygments.styles import get_style_by_name
 
 from autograder import phases
 from autograder.course import Course, list_assignments
@@ -47,6 +51,7 @@ def _exporter(course: Course, *, reuse: bool):
 
     config = feedback_config(course)
     config.SafeHTMLExporter.reuse_compiled_templates = reuse
+    config.SafeHTMLExporter.reuse_highlighted_cells = reuse
     app = GenerateFeedback(coursedir=CourseDirectory(config=config), config=config)
     exporter = app.exporter_class(parent=app, config=app.config)
     for preprocessor in app.preprocessors:
@@ -143,6 +148,41 @@ def test_a_changed_template_is_compiled_again(tmp_path):
     assert render() == "two 1"
 
 
+def _highlight(language: str | None = None, **options):
+    from nbconvert.filters.highlight import Highlight2HTML
+
+    return Highlight2HTML(pygments_lexer=language, extra_formatter_options=options)
+
+
+#: The same source as different languages, cell magics and formatter options highlight it.
+CELLS = [
+    ("ipython3", {}, {}),
+    ("ipython3", {}, {"magics_language": "bash"}),
+    ("ipython3", {}, {"magics_language": "html"}),
+    ("javascript", {}, {}),
+    ("ipython3", {"linenos": "inline"}, {}),
+    # an option that is not plain data (a style class): not kept, highlighted every time
+    ("ipython3", {"noclasses": True, "style": get_style_by_name("monokai")}, {}),
+]
+
+
+def test_a_highlighted_cell_is_the_html_of_its_source_language_and_options():
+    from autograder.grading.template_cache import RememberedHighlight
+
+    source = "%%bash\nx = [i for i in range(3)]  # <b>\necho $x | grep -c '<'"
+    fresh = [_highlight(lang, **opts)(source, metadata=meta) for lang, opts, meta in CELLS]
+    assert len(set(fresh)) == len(CELLS)  # each of them highlights the source its own way
+    for _ in range(2):  # the second round from what the first kept
+        kept = [
+            RememberedHighlight(_highlight(lang, **opts))(source, metadata=meta)
+            for lang, opts, meta in CELLS
+        ]
+        assert kept == fresh
+    # a language the template names wins over the notebook's, as in nbconvert
+    named = RememberedHighlight(_highlight("ipython3"))(source, "javascript")
+    assert named == _highlight("ipython3")(source, "javascript") == fresh[3]
+
+
 def _grade(root: Path, batch: Path, out: Path) -> None:
     env = {**os.environ, "PYTHONHASHSEED": "0", "MPLBACKEND": "Agg"}
     env.pop(phases.ENV_PROFILE, None)
@@ -168,6 +208,7 @@ def _fresh_page(course: Course, student: str, assignment: str) -> bytes:
     config.CourseDirectory.assignment_id = assignment
     config.CourseDirectory.student_id = student
     config.SafeHTMLExporter.reuse_compiled_templates = False
+    config.SafeHTMLExporter.reuse_highlighted_cells = False
     app = GenerateFeedback(coursedir=CourseDirectory(config=config), config=config)
     app.force = True
     result = capture_log(app)
