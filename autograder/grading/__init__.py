@@ -9,7 +9,9 @@ instructor's solution graded first: a broken grading environment refuses the bat
 with its time limits, kernel restarts and output caps, then the trusted re-check),
 ``preprocessors`` (the other preprocessors), ``prewarm`` (kernels forked from a pre-warmed
 template), ``ledger`` (graded submissions on disk), ``sanitise`` (the feedback pages'
-cleaning and Content-Security-Policy; the similarity report uses them too).
+cleaning and Content-Security-Policy; the similarity report uses them too),
+``template_cache`` (the feedback pages' compiled templates and highlighted code cells, kept
+for a worker's life).
 
 The names below are imported on first use (``lazy_loader``): a grading worker that
 imports :mod:`autograder.grading.pool` does not pay for nbformat and nbgrader before its
