@@ -251,7 +251,7 @@ def _kill_a_busy_worker(stop: threading.Event, killed: list[int]) -> None:
 @pytest.mark.slow
 @pytest.mark.skipif(not ASSIGNMENTS, reason="no course notebooks yet")
 def test_a_worker_killed_while_grading_loses_nothing(
-    batch, default_run, postgres, tmp_path, monkeypatch
+    batch, default_run, postgres, tmp_path, monkeypatch, request
 ):
     """A Dask worker SIGKILLed while it grades: its task runs again on another worker, each
     submission is graded once; and the killed worker's temporary course (``autograde-*``,
@@ -259,6 +259,7 @@ def test_a_worker_killed_while_grading_loses_nothing(
     it stays). The run's temporary folder (TMPDIR, which the workers inherit) is the
     test's own."""
     tmpdir = Path(tempfile.mkdtemp(prefix="grader-tmp-"))
+    request.addfinalizer(lambda: shutil.rmtree(tmpdir, ignore_errors=True))
     monkeypatch.setenv("TMPDIR", str(tmpdir))
     monkeypatch.setattr(tempfile, "tempdir", None)  # this process's, read again from TMPDIR
     url = postgres.create_database("dask_kill")
@@ -279,7 +280,6 @@ def test_a_worker_killed_while_grading_loses_nothing(
     _assert_each_graded_once(batch, tmp_path, url, default_run)
     left = temp_leftovers(tmpdir)
     assert not left, "the run left in its TMPDIR:\n" + described(left)
-    shutil.rmtree(tmpdir, ignore_errors=True)
 
 
 def test_grade_path_refuses_a_bad_target_before_reading(tmp_path):
