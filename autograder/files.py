@@ -19,13 +19,29 @@ Written by hand: the stdlib's ``tempfile`` and ``os.replace`` are the whole of i
 :func:`folder_digest` hashes what a result was made from (the grader's code, an
 assignment's source, what a release zip is built of): every file's name and bytes, the
 caches Python and Jupyter write beside them aside (:data:`CACHES`).
+
+:func:`owned_tempdir` makes each of the grader's temporary folders (a worker's warm box
+``ag-warm-*``, a sandbox ``ag-sbx-*``, a Dask worker's course ``autograde-*``: the prefixes
+of :data:`TEMP_PREFIXES`) with a record of its owner, the process that made it and removes
+it at its end: its pid and its start, read with psutil, and the machine, boot and PID
+namespace they hold in. A process that does not end normally (SIGKILL, the OOM killer, the
+parent-death signal of a killed grader, a Dask nanny) cannot remove its folder;
+:func:`sweep_orphans` removes every such folder of a temporary folder whose owner no longer
+runs, and leaves alone any whose owner runs (two grading runs on one machine are normal),
+any it cannot judge (no record yet, or one from another machine or PID namespace) and any
+of another user. A grading run sweeps at its start and at its end, a warm box and a Dask
+worker's grading process when they start.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
+import shutil
+import socket
+import stat
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
@@ -124,3 +140,113 @@ def folder_digest(*folders: Path) -> str:
         for folder in folders
         for path in folder_files(folder)
     )
+
+
+# ------------------------------------------------------------------- owned temporary folders
+
+#: The prefixes of the grader's temporary folders (:func:`sweep_orphans` looks at no other).
+TEMP_PREFIXES = ("ag-warm-", "ag-sbx-", "autograde-")
+#: The file in an owned folder that names its owner (:func:`owned_tempdir`).
+OWNER_FILE = ".owner"
+#: Seconds two readings of one process's start may differ by (both are whole clock ticks
+#: since boot; another process reusing the pid starts later than that).
+_START_SLACK = 0.5
+
+
+def _read_text(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.read().strip()
+    except OSError:
+        return None
+
+
+def _machine() -> dict[str, str | None]:
+    """Where a pid means something: this host, its boot, this process's PID namespace."""
+    pid_ns = None
+    with contextlib.suppress(OSError):
+        pid_ns = os.readlink("/proc/self/ns/pid")
+    return {
+        "host": socket.gethostname(),
+        "boot": _read_text("/proc/sys/kernel/random/boot_id"),
+        "pid_ns": pid_ns,
+    }
+
+
+def _started(pid: int) -> float | None:
+    """When process *pid* started, in seconds since the machine booted (so a change of the
+    wall clock does not move it); None when it does not run (a zombie has ended)."""
+    import psutil
+
+    try:
+        process = psutil.Process(pid)
+        if process.status() == psutil.STATUS_ZOMBIE:
+            return None
+        return process.create_time() - psutil.boot_time()
+    except psutil.Error:
+        return None
+
+
+def owned_tempdir(prefix: str, dir: str | os.PathLike | None = None) -> Path:
+    """A new temporary folder (``tempfile.mkdtemp``: *prefix*, in *dir* or the system's
+    temporary folder) whose :data:`OWNER_FILE` names this process as its owner; the caller
+    removes it at its end, :func:`sweep_orphans` when the caller could not."""
+    root = Path(tempfile.mkdtemp(prefix=prefix, dir=dir)).resolve()
+    pid = os.getpid()
+    record = {**_machine(), "pid": pid, "started": _started(pid)}
+    # whole or not at all, as write_atomic, without its flush to disk: after a crash of the
+    # machine the record is of no use (another boot)
+    fd, tmp = tempfile.mkstemp(prefix=f"{OWNER_FILE}.", dir=root)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(json.dumps(record))
+    os.replace(tmp, root / OWNER_FILE)
+    return root
+
+
+def owner_runs(folder: str | os.PathLike) -> bool | None:
+    """Whether the owner of *folder* (:func:`owned_tempdir`) still runs: True or False, or
+    None when that cannot be told here (no record, or not yet one; a record of another
+    host or PID namespace)."""
+    try:
+        with open(Path(folder) / OWNER_FILE, encoding="utf-8") as fh:
+            record = json.loads(fh.read(4096))
+        pid, started = int(record["pid"]), record["started"]
+        here = _machine()
+        if record["host"] != here["host"]:
+            return None
+        if record["boot"] != here["boot"]:
+            return False  # the machine has restarted since: every process of then is gone
+        if record["pid_ns"] != here["pid_ns"] or started is None:
+            return None
+        now = _started(pid)
+        return now is not None and abs(now - float(started)) <= _START_SLACK
+    except (OSError, ValueError, TypeError, KeyError):
+        return None
+
+
+def sweep_orphans(
+    dir: str | os.PathLike | None = None, prefixes: Iterable[str] = TEMP_PREFIXES
+) -> list[Path]:
+    """Remove the folders of *dir* (default: the system's temporary folder) named with one
+    of *prefixes* whose owner no longer runs (:func:`owner_runs` False), and only those
+    this user owns; the folders removed."""
+    base = Path(dir if dir is not None else tempfile.gettempdir())
+    prefixes = tuple(prefixes)
+    removed = []
+    try:
+        entries = list(os.scandir(base))
+    except OSError:
+        return removed
+    for entry in entries:
+        if not entry.name.startswith(prefixes):
+            continue
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
+            continue
+        if owner_runs(entry.path) is False:
+            shutil.rmtree(entry.path, ignore_errors=True)
+            removed.append(Path(entry.path))
+    return removed

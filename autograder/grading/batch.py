@@ -24,7 +24,7 @@ from typing import Any
 from autograder import phases
 from autograder.course import Course
 from autograder.faults import Fault, faults_as_errors
-from autograder.files import folder_digest
+from autograder.files import folder_digest, sweep_orphans
 from autograder.grading.canary import canary_problem, remove_canary
 from autograder.grading.gradebook import share_engines
 from autograder.grading.ledger import LEDGER_VERSION, Ledger
@@ -156,6 +156,11 @@ def grade_prepared(
     locked or gone) raises :class:`~autograder.models.GraderFault` at once; a grading
     worker that died costs its submission in this run only (``fault`` set, flagged).
 
+    The system's temporary folder is swept (:func:`autograder.files.sweep_orphans`) before
+    the workers start and once they have stopped: what a killed grader's workers left there
+    goes first, what this run's killed workers (or workers stopped before their warm box
+    was closed) left goes at its end, however it ends.
+
     Returns
     -------
     dict
@@ -163,21 +168,25 @@ def grade_prepared(
     """
     share_engines()
     prepared = list(prepared)
-    with faults_as_errors("while grading"):
-        results = _grade(
-            course,
-            prepared,
-            workers,
-            sandbox,
-            feedback,
-            ledger,
-            timeout,
-            on_result,
-            dask,
-            canaries,
-            on_canary,
-            regrade,
-        )
+    sweep_orphans()
+    try:
+        with faults_as_errors("while grading"):
+            results = _grade(
+                course,
+                prepared,
+                workers,
+                sandbox,
+                feedback,
+                ledger,
+                timeout,
+                on_result,
+                dask,
+                canaries,
+                on_canary,
+                regrade,
+            )
+    finally:
+        sweep_orphans()
     return {(p.assignment, p.student): results[(p.assignment, p.student)] for p in prepared}
 
 

@@ -49,6 +49,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from autograder.course import Course, ensure_env_bin_on_path
+from autograder.files import owned_tempdir, sweep_orphans
 from autograder.grading.gradebook import share_engines
 from autograder.grading.pool import failure_message
 from autograder.grading.task import autograde_task, failed_outcome, worker_init
@@ -157,6 +158,9 @@ class GradingProcess:
         # The daemon flag only makes a parent kill its children at exit; the grading
         # process dies with this worker anyway (the parent-death signal).
         multiprocessing.current_process().daemon = False
+        # what killed workers of this machine left in its temporary folder (on a cluster's
+        # machine no grader's own sweep reaches)
+        sweep_orphans()
 
         prewarm_log = None
         if self.prewarm:
@@ -237,7 +241,10 @@ def grade_remote(
     """
     ensure_env_bin_on_path()
     start = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="autograde-") as tmp:
+    # its owner recorded: a worker killed while it grades (by its nanny, by the cluster's
+    # close) cannot remove it, the next sweep does (autograder.files.sweep_orphans)
+    tmp = owned_tempdir("autograde-")
+    try:
         course = Course(tmp, db_url)
         with zipfile.ZipFile(io.BytesIO(source_zip)) as archive:
             source = {name: archive.read(name) for name in archive.namelist()}
@@ -251,6 +258,8 @@ def grade_remote(
         out["flags"] = [flag.replace(root, shown_root) for flag in out["flags"]]
         out["autograded"] = read_tree(course.autograded_dir(student, assignment))
         out["feedback_files"] = read_tree(course.feedback_dir(student, assignment))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
     out["seconds"] = time.monotonic() - start
     return out
 

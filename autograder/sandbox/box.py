@@ -14,12 +14,12 @@ import json
 import os
 import shutil
 import sys
-import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from autograder.files import owned_tempdir
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.mounts import STAGE_DIR, WORK_DIR, WRAPPER_PATH, bwrap_arguments, bwrap_path
 from autograder.sandbox.seccomp import seccomp_filter
@@ -80,7 +80,9 @@ class Sandbox:
         uid_mode: UidMode | None = None,
     ) -> None:
         self.limits = limits or Limits()
-        self.root = Path(tempfile.mkdtemp(prefix="ag-sbx-", dir=base_dir)).resolve()
+        # its owner recorded: a worker killed while it grades cannot remove it, the next
+        # sweep does (autograder.files.sweep_orphans)
+        self.root = owned_tempdir("ag-sbx-", base_dir)
         os.chmod(self.root, 0o711)
         self.run_dir = self.root / "run"
         self.stage_dir = self.root / "stage"

@@ -46,13 +46,13 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Sequence
 from multiprocessing.connection import Connection
 from pathlib import Path
 
+from autograder.files import OWNER_FILE, owned_tempdir, sweep_orphans
 from autograder.sandbox.box import Sandbox
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.mounts import WORK_DIR, WRAPPER_PATH, bwrap_arguments, bwrap_path
@@ -122,7 +122,10 @@ class WarmBox:
             raise WarmBoxError("bubblewrap (bwrap) is not installed")
         if os.geteuid() != 0:
             raise WarmBoxError("the warm box needs root (to give each kernel its namespaces)")
-        self.root = Path(tempfile.mkdtemp(prefix="ag-warm-", dir=base_dir)).resolve()
+        # what boxes and sandboxes of processes that no longer run left there goes first;
+        # this box's folder records its owner, this process, for the next sweep
+        sweep_orphans(base_dir)
+        self.root = owned_tempdir("ag-warm-", base_dir)
         os.chmod(self.root, 0o711)
         empty = self.root / "empty"
         empty.mkdir(mode=0o755)
@@ -258,7 +261,8 @@ class WarmBox:
         until it ends)."""
         if not self.alive():
             with contextlib.suppress(OSError):
-                self.root.rmdir()
+                if {entry.name for entry in self.root.iterdir()} <= {OWNER_FILE}:
+                    shutil.rmtree(self.root)
 
 
 # --------------------------------------------------------------------------- this process's box

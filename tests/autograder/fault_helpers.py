@@ -96,22 +96,49 @@ def cli_command(*args: str | os.PathLike) -> list[str]:
     return command
 
 
-def environment() -> dict[str, str]:
+def environment(tmpdir: Path | None = None) -> dict[str, str]:
+    """The command line's environment; ``tmpdir``: its temporary folder (``TMPDIR``)."""
     env = dict(os.environ, PYTHONPATH=str(REPO_ROOT))
     env.pop("COLUMNS", None)
+    if tmpdir is not None:
+        env["TMPDIR"] = str(tmpdir)
     return env
 
 
-def run_cli(*args: str | os.PathLike, cwd: Path, prefix: list[str] | None = None, timeout=900):
-    """Run the command line (optionally under ``prefix``, e.g. nsenter); returns the
-    CompletedProcess (text)."""
+def run_cli(
+    *args: str | os.PathLike,
+    cwd: Path,
+    prefix: list[str] | None = None,
+    timeout=900,
+    tmpdir: Path | None = None,
+):
+    """Run the command line (optionally under ``prefix``, e.g. nsenter; with ``tmpdir`` as
+    its temporary folder); returns the CompletedProcess (text)."""
     return subprocess.run(
         [*(prefix or []), *cli_command(*args)],
         cwd=cwd,
         capture_output=True,
         text=True,
-        env=environment(),
+        env=environment(tmpdir),
         timeout=timeout,
+    )
+
+
+#: What the grader's temporary folders are named (a warm box, a sandbox, a Dask worker's
+#: course), as an instructor finds them in the system's temporary folder.
+GRADER_TEMP = ("ag-*", "autograde-*")
+
+
+def temp_leftovers(tmpdir: Path) -> list[Path]:
+    """The grader's temporary folders in ``tmpdir``, sorted."""
+    return sorted(folder for pattern in GRADER_TEMP for folder in tmpdir.glob(pattern))
+
+
+def described(folders: list[Path]) -> str:
+    """Each folder with what it holds (for a failing test's message)."""
+    return "\n".join(
+        f"{folder.name}: {sorted(p.relative_to(folder).as_posix() for p in folder.rglob('*'))[:12]}"
+        for folder in folders
     )
 
 

@@ -27,6 +27,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import psutil
@@ -35,18 +36,21 @@ import pytest
 from autograder.grading import CANARY_PREFIX
 from tests.autograder.fault_helpers import (
     ASSIGNMENT,
+    SANDBOX_ARGS,
     SECOND,
     MountNamespace,
     assert_complete,
     assert_ledger_holds_only_earned,
     assert_old_or_new,
     cli_command,
+    described,
     environment,
     ledger_entries,
     one_line_error,
     run_cli,
     sample_class,
     snapshot,
+    temp_leftovers,
     wait_for,
 )
 from tests.needs import require
@@ -69,6 +73,18 @@ def namespace():
         yield ns
     finally:
         ns.close()
+
+
+@pytest.fixture
+def tmpdir_of_its_own():
+    """A fresh temporary folder for the test's runs (their TMPDIR), removed after. Not under
+    ``tmp_path``: a sandboxed kernel's IPC sockets are made two folders below it, and a
+    socket's path has at most 107 bytes."""
+    folder = Path(tempfile.mkdtemp(prefix="grader-tmp-"))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def grade_args(sample, course: Path, out: Path, *extra: str) -> list:
@@ -399,19 +415,26 @@ def test_gradebook_locked_past_its_timeout(sample, tmp_path):
 
 
 @pytest.mark.slow
-def test_killed_worker_is_graded_again(sample, tmp_path):
+def test_killed_worker_is_graded_again(sample, tmp_path, tmpdir_of_its_own):
     """A grading worker is killed (SIGKILL, as the kernel's OOM killer would) while it grades
     a submission: that submission is flagged "not graded: the grading worker died …" in this
     run's outputs, the rest of the class graded and written, exit 1 with one line; nothing
     is recorded for it, so the same command run again grades it and gives the whole class,
     correctly. Today's main exits 0 and records "could not be graded: the grading worker
-    died" as the student's result, replayed by every later run."""
+    died" as the student's result, replayed by every later run.
+
+    Neither run leaves a temporary folder behind (the runs' own TMPDIR): the killed worker
+    could not remove its warm box and the sandbox in it (the student's staged files), nor
+    could the worker started in its place, stopped before its warm box was closed; the run
+    removes both at its end. Without the sweep (autograder.files.sweep_orphans) both stay,
+    one more per run."""
     course, out = tmp_path / "course", tmp_path / "out"
+    tmpdir = tmpdir_of_its_own
     args = ["grade", sample.folder, "--course", course, "--out", out, "--workers", "1"]
     run = subprocess.Popen(
         cli_command(*args),
         cwd=tmp_path,
-        env=environment(),
+        env=environment(tmpdir),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -432,6 +455,7 @@ def test_killed_worker_is_graded_again(sample, tmp_path):
 
     try:
         worker = wait_for(grading_worker, 600, "a grading worker at work", step=0.05)
+        at_work = temp_leftovers(tmpdir)
         worker.send_signal(signal.SIGKILL)
         stdout, stderr = run.communicate(timeout=900)
     finally:
@@ -447,11 +471,100 @@ def test_killed_worker_is_graded_again(sample, tmp_path):
     assert len(flagged) == 1 and "not graded: the grading worker died" in flagged[0]["flags"][-1]
     assert_ledger_holds_only_earned(course, sample)
     assert len(ledger_entries(course)) == 2
-    again = run_cli(*args, cwd=tmp_path)
+    if not SANDBOX_ARGS:  # sandboxed: the worker had its folders there when it was killed
+        assert at_work, "the grading worker had no temporary folder in the run's TMPDIR"
+    left = temp_leftovers(tmpdir)
+    assert not left, "the run left in its TMPDIR:\n" + described(left)
+    again = run_cli(*args, cwd=tmp_path, tmpdir=tmpdir)
     assert again.returncode == 0, again.stderr[-3000:]
     assert_complete(out, sample)
     assert len(ledger_entries(course)) == 3
     assert os.path.exists(course / ".lock")
+    left = temp_leftovers(tmpdir)
+    assert not left, "the next run left in its TMPDIR:\n" + described(left)
+
+
+# --------------------------------------------------------------------------- a killed grader
+
+#: Another process that holds a temporary folder of the grader's kind while it runs (as a
+#: second grading run on the machine does): the folder made as the grader makes its own.
+LIVE_OWNER = """\
+import sys, time
+from autograder.files import owned_tempdir
+folder = owned_tempdir("ag-sbx-")
+(folder / "stage").mkdir()
+(folder / "stage" / "answer.py").write_text("x = 1\\n")
+print(folder, flush=True)
+time.sleep(3600)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.needs_sandbox
+def test_a_killed_graders_temporary_folders_go_with_the_next_run(
+    sample, tmp_path, tmpdir_of_its_own
+):
+    """The grader is killed (SIGKILL: an instructor's kill -9, the OOM killer) while a
+    notebook runs in its sandbox: its workers die with it (the parent-death signal) and
+    none of them can remove its warm box or sandbox (the student's staged files), which
+    stay in the temporary folder (the runs' own TMPDIR). The next run removes them,
+    grades the whole class and leaves nothing of its own; it leaves alone the folder of a
+    process that still runs (another grading run: two on one machine are normal), and one
+    whose owner it cannot tell (a grader of an older version, which may be running).
+    Without the sweep the killed run's folders stay; a sweep that does not ask whether a
+    folder's owner runs removes the live one."""
+    course, out = tmp_path / "course", tmp_path / "out"
+    tmpdir = tmpdir_of_its_own
+    args = ["grade", sample.folder, "--course", course, "--out", out, "--workers", "2"]
+    run = subprocess.Popen(
+        cli_command(*args),
+        cwd=tmp_path,
+        env=environment(tmpdir),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    grader = psutil.Process(run.pid)
+
+    def a_notebook_in_its_sandbox():
+        return [*tmpdir.glob("ag-warm-*/ag-sbx-*/stage"), *tmpdir.glob("ag-sbx-*/stage")]
+
+    try:
+        wait_for(a_notebook_in_its_sandbox, 600, "a notebook in its sandbox", step=0.05)
+        tree = grader.children(recursive=True)
+        run.send_signal(signal.SIGKILL)
+        assert run.wait(timeout=60) == -signal.SIGKILL
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.wait()
+    _, alive = psutil.wait_procs(tree, timeout=30)
+    assert not alive, alive  # nothing of the killed run can remove anything any more
+    killed_left = temp_leftovers(tmpdir)
+    sandboxes = [f for f in killed_left if f.name.startswith("ag-sbx-") or [*f.glob("ag-sbx-*")]]
+    assert sandboxes, "the killed run left no sandbox in its TMPDIR: " + described(killed_left)
+
+    legacy = tmpdir / "ag-warm-older"  # no owner recorded
+    (legacy / "empty").mkdir(parents=True)
+    owner = subprocess.Popen(
+        [sys.executable, "-c", LIVE_OWNER],
+        env=environment(tmpdir),
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        live = Path(owner.stdout.readline().strip())
+        assert live.parent.samefile(tmpdir), live
+        again = run_cli(*args, cwd=tmp_path, tmpdir=tmpdir)
+        assert again.returncode == 0, again.stderr[-3000:]
+        assert_complete(out, sample)
+        left = temp_leftovers(tmpdir)
+        assert [f.name for f in left] == sorted([legacy.name, live.name]), (
+            "left in the TMPDIR:\n" + described(left)
+        )
+        assert (live / "stage" / "answer.py").read_text() == "x = 1\n"
+    finally:
+        owner.kill()
+        owner.wait()
 
 
 # --------------------------------------------------------------------------- a kernel's start

@@ -1,19 +1,31 @@
 """autograder.files: a file written whole or not at all, a ledger line appended whole or not
 at all — on a real full disk (a small tmpfs in a private mount namespace) and under
-SIGKILL."""
+SIGKILL; the grader's temporary folders swept once their owner (a real process) has ended,
+never while it runs."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
 import subprocess
 import sys
 import textwrap
+import time
+from pathlib import Path
 
+import psutil
 import pytest
 
-from autograder.files import append_line, write_atomic
+from autograder.files import (
+    OWNER_FILE,
+    append_line,
+    owned_tempdir,
+    owner_runs,
+    sweep_orphans,
+    write_atomic,
+)
 
 
 def test_write_atomic_replaces_the_file(tmp_path):
@@ -132,3 +144,112 @@ def test_folder_digest_follows_names_and_bytes_and_skips_caches(tmp_path):
     assert changed != before
     (tmp_path / "pkg" / "a.py").rename(tmp_path / "pkg" / "b.py")
     assert folder_digest(tmp_path / "pkg") not in (before, changed)
+
+
+# ------------------------------------------------------------------ owned temporary folders
+
+_OWN_A_FOLDER = """
+import sys
+from autograder.files import owned_tempdir
+print(owned_tempdir(sys.argv[1], sys.argv[2]), flush=True)
+sys.stdin.read()  # runs until its stdin is closed
+"""
+
+
+def _owned_by_a_child(prefix: str, base: Path) -> tuple[subprocess.Popen, Path]:
+    """A child process that has made a folder with owned_tempdir and runs on."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", _OWN_A_FOLDER, prefix, str(base)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    return child, Path(child.stdout.readline().strip())
+
+
+def _ended(prefix: str, base: Path) -> Path:
+    """A folder of a child process that has ended (and been reaped)."""
+    child, folder = _owned_by_a_child(prefix, base)
+    child.stdin.close()
+    assert child.wait() == 0
+    return folder
+
+
+def _record(folder: Path) -> dict:
+    return json.loads((folder / OWNER_FILE).read_text())
+
+
+def _write_record(folder: Path, record: dict) -> None:
+    (folder / OWNER_FILE).write_text(json.dumps(record))
+
+
+def test_a_folder_goes_once_its_owner_no_longer_runs(tmp_path):
+    """A folder of a process that runs stays; once that process has ended (a zombie its
+    parent has not reaped has ended too) the sweep removes it, what it holds and nothing
+    else."""
+    child, folder = _owned_by_a_child("ag-warm-", tmp_path)
+    try:
+        (folder / "ag-sbx-x" / "stage").mkdir(parents=True)
+        mine = owned_tempdir("ag-sbx-", tmp_path)  # this process's own: it runs
+        assert owner_runs(folder) is True and owner_runs(mine) is True
+        assert sweep_orphans(tmp_path) == [] and folder.is_dir()
+        child.kill()
+        deadline = time.monotonic() + 10
+        while psutil.Process(child.pid).status() != psutil.STATUS_ZOMBIE:
+            assert time.monotonic() < deadline, "the child did not end"
+            time.sleep(0.01)
+        assert owner_runs(folder) is False
+        ended = _ended("autograde-", tmp_path)
+        assert sorted(sweep_orphans(tmp_path)) == sorted([folder, ended])
+        assert [p.name for p in tmp_path.iterdir()] == [mine.name]
+    finally:
+        child.kill()
+        child.wait()
+
+
+def test_a_pid_run_by_another_process_is_not_the_owner(tmp_path):
+    """The owner's pid names a process that started at another time (the pid was used
+    again): the owner has ended, its folder goes. A record of another boot likewise."""
+    reused = owned_tempdir("ag-sbx-", tmp_path)
+    rebooted = owned_tempdir("ag-warm-", tmp_path)
+    kept = owned_tempdir("ag-warm-", tmp_path)
+    record = _record(reused)
+    _write_record(reused, {**record, "started": record["started"] - 60})
+    _write_record(rebooted, {**record, "boot": "another boot"})
+    assert owner_runs(reused) is False and owner_runs(rebooted) is False
+    assert sorted(sweep_orphans(tmp_path)) == sorted([reused, rebooted])
+    assert [p.name for p in tmp_path.iterdir()] == [kept.name]
+
+
+def test_what_cannot_be_judged_here_is_left_alone(tmp_path):
+    """A folder with no record (a grader of an older version, or one being made), a torn
+    record, a record of a pid on another host or in another PID namespace: its owner may
+    run, so it stays, though that pid has ended here; so do a folder of another name, a
+    symlink to an owner's folder that has ended, and (with root) another user's folder."""
+    (tmp_path / "elsewhere").mkdir()
+    dead = _ended("ag-sbx-", tmp_path / "elsewhere")
+    record = _record(dead)
+    cases = {
+        "ag-warm-host": {**record, "host": "another-host"},
+        "ag-warm-ns": {**record, "pid_ns": "pid:[1]"},
+        "ag-sbx-none": None,
+        "ag-sbx-torn": None,
+        "other-x": record,
+        "ag-sbx-user": record,
+    }
+    for name, content in cases.items():
+        (tmp_path / name).mkdir()
+        if content is not None:
+            _write_record(tmp_path / name, content)
+    (tmp_path / "ag-sbx-torn" / OWNER_FILE).write_text('{"pid": 1')
+    (tmp_path / "ag-sbx-link").symlink_to(dead)
+    if os.geteuid() == 0:
+        os.chown(tmp_path / "ag-sbx-user", 65534, 65534)
+    else:
+        shutil.rmtree(tmp_path / "ag-sbx-user")
+    for name in ("ag-warm-host", "ag-warm-ns", "ag-sbx-none", "ag-sbx-torn"):
+        assert owner_runs(tmp_path / name) is None, name
+    before = sorted(p.name for p in tmp_path.iterdir())
+    assert sweep_orphans(tmp_path) == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == before and dead.is_dir()
+    assert sweep_orphans(tmp_path / "elsewhere") == [dead]

@@ -21,6 +21,7 @@ import json
 import os
 import shutil
 import signal
+import tempfile
 import threading
 from pathlib import Path
 
@@ -32,6 +33,7 @@ from autograder.grading import parse_dask_target
 from autograder.grading.dask_batch import read_tree, write_tree
 from autograder.models import GradingError, SubmissionsError
 from devtools.postgres import submission_counts
+from tests.autograder.fault_helpers import described, temp_leftovers
 from tests.needs import require, sandbox_args
 
 ASSIGNMENTS = list_assignments()[:2]
@@ -248,7 +250,18 @@ def _kill_a_busy_worker(stop: threading.Event, killed: list[int]) -> None:
 
 @pytest.mark.slow
 @pytest.mark.skipif(not ASSIGNMENTS, reason="no course notebooks yet")
-def test_a_worker_killed_while_grading_loses_nothing(batch, default_run, postgres, tmp_path):
+def test_a_worker_killed_while_grading_loses_nothing(
+    batch, default_run, postgres, tmp_path, monkeypatch, request
+):
+    """A Dask worker SIGKILLed while it grades: its task runs again on another worker, each
+    submission is graded once; and the killed worker's temporary course (``autograde-*``,
+    which it could not remove) is gone when the run ends (the grader's sweep: without it,
+    it stays). The run's temporary folder (TMPDIR, which the workers inherit) is the
+    test's own."""
+    tmpdir = Path(tempfile.mkdtemp(prefix="grader-tmp-"))
+    request.addfinalizer(lambda: shutil.rmtree(tmpdir, ignore_errors=True))
+    monkeypatch.setenv("TMPDIR", str(tmpdir))
+    monkeypatch.setattr(tempfile, "tempdir", None)  # this process's, read again from TMPDIR
     url = postgres.create_database("dask_kill")
     _release(tmp_path, ["--db", url])
     stop, killed = threading.Event(), []
@@ -265,6 +278,8 @@ def test_a_worker_killed_while_grading_loses_nothing(batch, default_run, postgre
     # every submission graded once: the killed worker's task ran again elsewhere, with
     # the results of the default run
     _assert_each_graded_once(batch, tmp_path, url, default_run)
+    left = temp_leftovers(tmpdir)
+    assert not left, "the run left in its TMPDIR:\n" + described(left)
 
 
 def test_grade_path_refuses_a_bad_target_before_reading(tmp_path):
