@@ -755,9 +755,9 @@ def run_to_the_end(args: argparse.Namespace, root: Path, pg: PostgresCluster | N
         for r in runs:
             if r.code not in (None, 0):
                 raise RuntimeError(f"the grader of {n} exited {r.code}: see its log in {root}")
-        check_run(root, folders[n], url, n, partial=partial)
-        for r in runs:
+        for r in runs:  # the figures first: a failed check below does not lose them
             _print_run(n, r)
+        check_run(root, folders[n], url, n, partial=partial)
         if n == args.n:
             rows, size, per_table = gradebook_size(url)
     if resume is not None:
