@@ -73,8 +73,10 @@ import json
 import os
 import resource
 import shutil
+import signal
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -587,8 +589,8 @@ def run_grader(
                     _kill_tree(proc)
                     break
         finally:
-            if proc.poll() is None:
-                _kill_tree(proc)
+            if proc.poll() is None:  # stopped (Ctrl-C, SIGTERM): so is the grader
+                _stop_tree(proc)
             watch.stop()
     watch.sample()
     end = time.monotonic() - start
@@ -610,6 +612,41 @@ def run_grader(
     )
 
 
+#: Seconds a grader has to stop after SIGTERM (its workers and kernels stopped, the grades
+#: so far kept) before it is killed.
+STOP_SECONDS = 60
+
+
+def _stop_tree(proc) -> None:
+    """Stop the grader as Ctrl-C or SIGTERM stops ``python -m autograder grade``: SIGTERM,
+    then, if it has not ended within :data:`STOP_SECONDS`, :func:`_kill_tree`."""
+    import subprocess
+
+    proc.terminate()
+    try:
+        proc.wait(timeout=STOP_SECONDS)
+    except subprocess.TimeoutExpired:
+        pass
+    _kill_tree(proc)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    # SIGTERM and SIGHUP stop the benchmark as Ctrl-C does; a second signal is ignored, so
+    # that the stopping itself (the grader's, the cluster's) is not cut short
+    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+        signal.signal(getattr(signal, name), signal.SIG_IGN)
+    raise KeyboardInterrupt
+
+
+def stop_on_signals() -> None:
+    """SIGINT (Ctrl-C), SIGTERM and SIGHUP raise ``KeyboardInterrupt`` in the benchmark's
+    main thread: the grader it runs is stopped (:func:`_stop_tree`), the throw-away
+    PostgreSQL cluster too (its context's exit) and the work folder removed. Without it a
+    SIGTERM ended the benchmark alone and left both running."""
+    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+        signal.signal(getattr(signal, name), _interrupt)
+
+
 def _kill_tree(proc) -> None:
     """SIGKILL the grader alone (its workers, kernels and sandboxes die with it: the
     parent-death signal) and wait until nothing it started is left."""
@@ -619,7 +656,8 @@ def _kill_tree(proc) -> None:
         tree = psutil.Process(proc.pid).children(recursive=True)
     except psutil.Error:
         tree = []
-    proc.kill()
+    with contextlib.suppress(ProcessLookupError):
+        proc.kill()
     proc.wait()
     _, alive = psutil.wait_procs(tree, timeout=60)
     if alive:
@@ -678,6 +716,8 @@ def run_to_the_end(args: argparse.Namespace, root: Path, pg: PostgresCluster | N
     )
     folders = write_class(root, sizes)
     server = _postmaster(pg)
+    if server is not None:
+        print(f"the gradebooks' throw-away PostgreSQL server: pid {server}", flush=True)
     head = "  {:>6} {:>6} {:>8} {:>8} {:>8} {:>10} {:>10} {:>10} {:>8} {:>9} {:>9}".format(
         "class",
         "graded",
@@ -715,9 +755,9 @@ def run_to_the_end(args: argparse.Namespace, root: Path, pg: PostgresCluster | N
         for r in runs:
             if r.code not in (None, 0):
                 raise RuntimeError(f"the grader of {n} exited {r.code}: see its log in {root}")
-        check_run(root, folders[n], url, n, partial=partial)
-        for r in runs:
+        for r in runs:  # the figures first: a failed check below does not lose them
             _print_run(n, r)
+        check_run(root, folders[n], url, n, partial=partial)
         if n == args.n:
             rows, size, per_table = gradebook_size(url)
     if resume is not None:
@@ -913,6 +953,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", type=Path, help="work in this folder and keep it")
     args = parser.parse_args(argv)
     ensure_env_bin_on_path()
+    if threading.current_thread() is threading.main_thread():
+        stop_on_signals()
     root = (args.keep or Path(tempfile.mkdtemp(prefix="bench-scale-"))).resolve()
     root.mkdir(parents=True, exist_ok=True)
     try:
@@ -926,6 +968,9 @@ def main(argv: list[str] | None = None) -> int:
                 run_throughput(args, root, pg)
             else:
                 run_to_the_end(args, root, pg)
+    except KeyboardInterrupt:
+        print("stopped: the grader and the PostgreSQL server were stopped", file=sys.stderr)
+        return 130
     finally:
         if args.keep is None:
             shutil.rmtree(root, ignore_errors=True)

@@ -12,8 +12,10 @@ once per grading process: each worker, the grader process) patches the two metho
 
 - the first open of a URL in a process is nbgrader's own, unchanged (it creates the tables
   and the alembic version of a new gradebook), then keeps its engine for the process;
-- every later open of that URL binds a new session to the kept engine and records the
-  course id as nbgrader does (``check_course``), without the inspection and ``create_all``;
+- every later open of that URL binds a new session to the kept engine, without the
+  inspection and ``create_all``, and without nbgrader's ``check_course`` (a query and a
+  commit that makes the course's row if it is missing) once this process's engine has
+  seen that course's row made;
 - ``close`` ends the session (its connection goes back to the engine's pool) and keeps the
   engine.
 
@@ -40,6 +42,8 @@ from autograder import phases
 #: identity of its SQLite file).
 _ENGINES: dict[tuple[int, str], tuple[Any, tuple[int, int] | None]] = {}
 _LOCK = threading.Lock()
+#: (process id, URL, course id) whose course row this process's engine has seen made.
+_COURSES: set[tuple[tuple[int, str], str]] = set()
 _STATS = {"opens": 0, "seconds": 0.0}
 _ORIGINAL: dict[str, Any] = {}
 
@@ -66,9 +70,15 @@ def _shared_init(
                 engine.dispose()
             engine = create_engine(db_url, echo=False, future=True, pool_pre_ping=True)
             _ENGINES[key] = (engine, _sqlite_file(db_url))
+            _COURSES.difference_update([c for c in _COURSES if c[0] == key])
+            _COURSES.add((key, course_id))  # nbgrader's open checked the course
     self.engine = engine
     self.db = scoped_session(sessionmaker(autoflush=True, bind=engine, future=True))
-    self.check_course(course_id=course_id)
+    if (key, course_id) not in _COURSES:
+        # nbgrader's check_course: the course's row made if missing (a query and a
+        # commit); once it is there, later opens on this engine need not ask again
+        self.check_course(course_id=course_id)
+        _COURSES.add((key, course_id))
     self.course_id = course_id
     self.authenticator = authenticator
     _STATS["opens"] += 1
@@ -163,6 +173,7 @@ def unshare_engines() -> None:
         Gradebook.close = _ORIGINAL.pop("close")
         for key in [key for key in _ENGINES if key[0] == os.getpid()]:
             _ENGINES.pop(key)[0].dispose()
+        _COURSES.difference_update([c for c in _COURSES if c[0][0] == os.getpid()])
 
 
 def open_stats() -> dict[str, float]:

@@ -162,6 +162,7 @@ def worker_init(prewarm_log: str | None = None, sandbox: bool = False) -> None:
 
     ensure_env_bin_on_path()
     share_engines()
+    check_schemas_once()
 
     import autograder.grading.preprocessors  # noqa: F401
 
@@ -182,3 +183,50 @@ def _template_pid(sandbox: bool) -> int | None:
 
     template = prewarm._TEMPLATE
     return template.process.pid if template is not None else None
+
+
+class _SchemaCheckedOnce:
+    """``jsonschema`` as nbgrader's metadata validator uses it (its module's ``jsonschema``),
+    with a ``validate`` that makes a schema's validator, and checks the schema against its
+    meta-schema, once per process, not on every call. The steps are ``jsonschema.validate``'s
+    own (``validator_for``, ``check_schema``, ``best_match`` of ``iter_errors``): the same
+    errors, raised the same way; anything else is ``jsonschema``'s."""
+
+    def __init__(self) -> None:
+        self._validators: dict[str, Any] = {}
+
+    def validate(self, instance: Any, schema: dict, *args: Any, **kwargs: Any) -> None:
+        import json
+
+        import jsonschema
+
+        if args or kwargs:
+            jsonschema.validate(instance, schema, *args, **kwargs)
+            return
+        key = json.dumps(schema, sort_keys=True)
+        validator = self._validators.get(key)
+        if validator is None:
+            cls = jsonschema.validators.validator_for(schema)
+            cls.check_schema(schema)
+            validator = self._validators[key] = cls(schema)
+        error = jsonschema.exceptions.best_match(validator.iter_errors(instance))
+        if error is not None:
+            raise error
+
+    def __getattr__(self, name: str) -> Any:
+        import jsonschema
+
+        return getattr(jsonschema, name)
+
+
+def check_schemas_once() -> None:
+    """nbgrader checks every graded cell's metadata (``CheckCellMetadata``, before and after
+    the cells run) with ``jsonschema.validate``, which checks the schema itself against its
+    meta-schema each time: 9/10 of the check's time. Here that schema is checked once per
+    process (:class:`_SchemaCheckedOnce`); what is checked of a cell, and what is raised,
+    is unchanged. nbgrader has no hook for its validator: its module's ``jsonschema`` is
+    replaced. Idempotent."""
+    from nbgrader.nbgraderformat import common
+
+    if not isinstance(common.jsonschema, _SchemaCheckedOnce):
+        common.jsonschema = _SchemaCheckedOnce()

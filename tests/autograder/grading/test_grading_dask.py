@@ -17,6 +17,7 @@ Fast: the dashboard's link is printed only when the scheduler can draw a dashboa
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -655,3 +656,65 @@ def test_the_equality_benchmark_names_every_difference(tmp_path):
     differences = compare_outputs(same[0], write(tmp_path / "c", 1.0, ["late"]))
     assert any(d.startswith("grades.csv:") for d in differences)
     assert any(d.startswith("results.json ('01', 'ada')") for d in differences)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_stopping_the_scale_benchmark_stops_its_grader_and_its_postgresql(stop, tmp_path):
+    """``python -m benchmarks scale`` stopped (SIGTERM, or Ctrl-C's SIGINT sent to it
+    alone) while its grader runs stops that grader with everything it started and the
+    throw-away PostgreSQL server, and removes its work folder. (Without the benchmark's
+    handlers, SIGTERM ended the benchmark alone: the grader and the server ran on.)"""
+    import subprocess
+    import sys
+    import time
+
+    import psutil
+
+    from course_common.paths import REPO_ROOT
+    from devtools.postgres import postgres_bindir
+
+    require(postgres_bindir() is not None, "PostgreSQL is not installed")
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    bench = subprocess.Popen(
+        [sys.executable, "-m", "benchmarks", "scale", "--n", "30", "--sizes", "--no-kill"],
+        cwd=REPO_ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,  # the signal goes to the benchmark alone
+    )
+    started: list[psutil.Process] = []
+    try:
+        server = None
+        for line in bench.stdout:
+            if "PostgreSQL server: pid" in line:
+                server = psutil.Process(int(line.split("pid")[1].split()[0]))
+                break
+        assert server is not None, "the benchmark did not start its server"
+        benchmark = psutil.Process(bench.pid)
+        deadline = time.monotonic() + 300
+        grader = None
+        while time.monotonic() < deadline:  # the grader, once its Dask workers run
+            graders = [p for p in benchmark.children() if "--as-grader" in p.cmdline()]
+            if graders and len(graders[0].children(recursive=True)) >= 2:
+                grader = graders[0]
+                break
+            time.sleep(0.5)
+        assert grader is not None, "the grader did not start its workers"
+        started = [server, grader, *grader.children(recursive=True)]
+        work = [p for p in tmp_path.iterdir() if p.name.startswith("bench-scale-")]
+        assert work
+        bench.send_signal(stop)
+        bench.wait(timeout=180)
+        _, alive = psutil.wait_procs(started, timeout=30)
+        assert not alive, [p.pid for p in alive]
+        assert not any(p.exists() for p in work)
+    finally:
+        if bench.poll() is None:
+            bench.kill()
+            bench.wait()
+        for process in started:
+            with contextlib.suppress(psutil.Error):
+                process.kill()

@@ -107,3 +107,30 @@ def test_unsharing_gives_nbgraders_engines_back(tmp_path, blank, shared):
     with Gradebook(url) as one, Gradebook(url) as two:
         assert one.engine is not two.engine
         assert shared_engine not in (one.engine, two.engine)
+
+
+def test_a_course_is_checked_once_per_engine_and_each_course_id_gets_its_row(
+    tmp_path, blank, shared
+):
+    """nbgrader's ``check_course`` (the course's row made if missing) runs on an engine's
+    first open of a course id, not on every open: a second course id still gets its row."""
+    from nbgrader.api import Course, Gradebook
+    from sqlalchemy import event
+
+    url = _url(_copy(blank, tmp_path / "gradebook.db"))
+    statements: list[str] = []
+    with Gradebook(url, "first") as gb:
+        engine = gb.engine
+
+    def seen(conn, cursor, statement, *rest) -> None:
+        statements.append(statement)
+
+    event.listen(engine, "before_cursor_execute", seen)
+    try:
+        with Gradebook(url, "first"):
+            pass
+        assert not [s for s in statements if "course" in s.lower()]
+        with Gradebook(url, "second") as gb:
+            assert {"first", "second"} <= {c.id for c in gb.db.query(Course)}
+    finally:
+        event.remove(engine, "before_cursor_execute", seen)

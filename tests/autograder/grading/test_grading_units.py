@@ -209,3 +209,42 @@ def test_prewarmed_kernels_are_fresh_forks(tmp_path):
     finally:
         prewarm.stop_template()
     assert template.process.poll() is not None
+
+
+def test_nbgraders_cell_check_with_the_schema_checked_once_raises_what_stock_raises():
+    """:func:`~autograder.grading.task.check_schemas_once`: nbgrader's metadata check of a
+    cell passes and fails as with stock ``jsonschema.validate`` (the same error text), and
+    the schema is checked against its meta-schema once, not per cell."""
+    import jsonschema
+    from nbformat.v4 import new_code_cell
+    from nbgrader.nbgraderformat import common
+    from nbgrader.nbgraderformat.v3 import MetadataValidatorV3
+
+    from autograder.grading.task import check_schemas_once
+
+    good, bad = new_code_cell("x = 1"), new_code_cell("x = 1")
+    meta = {"grade_id": "a", "schema_version": 3, "grade": True, "solution": False}
+    good.metadata["nbgrader"] = {**meta, "locked": True, "points": 1}
+    bad.metadata["nbgrader"] = {**meta, "grade_id": 3, "locked": "yes", "points": 1}
+    validator = MetadataValidatorV3()
+    saved = common.jsonschema
+    try:
+        with pytest.raises(jsonschema.ValidationError) as stock:
+            validator.validate_cell(bad)
+        check_schemas_once()
+        checks = []
+        real = jsonschema.validators.Draft4Validator.check_schema
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(
+                jsonschema.validators.Draft4Validator,
+                "check_schema",
+                classmethod(lambda cls, schema, **kw: checks.append(1) or real(schema, **kw)),
+            )
+            for _ in range(3):
+                validator.validate_cell(good)
+            with pytest.raises(jsonschema.ValidationError) as once:
+                validator.validate_cell(bad)
+        assert str(once.value) == str(stock.value)
+        assert len(checks) <= 1
+    finally:
+        common.jsonschema = saved

@@ -8,6 +8,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import time
 
 import pytest
@@ -337,3 +338,42 @@ def test_a_dask_workers_grading_process_starts_a_warm_box_when_sandboxed(sandbox
         assert process.pool.schedule(_warm_box_alive).result(timeout=120) is sandbox
     finally:
         process.teardown()
+
+
+#: A failed cell's traceback, formatted by IPython as a kernel formats it; with ``warm``,
+#: after a template's imports (:func:`~autograder.sandbox.warm_template.preload`).
+#: Prints the traceback's lines and what was cached before it was formatted.
+TRACEBACK = r"""
+import inspect, json, sys
+import IPython
+from pygments.lexers import PythonLexer
+if sys.argv[1] == "warm":
+    from autograder.sandbox.warm_template import preload
+    preload(["IPython"])
+from IPython.core.ultratb import AutoFormattedTB
+def add(a, b):
+    return a - b
+try:
+    assert add(1, 2) == 3
+except AssertionError:
+    cached = {"modules": len(inspect.modulesbyfile), "lexer": "_tokens" in vars(PythonLexer)}
+    lines = AutoFormattedTB(mode="Context").structured_traceback(*sys.exc_info())
+print(json.dumps({"lines": lines, **cached}))
+"""
+
+
+def test_the_templates_traceback_warm_up_fills_the_caches_and_changes_no_traceback():
+    """A kernel forked from a template formats its first traceback with the caches the
+    template filled (``inspect``'s map of the loaded modules' files, pygments' compiled
+    Python lexer), and the traceback reads the same as a cold process's."""
+    out = {}
+    for kind in ("cold", "warm"):
+        done = subprocess.run(
+            [sys.executable, "-c", TRACEBACK, kind], capture_output=True, text=True, check=True
+        )
+        out[kind] = json.loads(done.stdout.splitlines()[-1])
+    assert out["warm"]["lines"] == out["cold"]["lines"]
+    assert "AssertionError" in out["warm"]["lines"][-1]
+    assert (out["cold"]["modules"], out["cold"]["lexer"]) == (0, False)
+    assert out["warm"]["modules"] > 100
+    assert out["warm"]["lexer"]
