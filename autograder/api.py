@@ -15,6 +15,7 @@ from autograder.faults import Fault, faults_as_errors
 from autograder.files import write_atomic
 from autograder.grading import (
     Ledger,
+    StaleFeedback,
     canary_student,
     check_dask_gradebook,
     default_workers,
@@ -392,6 +393,8 @@ def grade_prepared_run(
             bar.close()
         term = term or TermInput()
         with faults_as_errors("recording the due dates and late penalties in the gradebook"):
+            # a page written before its penalty was recorded (or changed) is written again
+            stale = StaleFeedback(graded_course)
             settled = settle(
                 graded_course,
                 term.calendar,
@@ -400,7 +403,12 @@ def grade_prepared_run(
                 plan_flags=term.plan.flags,
                 closed=term.plan.closed,
                 roster=term.roster,
+                on_repriced=stale.add,
             )
+        if feedback:
+            with faults_as_errors("writing the feedback pages again after the late penalties"):
+                for line in stale.refresh():
+                    print(f"note: feedback page not written again: {line}", file=sys.stderr)
         results = settled.results
         unmatched = dict(unmatched or {})
         with faults_as_errors("writing the results"):

@@ -11,7 +11,8 @@ with its time limits, kernel restarts and output caps, then the trusted re-check
 template), ``ledger`` (graded submissions on disk), ``sanitise`` (the feedback pages'
 cleaning and Content-Security-Policy; the similarity report uses them too),
 ``template_cache`` (the feedback pages' compiled templates and highlighted code cells, kept
-for a worker's life).
+for a worker's life), ``stale_feedback`` (pages written again once their late penalty is
+recorded).
 
 The names below are imported on first use (``lazy_loader``): a grading worker that
 imports :mod:`autograder.grading.pool` does not pay for nbformat and nbgrader before its
@@ -32,6 +33,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
         "pool": ["Outcome", "Task", "WorkerPool", "WorkerPoolBroken", "default_workers"],
         "safe_execute": ["ENV_CONFIG", "SafeExecute"],
         "sanitise": ["clean_html", "content_security_policy"],
-        "task": ["autograde_task", "worker_init"],
+        "stale_feedback": ["STALE_FILE", "StaleFeedback"],
+        "task": ["autograde_task", "generate_feedback", "worker_init"],
     },
 )

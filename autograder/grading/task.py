@@ -33,7 +33,7 @@ def autograde_task(
     or not) and ``fault`` (a failure of the machine, as plain data, or None:
     :mod:`autograder.faults`).
     """
-    from nbgrader.converters import Autograde, GenerateFeedback
+    from nbgrader.converters import Autograde
     from nbgrader.coursedir import CourseDirectory
     from nbgrader.utils import capture_log
 
@@ -58,17 +58,10 @@ def autograde_task(
     }
     out["cause"] = "" if out["success"] else failure_cause(out["error"], out["log"])
     if feedback and out["success"]:
-        config = feedback_config(course)
-        config.CourseDirectory.assignment_id = assignment
-        config.CourseDirectory.student_id = student
-        app = GenerateFeedback(coursedir=CourseDirectory(config=config), config=config)
-        app.force = True
-        with recording_exceptions(app) as seen_feedback, phases.phase(phases.FEEDBACK):
-            fb = capture_log(app)
+        out["feedback"], error, seen_feedback = generate_feedback(course, assignment, student)
         seen += seen_feedback
-        out["feedback"] = bool(fb.get("success"))
         if not out["feedback"]:
-            out["log"] += "\n" + fb.get("error", "")
+            out["log"] += "\n" + error
     # a failure of the machine (a full disk, the gradebook locked or gone), told from the
     # notebook's own by the exceptions themselves (autograder.faults), even where nbgrader
     # carried on: the grader records nothing for it and grades it again next time
@@ -76,6 +69,28 @@ def autograde_task(
     out["fault"] = fault.to_dict() if fault is not None else None
     out["profile"] = phases.take_record()
     return out
+
+
+def generate_feedback(
+    course: Course, assignment: str, student: str
+) -> tuple[bool, str, list[BaseException]]:
+    """Write one graded submission's feedback pages with nbgrader's GenerateFeedback (the
+    scores, and the late penalty, that the gradebook holds now); returns whether it
+    succeeded, nbgrader's error if not, and the exceptions it met
+    (:func:`autograder.faults.recording_exceptions`)."""
+    from nbgrader.converters import GenerateFeedback
+    from nbgrader.coursedir import CourseDirectory
+    from nbgrader.utils import capture_log
+
+    config = feedback_config(course)
+    config.CourseDirectory.assignment_id = assignment
+    config.CourseDirectory.student_id = student
+    app = GenerateFeedback(coursedir=CourseDirectory(config=config), config=config)
+    app.force = True
+    with recording_exceptions(app) as seen, phases.phase(phases.FEEDBACK):
+        result = capture_log(app)
+    ok = bool(result.get("success"))
+    return ok, "" if ok else result.get("error", ""), list(seen)
 
 
 def failed_outcome(

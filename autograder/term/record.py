@@ -11,7 +11,7 @@ them, and grades.csv's ``score`` is then nbgrader's ``raw_score - late_submissio
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 
@@ -103,12 +103,16 @@ def _record(
     calendar: Calendar,
     results: Iterable[SubmissionResult],
     outcomes: Mapping[Key, Outcome],
+    on_repriced: Callable[[set[Key]], None] | None = None,
 ) -> dict[Key, float]:
     """Write due dates, timestamps, extensions and late penalties into the gradebook;
-    returns each submission's total penalty (points)."""
+    returns each submission's total penalty (points). ``on_repriced`` is called, before the
+    gradebook's commit, with the submissions whose recorded penalty this changed (their
+    feedback pages show the old one)."""
     from nbgrader.api import MissingEntry
 
     penalties: dict[Key, float] = {}
+    repriced: set[Key] = set()
     with course.gradebook() as gb, warnings.catch_warnings():
         warnings.simplefilter("ignore")  # SQLAlchemy's autoflush warnings (as in course.py)
         names = {r.assignment for r in results}
@@ -136,9 +140,13 @@ def _record(
                 points = penalty_points(
                     term.rule, outcome.fraction, notebook.score, notebook.max_score
                 )
+                if (notebook.late_submission_penalty or 0.0) != points:
+                    repriced.add(key)
                 notebook.late_submission_penalty = points
                 total += points
             penalties[key] = round(total, 2)
+        if on_repriced is not None and repriced:
+            on_repriced(repriced)
         gb.db.commit()
     return penalties
 
@@ -164,12 +172,14 @@ def settle(
     plan_flags: Mapping[Key, list[str]] | None = None,
     closed: Mapping[Key, str] | None = None,
     roster: Iterable[str] = (),
+    on_repriced: Callable[[set[Key]], None] | None = None,
 ) -> TermRun:
     """Hold every result against its due date, record it in the gradebook, and gather the
     class: the students of ``roster`` (course.toml's and the times file's) and every
     student seen in the run. ``graded``: the submission each result came from;
     ``plan_flags``: the resubmission policy's flags; ``closed``: submissions not graded
-    (after the close), with why."""
+    (after the close), with why; ``on_repriced``: called before the penalties are committed
+    with the submissions whose penalty changed (:func:`_record`)."""
     results = list(results)
     plan_flags, closed = plan_flags or {}, closed or {}
     outcomes: dict[Key, Outcome] = {}
@@ -177,7 +187,7 @@ def settle(
         key = (result.assignment, result.student)
         term = calendar.term(result.assignment)
         outcomes[key] = _outcome(calendar, term, graded.get(key), key)
-    penalties = _record(course, calendar, results, outcomes)
+    penalties = _record(course, calendar, results, outcomes, on_repriced)
     students = sorted(set(roster) | {r.student for r in results} | {s for _, s in closed})
     course.ensure_students(students)  # the class: a row for each in grades.csv
     settled = []

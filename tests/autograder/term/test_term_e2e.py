@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -90,6 +91,73 @@ def test_the_demo_summary_shows_due_dates_the_extension_and_the_late_student(dem
         assert row["timestamp"] and row["duedate"]
         if key != (A4, "typical_bugs"):
             assert row["late_submission_penalty"] == "0.0" and row["score"] == row["raw_score"]
+
+
+def _page(out: Path, student: str, assignment: str) -> str:
+    page = out / "feedback" / student / assignment / f"{assignment}.html"
+    return page.read_text(encoding="utf-8")
+
+
+def _shows(page: str, row: dict[str, str]) -> bool:
+    """Whether a feedback page shows grades.csv's score of its row, and its late penalty
+    (nbgrader's template: "(Score: 4.8 / 13)", "Late submission penalty (Score: -1.2)")."""
+    score, top = float(row["score"]), float(row["max_score"])
+    penalty = float(row["late_submission_penalty"])
+    header = f"(Score: {score:g} / {top:g})</h4>" in page
+    line = f"Late submission penalty (Score: -{penalty:g})" in page
+    return header and line is (penalty > 0)
+
+
+@pytest.mark.slow
+def test_the_late_students_page_shows_the_score_after_the_penalty(demo, tmp_path, capsys):
+    """The pages are written as the class is graded, before the term's penalties are
+    recorded: a late submission's page is written again once they are, and again when an
+    extension granted later takes the penalty back (the ledger grades nobody again)."""
+    root, _ = demo
+    rows = _rows(root / "out")
+    late = rows[(A4, "typical_bugs")]
+    assert float(late["late_submission_penalty"]) > 0
+    for (assignment, student), row in rows.items():
+        page = _page(root / "out", student, assignment)
+        assert _shows(page, row) or "could not be graded" in page, (assignment, student)
+    assert _shows(_page(root / "out", "typical_bugs", A4), late)
+    assert not (root / "course" / "feedback-stale.json").exists()
+
+    course = tmp_path / "course"
+    shutil.copytree(root / "course", course)
+    toml = course / "course.toml"
+    term = toml.read_text(encoding="utf-8")
+    granted = f'''
+[[extensions]]
+student = "typical_bugs"
+assignment = "{A4}"
+due = "+3 days"
+'''
+    args = ["grade", str(course / "demo_submissions"), "--course", str(course)]
+    args += ["--unsandboxed", "--no-progress", "--lms", "nbgrader"]
+    for version, penalised in [(term + granted, False), (term, True)]:
+        toml.write_text(version, encoding="utf-8")
+        out = tmp_path / f"out-{penalised}"
+        assert main([*args, "--out", str(out)]) == 0, capsys.readouterr().err
+        rows = _rows(out)
+        row = rows[(A4, "typical_bugs")]
+        assert (float(row["late_submission_penalty"]) > 0) is penalised
+        assert row == late or not penalised
+        assert _shows(_page(out, "typical_bugs", A4), row)
+        for (assignment, student), row in rows.items():
+            page = _page(out, student, assignment)
+            assert _shows(page, row) or "could not be graded" in page, (student, penalised)
+        assert not (course / "feedback-stale.json").exists()
+
+    # a run that died after recording a penalty, before writing the page again, left its
+    # name in feedback-stale.json: the next run writes it, though nothing changes
+    page = course / "feedback" / "typical_bugs" / A4 / f"{A4}.html"
+    page.write_text("stale", encoding="utf-8")
+    (course / "feedback-stale.json").write_text(f'[["{A4}", "typical_bugs"]]', encoding="utf-8")
+    out = tmp_path / "out-resumed"
+    assert main([*args, "--out", str(out)]) == 0, capsys.readouterr().err
+    assert _shows(_page(out, "typical_bugs", A4), late)
+    assert not (course / "feedback-stale.json").exists()
 
 
 @pytest.mark.slow
