@@ -44,7 +44,7 @@ SUBMISSION_TIMEOUT = 900.0
 
 
 #: ``run(jobs)`` of an executor: grades (assignment, student) pairs, yields their outcomes.
-Run = Callable[[list[tuple[str, str]]], Iterator[tuple[str, str, dict[str, Any]]]]
+Run = Callable[..., Iterator[tuple[str, str, dict[str, Any]]]]
 
 
 @contextlib.contextmanager
@@ -58,15 +58,17 @@ def pool_executor(
     prewarm: bool = True,
 ) -> Iterator[Run]:
     """The local worker pool, kept for several steps of one batch (the grading canary, then
-    the class): yields ``run(jobs)``, which grades ``(assignment, student)`` pairs already
-    in ``submitted/`` (their students in the gradebook) on the same workers, warm kernels
-    and all, yielding ``(assignment, student, outcome)`` as each finishes (``outcome``:
-    ``success``, ``error``, ``log``, ``flags``, ``feedback``, ``seconds``). A submission
+    the class): yields ``run(jobs, feedback=None)``, which grades ``(assignment, student)``
+    pairs already in ``submitted/`` (their students in the gradebook) on the same workers,
+    warm kernels and all (their feedback pages if ``feedback``, None: the executor's),
+    yielding ``(assignment, student, outcome)`` as each finishes (``outcome``: ``success``,
+    ``error``, ``log``, ``flags``, ``feedback``, ``seconds``). A submission
     that crashes its worker or exceeds ``timeout`` is reported as failed; the rest go on.
     ``prewarm`` forks kernels from a pre-warmed template process in each worker: without
     the sandbox :mod:`autograder.grading.prewarm`'s, with it a warm box's
     (:mod:`autograder.sandbox.warm`)."""
     prewarm_log = str(course.root / "logs" / "kernels.log") if prewarm else None
+    default_feedback = feedback
     pool = WorkerPool(
         workers,
         log_dir=course.root / "logs",
@@ -74,12 +76,15 @@ def pool_executor(
         initargs=(prewarm_log, sandbox),
     )
 
-    def run(jobs: list[tuple[str, str]]) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    def run(
+        jobs: list[tuple[str, str]], feedback: bool | None = None
+    ) -> Iterator[tuple[str, str, dict[str, Any]]]:
+        pages = default_feedback if feedback is None else feedback
         tasks = [
             Task(
                 key=(assignment, student),
                 func=autograde_task,
-                args=(course, assignment, student, sandbox, feedback, prewarm),
+                args=(course, assignment, student, sandbox, pages, prewarm),
                 timeout=timeout,
             )
             for assignment, student in jobs
@@ -342,12 +347,14 @@ def _check_canaries(
     course: Course, canaries: list[PreparedSubmission], run: Run, sandbox: bool
 ) -> None:
     """Grade the canaries (one per assignment, in parallel, on the batch's workers): raise
-    :class:`CanaryFailed` at the first that does not get full marks, else remove them."""
+    :class:`CanaryFailed` at the first that does not get full marks, else remove them. No
+    feedback pages: nobody reads a canary's, and a class's page that cannot be written is
+    flagged on its own ("no feedback page")."""
     student = canaries[0].student
     for canary in canaries:
         course.write_submission(canary.assignment, student, canary.notebooks)
     course.ensure_students([student])
-    for assignment, _, value in run([(c.assignment, student) for c in canaries]):
+    for assignment, _, value in run([(c.assignment, student) for c in canaries], feedback=False):
         phases.collect(assignment, student, value.get("profile"), canary=True)
         problem = canary_problem(course, assignment, student, value, sandbox)
         if problem is not None:

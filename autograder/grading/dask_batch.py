@@ -361,12 +361,12 @@ def dask_executor(
     feedback: bool = False,
     timeout: float,
     prewarm: bool = True,
-) -> Iterator[Callable[[list[tuple[str, str]]], Iterator[tuple[str, str, dict[str, Any]]]]]:
+) -> Iterator[Callable[..., Iterator[tuple[str, str, dict[str, Any]]]]]:
     """A Dask cluster, kept for several steps of one batch (the grading canary, then the
-    class): yields ``run(jobs)``, which grades ``(assignment, student)`` pairs already in
-    ``submitted/`` (their students in the gradebook) on the same workers and grading
-    processes, as :func:`~autograder.grading.batch.pool_executor`'s does, after writing
-    the autograded notebooks and feedback pages each worker returned into the course
+    class): yields ``run(jobs, feedback=None)``, which grades ``(assignment, student)``
+    pairs already in ``submitted/`` (their students in the gradebook) on the same workers
+    and grading processes, as :func:`~autograder.grading.batch.pool_executor`'s does, after
+    writing the autograded notebooks and feedback pages each worker returned into the course
     directory. Each worker grades in its own grading process (:class:`GradingProcess`),
     each submission stopped after ``timeout`` seconds; ``prewarm`` forks kernels there
     from a warm box (sandboxed) or a pre-warmed template, as in the local pool."""
@@ -374,9 +374,13 @@ def dask_executor(
     with dask_client(dask, course.root / "logs") as client:
         client.register_plugin(_grading_plugin(log_dir, prewarm, sandbox))
         sources: dict[str, Any] = {}  # assignment -> its scattered source, sent once
+        default_feedback = feedback
 
-        def run(jobs: list[tuple[str, str]]) -> Iterator[tuple[str, str, dict[str, Any]]]:
-            return _collect(client, course, jobs, sandbox, feedback, timeout, prewarm, sources)
+        def run(
+            jobs: list[tuple[str, str]], feedback: bool | None = None
+        ) -> Iterator[tuple[str, str, dict[str, Any]]]:
+            pages = default_feedback if feedback is None else feedback
+            return _collect(client, course, jobs, sandbox, pages, timeout, prewarm, sources)
 
         try:
             yield run
