@@ -20,6 +20,7 @@ import functools
 import os
 import subprocess
 import sys
+import tempfile
 from typing import Any
 
 from autograder.models import SandboxUnavailable
@@ -60,11 +61,33 @@ def _try(mode: UidMode) -> tuple[str | None, bool]:
         box.cleanup()
 
 
+#: A Unix socket's longest path (``sun_path``: 108 bytes with the closing NUL).
+SOCKET_PATH_MAX = 107
+#: What a sandboxed kernel's sockets (ZeroMQ ipc) add to the temporary folder's path: a warm
+#: box's folder, the sandbox's, its run folder, and the socket ("k-" and a port).
+SOCKET_PATH_TAIL = len("/ag-warm-12345678/ag-sbx-12345678/run/k-65535")
+
+
+def temp_too_long() -> str | None:
+    """Why the temporary folder's path is too long for the sandboxed kernels' sockets, or
+    None (the kernel would fail to bind them, and every notebook with it)."""
+    temp = os.fsencode(os.path.realpath(tempfile.gettempdir()))
+    room = SOCKET_PATH_MAX - SOCKET_PATH_TAIL
+    if len(temp) <= room:
+        return None
+    return (
+        f"the temporary folder's path is {len(temp)} bytes long, and the sandboxed kernels' "
+        f"sockets in it need at most {room}: set TMPDIR to a shorter folder (e.g. /tmp)"
+    )
+
+
 @functools.lru_cache(maxsize=1)
 def _probe() -> tuple[str | None, UidMode | None]:
     """(why the sandbox cannot start or None, the uid mode that works or None)."""
     if not sys.platform.startswith("linux"):
         return "the sandbox needs Linux (namespaces)", None
+    if (too_long := temp_too_long()) is not None:
+        return too_long, None
     if bwrap_path() is None:
         return (
             "bubblewrap (bwrap) is not installed; install it (e.g. apt-get install bubblewrap)",

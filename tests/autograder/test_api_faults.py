@@ -606,3 +606,21 @@ def test_a_kernel_that_dies_as_it_starts_is_started_again(sample, tmp_path):
     assert len(list(markers.iterdir())) >= len(sample.answers)  # each died once
     assert_complete(out, sample)
     assert_ledger_holds_only_earned(course, sample)
+
+
+@pytest.mark.slow
+@pytest.mark.needs_sandbox
+def test_a_temporary_folder_too_long_for_the_kernels_sockets_is_said_at_once(sample, tmp_path):
+    """A sandboxed kernel's sockets are files below the temporary folder, and a socket's
+    path has at most 107 bytes: under a long TMPDIR no kernel could start. The run says so
+    in one line before anything is graded or written (without the check: every kernel
+    fails to bind, and the canary refuses the class with a cause that names no folder)."""
+    long = tmp_path / ("t" * 60)
+    long.mkdir()
+    course, out = tmp_path / "course", tmp_path / "out"
+    result = run_cli(*grade_args(sample, course, out), cwd=tmp_path, tmpdir=long)
+    assert result.returncode == 1, result.stderr[-3000:]
+    line = one_line_error(result.stderr)
+    assert "temporary folder's path is" in line and "set TMPDIR to a shorter folder" in line
+    assert not out.exists() and not ledger_entries(course)
+    assert temp_leftovers(long) == []
