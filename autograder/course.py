@@ -42,6 +42,7 @@ from autograder import COURSE_DIR
 from autograder.faults import driver_message, first_fault, recording_exceptions
 from autograder.files import write_atomic
 from autograder.models import CourseBusy, GraderFault, GradingError
+from autograder.notebook import folder_grade_order
 from course_common.paths import NOTEBOOKS_DIR, REPO_ROOT
 
 if TYPE_CHECKING:
@@ -533,6 +534,9 @@ class Course:
         from nbgrader.api import MissingEntry
 
         out: dict[str, dict[str, tuple[float, float]]] = {}
+        # the gradebook gives a notebook's grades in no set order (PostgreSQL: as its rows
+        # were last updated): the tests' order is the source notebooks'
+        order = folder_grade_order(self.source_dir(assignment))
         with self.gradebook() as gb:
             for student in students:
                 scores: dict[str, tuple[float, float]] = {}
@@ -547,7 +551,8 @@ class Course:
                             continue
                         score = grade.score if grade.score is not None else 0.0
                         scores[grade.name] = (float(score), float(grade.max_score))
-                out[student] = scores
+                placed = sorted(scores, key=lambda name: (order.get(name, len(order)), name))
+                out[student] = {name: scores[name] for name in placed}
         return out
 
     def ensure_students(self, students: Iterable[str]) -> None:

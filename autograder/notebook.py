@@ -19,6 +19,7 @@ too); :func:`rubrics` gathers a notebook's, for formgrader's view
 from __future__ import annotations
 
 import ast
+import functools
 import io
 import json
 import warnings
@@ -210,6 +211,37 @@ def carried_ids(content: bytes | NotebookNode | Mapping) -> set[str]:
     cells = content.get("cells", []) if isinstance(content, Mapping) else []
     ids = [_nbgrader_meta(c).get("grade_id") for c in cells if isinstance(c, Mapping)]
     return {i for i in ids if isinstance(i, str) and i}
+
+
+def folder_grade_order(folder: Path) -> dict[str, int]:
+    """Each grade id of the notebooks in an assignment's source folder -> its place: the
+    notebooks by name, their cells in order (the order the instructor wrote the tests in)."""
+    order: dict[str, int] = {}
+    for path in sorted(Path(folder).glob("*.ipynb")):
+        key = (str(path), *_stamp(path))
+        for name in _cell_grade_ids(key):
+            order.setdefault(name, len(order))
+    return order
+
+
+def _stamp(path: Path) -> tuple[int, int]:
+    try:
+        stat = path.stat()
+    except OSError:
+        return (0, 0)
+    return (stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=64)
+def _cell_grade_ids(key: tuple[str, int, int]) -> tuple[str, ...]:
+    """The grade ids of a notebook's cells, in order (cached by path, mtime and size: the
+    gradebook's scores are put in this order once per graded submission)."""
+    try:
+        cells = json.loads(Path(key[0]).read_bytes()).get("cells", [])
+    except (OSError, ValueError, AttributeError):
+        return ()
+    names = [_nbgrader_meta(c).get("grade_id") for c in cells if isinstance(c, Mapping)]
+    return tuple(n for n in names if isinstance(n, str) and n)
 
 
 def folder_graded_ids(folder: Path) -> set[str]:

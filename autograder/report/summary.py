@@ -58,7 +58,9 @@ def summarise(results: Iterable[SubmissionResult]) -> list[AssignmentSummary]:
         scores = [r.score for r in group]
         tests: dict[str, list[bool]] = {}
         max_score = 0.0
-        for r in group:
+        # the tests in the order of each result's scores (the source notebooks'), the results
+        # by student: the same table however the class's grading finished
+        for r in sorted(group, key=lambda r: r.student):
             max_score = max(max_score, r.max_score)
             for grade_id, (score, points) in r.scores.items():
                 tests.setdefault(grade_id, []).append(score >= points > 0)

@@ -25,6 +25,7 @@ from autograder.__main__ import main
 from autograder.course import Course, check_db_url, list_assignments
 from autograder.grading.task import autograde_task
 from autograder.models import GradingError
+from autograder.notebook import folder_grade_order
 from devtools.postgres import PostgresCluster, postgres_bindir, submission_counts
 from tests.needs import require, sandbox_args
 
@@ -238,3 +239,52 @@ def test_grading_again_records_each_submission_once(graded):
     assert _grade(submissions, root, ["--db", url]) == 0
     assert ledger.read_text().splitlines() == lines
     assert submission_counts(url) == handed_in
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not ASSIGNMENTS, reason="no course notebooks yet")
+def test_the_tests_keep_the_notebooks_order_however_postgresql_keeps_the_rows(graded):
+    """PostgreSQL gives a notebook's grades as their rows lie, and an updated row moves (its
+    new version is written elsewhere): a class graded on two workers once had summary.md's
+    tests in another order than the same class graded on one. The scores come in the source
+    notebook's order, whatever the rows' order."""
+    import sqlalchemy
+
+    runs, url, _ = graded
+    course = Course(runs["postgres"] / "course", url)
+    assignment = ASSIGNMENTS[0]
+    order = [
+        name
+        for name in folder_grade_order(course.source_dir(assignment))
+        if name in course.read_scores(assignment, ["full_marks"])["full_marks"]
+    ]
+    assert len(order) > 2
+    query = sqlalchemy.text(
+        "SELECT g.id FROM grade g JOIN base_cell c ON g.cell_id = c.id "
+        "JOIN submitted_notebook n ON g.notebook_id = n.id "
+        "JOIN submitted_assignment a ON n.assignment_id = a.id "
+        "WHERE a.student_id = 'full_marks' AND c.name = :name"
+    )
+    engine = sqlalchemy.create_engine(url)
+    try:
+        with engine.begin() as db:
+            for name in reversed(order):  # each row written again, the last test first
+                (row,) = db.execute(query, {"name": name}).all()
+                db.execute(
+                    sqlalchemy.text("UPDATE grade SET auto_score = auto_score WHERE id = :id"),
+                    {"id": row.id},
+                )
+        with engine.connect() as db:
+            rows = db.execute(
+                sqlalchemy.text(
+                    "SELECT c.name FROM grade g JOIN base_cell c ON g.cell_id = c.id "
+                    "JOIN submitted_notebook n ON g.notebook_id = n.id "
+                    "JOIN submitted_assignment a ON n.assignment_id = a.id "
+                    "WHERE a.student_id = 'full_marks'"
+                )
+            ).all()
+    finally:
+        engine.dispose()
+    stored = [r.name for r in rows if r.name in order]
+    assert stored != order  # the rows' own order is no longer the notebook's
+    assert list(course.read_scores(assignment, ["full_marks"])["full_marks"]) == order
