@@ -432,7 +432,7 @@ class Watch:
 
         self.main = psutil.Process(pid)
         self.ledger, self.server, self.interval = ledger, server, interval
-        self.samples: list[tuple[float, int, float, float, float]] = []
+        self.samples: list[tuple[float, int, float, float, float, float]] = []
         self.peak_main = self.peak_rest = 0
         self.hwm_main = 0
         self._known: dict[int, object] = {}
@@ -495,7 +495,8 @@ class Watch:
         if tree_cpu:
             self.peak_main = max(self.peak_main, rss_main)
             self.peak_rest = max(self.peak_rest, rss_rest)
-            self.samples.append((now, self._count(), main_cpu, tree_cpu, server_cpu))
+            machine = _machine_busy()
+            self.samples.append((now, self._count(), main_cpu, tree_cpu, server_cpu, machine))
 
     def _loop(self) -> None:
         while not self._stop.wait(self.interval):
@@ -508,8 +509,9 @@ class Watch:
     def lines(self) -> int:
         return self.samples[-1][1] if self.samples else 0
 
-    def window(self, low: int, high: int) -> tuple[float, float, float, float] | None:
-        """(wall, grader CPU, tree CPU, server CPU) per ledger line between the samples
+    def window(self, low: int, high: int) -> tuple[float, float, float, float, float] | None:
+        """(wall, grader CPU, tree CPU, server CPU, the machine's busy CPU) per ledger line
+        between the samples
         where the ledger first held ``low`` and ``high`` lines (None: too few samples)."""
         first = next((s for s in self.samples if s[1] >= low), None)
         last = next((s for s in self.samples if s[1] >= high), None)
@@ -519,6 +521,22 @@ class Watch:
         return tuple(
             (b - a) / lines for a, b in zip(first[:1] + first[2:], last[:1] + last[2:], strict=True)
         )
+
+
+def _machine_busy() -> float:
+    """CPU seconds all of the machine's cores have been busy since boot (``/proc/stat``: all
+    but idle and I/O wait): on an idle machine, the grading's CPU, whatever process spent it
+    (a process that ended unreaped by the tree, or outside it, is counted too)."""
+    import psutil
+
+    t = psutil.cpu_times()
+    return (
+        sum(t)
+        - t.idle
+        - getattr(t, "iowait", 0.0)
+        - getattr(t, "guest", 0.0)
+        - getattr(t, "guest_nice", 0.0)
+    )
 
 
 def _vm_hwm(pid: int) -> int:
@@ -558,7 +576,7 @@ class Run:
     wall: float
     first: float  # seconds to the first ledger line
     last: float  # seconds to the last ledger line
-    per: tuple[float, float, float, float] | None  # Watch.window
+    per: tuple[float, float, float, float, float] | None  # Watch.window
     peak_main: int
     peak_rest: int
     hwm_main: int
@@ -718,7 +736,7 @@ def run_to_the_end(args: argparse.Namespace, root: Path, pg: PostgresCluster | N
     server = _postmaster(pg)
     if server is not None:
         print(f"the gradebooks' throw-away PostgreSQL server: pid {server}", flush=True)
-    head = "  {:>6} {:>6} {:>8} {:>8} {:>8} {:>10} {:>10} {:>10} {:>8} {:>9} {:>9}".format(
+    head = "  {:>6} {:>6} {:>8} {:>8} {:>8} {:>10} {:>10} {:>10} {:>8} {:>10} {:>9} {:>9}".format(
         "class",
         "graded",
         "wall s",
@@ -728,11 +746,13 @@ def run_to_the_end(args: argparse.Namespace, root: Path, pg: PostgresCluster | N
         "grader ms",
         "all CPU ms",
         "db ms",
+        "machine ms",
         "grader MB",
         "rest MB",
     )
     print("per submission (the middle 80 % of each run): wall, and CPU of the grader process,")
-    print("of everything (grader, workers, kernels, PostgreSQL) and of PostgreSQL alone")
+    print("of everything (grader, workers, kernels, PostgreSQL), of PostgreSQL alone, and of")
+    print("the whole machine (every core's busy time: the grading's on an idle machine)")
     print(head, flush=True)
     resume = None
     for n in sizes:
@@ -780,7 +800,7 @@ def run_to_the_end(args: argparse.Namespace, root: Path, pg: PostgresCluster | N
 
 
 def _print_run(n: int, r: Run) -> None:
-    per = r.per or (float("nan"),) * 4
+    per = r.per or (float("nan"),) * 5
     cells = (
         f"{n:>6}",
         f"{r.n:>6}",
@@ -791,6 +811,7 @@ def _print_run(n: int, r: Run) -> None:
         f"{1000 * per[1]:>10.1f}",
         f"{1000 * (per[2] + per[3]):>10.0f}",
         f"{1000 * per[3]:>8.1f}",
+        f"{1000 * per[4]:>10.0f}",
         f"{r.hwm_main / 2**20:>9.0f}",
         f"{r.peak_rest / 2**20:>9.0f}",
     )

@@ -56,6 +56,7 @@ from autograder.grading.lifetime import die_with_parent
 from autograder.grading.preprocessors import KernelStartRetry
 from autograder.sandbox import (
     ForkedKernelProcess,
+    QuickKill,
     ReadyClient,
     launcher_args,
     preload,
@@ -247,7 +248,7 @@ def stop_template() -> None:
 PROVISIONER_NAME = "autograder-prewarmed"
 
 
-class PrewarmedProvisioner(LocalProvisioner):
+class PrewarmedProvisioner(QuickKill, LocalProvisioner):
     """jupyter_client's ``LocalProvisioner`` whose kernels are forks of the worker's
     template (when there is one and the kernel is this Python's ipykernel)."""
 

@@ -44,7 +44,7 @@ The modules, in the order a kernel meets them:
 """
 
 from autograder.sandbox.box import Sandbox
-from autograder.sandbox.kernel import ReadyClient, SandboxedKernelManager
+from autograder.sandbox.kernel import QuickKill, ReadyClient, SandboxedKernelManager
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.mounts import WORK_DIR, bwrap_path
 from autograder.sandbox.probe import (
@@ -69,6 +69,7 @@ __all__ = [
     "WORK_DIR",
     "ForkedKernelProcess",
     "Limits",
+    "QuickKill",
     "ReadyClient",
     "Sandbox",
     "SandboxedKernelManager",
