@@ -14,10 +14,10 @@ from types import SimpleNamespace
 from nbgrader.plugins.export import CsvExportPlugin
 from traitlets import Dict
 
-from autograder.course import Course
+from autograder.course import Course, load_submissions
 from autograder.files import write_atomic
 from autograder.models import SubmissionResult
-from autograder.report.manual import pending_in_gradebook
+from autograder.report.manual import pending_of
 
 #: The columns after nbgrader's export's own (``CsvExportPlugin``'s, in its order): the
 #: answers that await manual grading (nbgrader's "needs manual grade") and their points, and
@@ -79,15 +79,17 @@ class _ExportView:
     """The gradebook as nbgrader's export reads it for grades.csv: the assignments by name
     and the students by id (nbgrader's own order is by due date and by last name), their
     texts as :class:`_CsvText`; each submission the export looks up, one per line it
-    writes, is recorded in ``lines`` as (assignment, student, found)."""
+    writes, is recorded in ``lines`` as (assignment, student, found). The submissions of
+    ``assignments`` (none: every assignment) are read from the gradebook at once
+    (``load_submissions``) and kept in ``found``."""
 
-    def __init__(self, gradebook) -> None:
-        self._gradebook = gradebook
+    def __init__(self, gradebook, assignments: Iterable[str]) -> None:
         self.lines: list[tuple[str, str, bool]] = []
         self.assignments = [
             SimpleNamespace(name=_CsvText(a.name), duedate=a.duedate, max_score=a.max_score)
             for a in sorted(gradebook.assignments, key=lambda a: a.name)
         ]
+        self.found = load_submissions(gradebook, assignments or [a.name for a in self.assignments])
         self.students = [
             SimpleNamespace(
                 id=_CsvText(s.id),
@@ -102,12 +104,10 @@ class _ExportView:
         from nbgrader.api import MissingEntry
 
         key = (str(assignment), str(student))
-        try:
-            submission = self._gradebook.find_submission(*key)
-        except MissingEntry:
-            self.lines.append((*key, False))
-            raise
-        self.lines.append((*key, True))
+        submission = self.found.get(key)
+        self.lines.append((*key, submission is not None))
+        if submission is None:
+            raise MissingEntry(f"No such submission: {key[0]} for {key[1]}")
         return submission
 
 
@@ -133,7 +133,7 @@ class FlaggedCsvExportPlugin(CsvExportPlugin):
     def export(self, gradebook) -> None:
         to = self.to
         dest = to or "grades.csv"
-        view = _ExportView(gradebook)
+        view = _ExportView(gradebook, [str(a) for a in self.assignment])
         with tempfile.TemporaryDirectory(prefix="grades-") as scratch:
             self.to = str(Path(scratch) / "nbgrader.csv")
             try:
@@ -146,7 +146,7 @@ class FlaggedCsvExportPlugin(CsvExportPlugin):
         writer = csv.writer(buffer)
         writer.writerow([*header, *EXTRA_COLUMNS])
         for cells, (assignment, student, found) in zip(rows, view.lines, strict=True):
-            pending = pending_in_gradebook(gradebook, assignment, student)
+            pending = pending_of(view.found.get((assignment, student)))
             flags = self.flags.get(f"{assignment}/{student}", [] if found else ["no submission"])
             extra = [pending.answers, pending.points, flags_cell([str(f) for f in flags])]
             writer.writerow([csv_cell(cell) for cell in [*cells, *extra]])

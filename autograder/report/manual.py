@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from autograder.course import Course
+from autograder.course import Course, load_submissions
 from autograder.models import SubmissionResult
 
 
@@ -19,16 +19,12 @@ class ManualPending:
     points: float = 0.0
 
 
-def pending_in_gradebook(gradebook, assignment: str, student: str) -> ManualPending:
-    """What of *student*'s submission of *assignment* nbgrader marks "needs manual grade"
-    (none when there is no such submission)."""
-    from nbgrader.api import MissingEntry
-
-    try:
-        submission = gradebook.find_submission(assignment, student)
-    except MissingEntry:
-        return ManualPending()
+def pending_of(submission) -> ManualPending:
+    """What of a gradebook submission (nbgrader's ``SubmittedAssignment``, or None: no
+    submission) nbgrader marks "needs manual grade"."""
     answers, points = 0, 0.0
+    if submission is None:
+        return ManualPending()
     for notebook in submission.notebooks:
         for grade in notebook.grades:
             if grade.needs_manual_grade:
@@ -37,13 +33,26 @@ def pending_in_gradebook(gradebook, assignment: str, student: str) -> ManualPend
     return ManualPending(answers, points)
 
 
+def pending_in_gradebook(gradebook, assignment: str, student: str) -> ManualPending:
+    """What of *student*'s submission of *assignment* nbgrader marks "needs manual grade"
+    (none when there is no such submission)."""
+    from nbgrader.api import MissingEntry
+
+    try:
+        return pending_of(gradebook.find_submission(assignment, student))
+    except MissingEntry:
+        return ManualPending()
+
+
 def manual_pending(
     course: Course, results: Iterable[SubmissionResult]
 ) -> dict[tuple[str, str], ManualPending]:
     """(assignment, student) -> what awaits manual grading, for each result, from the
     gradebook as it is now."""
+    results = list(results)
     with course.gradebook() as gb:
+        found = load_submissions(gb, {r.assignment for r in results})
         return {
-            (r.assignment, r.student): pending_in_gradebook(gb, r.assignment, r.student)
+            (r.assignment, r.student): pending_of(found.get((r.assignment, r.student)))
             for r in results
         }

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.course import Course
+from autograder.course import Course, load_submissions
 from autograder.models import TermError
 from autograder.text import listing
 
@@ -64,8 +64,6 @@ def read_course_grades(course: Course, assignments: Iterable[str] | None = None)
     TermError
         An assignment named is not in the gradebook (never graded), or none is.
     """
-    from nbgrader.api import MissingEntry
-
     from autograder.grading import CANARY_PREFIX
 
     wanted = list(assignments or [])
@@ -81,14 +79,14 @@ def read_course_grades(course: Course, assignments: Iterable[str] | None = None)
             raise TermError("nothing has been graded in this course yet")
         for name in names:
             out.assignments[name] = float(present[name].max_score)
+        found = load_submissions(gb, names)
         for student in sorted(gb.students, key=lambda s: s.id):
             if student.id.startswith(CANARY_PREFIX):  # a canary a killed run left behind
                 continue
             out.students[student.id] = (student.last_name or "", student.first_name or "")
             for name in names:
-                try:
-                    submission = gb.find_submission(name, student.id)
-                except MissingEntry:
+                submission = found.get((name, student.id))
+                if submission is None:
                     continue
                 raw = float(submission.score)
                 penalty = float(submission.late_submission_penalty or 0.0)

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 
-from autograder.course import Course
+from autograder.course import Course, load_submissions
 from autograder.models import RawSubmission, SubmissionResult
 from autograder.report import TermSummary
 from autograder.term.attempts import Key
@@ -109,24 +109,23 @@ def _record(
     returns each submission's total penalty (points). ``on_repriced`` is called, before the
     gradebook's commit, with the submissions whose recorded penalty this changed (their
     feedback pages show the old one)."""
-    from nbgrader.api import MissingEntry
-
     penalties: dict[Key, float] = {}
     repriced: set[Key] = set()
     with course.gradebook() as gb, warnings.catch_warnings():
         warnings.simplefilter("ignore")  # SQLAlchemy's autoflush warnings (as in course.py)
+        results = list(results)
         names = {r.assignment for r in results}
         for name in sorted(names):
             term = calendar.term(name)
             if term is not None:
                 gb.update_or_create_assignment(name, duedate=_naive_utc(term.due))
+        found = load_submissions(gb, names)
         for result in results:
             key = (result.assignment, result.student)
             outcome = outcomes[key]
             term = calendar.term(result.assignment)
-            try:
-                submission = gb.find_submission(result.assignment, result.student)
-            except MissingEntry:
+            submission = found.get(key)
+            if submission is None:
                 continue
             if outcome.submitted_at is not None:
                 submission.timestamp = _naive_utc(outcome.submitted_at)
