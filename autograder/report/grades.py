@@ -79,17 +79,21 @@ class _ExportView:
     """The gradebook as nbgrader's export reads it for grades.csv: the assignments by name
     and the students by id (nbgrader's own order is by due date and by last name), their
     texts as :class:`_CsvText`; each submission the export looks up, one per line it
-    writes, is recorded in ``lines`` as (assignment, student, found). The submissions of
-    ``assignments`` (none: every assignment) are read from the gradebook at once
-    (``load_submissions``) and kept in ``found``."""
+    writes, is recorded in ``lines`` as (assignment, student, found). Only the
+    ``assignments`` and ``students`` asked for are in it (none asked: all of them), so that
+    the export need not pick them out (nbgrader's looks each student up in a list: 10,000
+    students' grades.csv, 10^8 comparisons); their submissions are read from the gradebook
+    at once (``load_submissions``) and kept in ``found``."""
 
-    def __init__(self, gradebook, assignments: Iterable[str]) -> None:
+    def __init__(self, gradebook, assignments: Iterable[str], students: Iterable[str]) -> None:
         self.lines: list[tuple[str, str, bool]] = []
+        wanted_assignments, wanted_students = set(assignments), set(students)
         self.assignments = [
             SimpleNamespace(name=_CsvText(a.name), duedate=a.duedate, max_score=a.max_score)
             for a in sorted(gradebook.assignments, key=lambda a: a.name)
+            if not wanted_assignments or a.name in wanted_assignments
         ]
-        self.found = load_submissions(gradebook, assignments or [a.name for a in self.assignments])
+        self.found = load_submissions(gradebook, [a.name for a in self.assignments])
         self.students = [
             SimpleNamespace(
                 id=_CsvText(s.id),
@@ -98,6 +102,7 @@ class _ExportView:
                 email=_text(s.email),
             )
             for s in sorted(gradebook.students, key=lambda s: s.id)
+            if not wanted_students or s.id in wanted_students
         ]
 
     def find_submission(self, assignment: str, student: str):
@@ -131,17 +136,18 @@ class FlaggedCsvExportPlugin(CsvExportPlugin):
     flags = Dict({}, help="'assignment/student' -> list of flags").tag(config=True)
 
     def export(self, gradebook) -> None:
-        to = self.to
-        dest = to or "grades.csv"
-        view = _ExportView(gradebook, [str(a) for a in self.assignment])
+        asked = (self.to, self.student, self.assignment)
+        dest = self.to or "grades.csv"
+        view = _ExportView(gradebook, map(str, self.assignment), map(str, self.student))
         with tempfile.TemporaryDirectory(prefix="grades-") as scratch:
-            self.to = str(Path(scratch) / "nbgrader.csv")
+            # the view holds only what was asked for: nbgrader's export writes all of it
+            self.to, self.student, self.assignment = str(Path(scratch) / "nbgrader.csv"), [], []
             try:
                 super().export(view)
                 with open(self.to, newline="") as fh:
                     header, *rows = csv.reader(fh)
             finally:
-                self.to = to
+                self.to, self.student, self.assignment = asked
         buffer = io.StringIO(newline="")
         writer = csv.writer(buffer)
         writer.writerow([*header, *EXTRA_COLUMNS])

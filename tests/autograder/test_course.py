@@ -263,3 +263,27 @@ def test_ensure_students_adds_the_missing_once_and_keeps_the_rest(tmp_path):
     with course.gradebook() as gb:
         students = {s.id: s.first_name for s in gb.students}
     assert students == {"ann": None, "bo": "Bo", "cy": None}
+
+
+def test_the_gradebook_gets_the_indexes_its_scores_look_up(tmp_path):
+    """nbgrader's tables have no index on the columns its scores are looked up by (a
+    submission's notebooks, a notebook's grades): ensure_students makes them, once."""
+    from sqlalchemy import create_engine, inspect
+
+    from autograder.course import GRADEBOOK_INDEXES
+
+    course = Course(tmp_path / "c")
+    course.root.mkdir()
+    course.ensure_students(["ann"])
+    course.ensure_students(["bo"])  # again: nothing to do, no error
+    engine = create_engine(course.db_url)
+    try:
+        found = {
+            index["name"]: (table, index["column_names"])
+            for table in {t for t, _ in GRADEBOOK_INDEXES.values()}
+            for index in inspect(engine).get_indexes(table)
+        }
+    finally:
+        engine.dispose()
+    for name, (table, column) in GRADEBOOK_INDEXES.items():
+        assert found[name] == (table, [column])
