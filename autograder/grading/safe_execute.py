@@ -487,6 +487,30 @@ class SafeExecute(KernelStartRetry, KernelRestarts, phases.TimedCells, Execute):
                 "they were killed with the sandbox",
             )
 
+    async def _async_poll_for_reply(  # type: ignore[override]
+        self, msg_id, cell, timeout, task_poll_output_msg, task_poll_kernel_alive
+    ):
+        """nbclient's wait for a cell's reply; a cell whose IOPub never said idle within
+        ``iopub_timeout`` after its reply (nbclient then cancels the wait, and only logs) is
+        noted: its output did not all arrive (:attr:`RunState.lost_output`), and the client
+        connects to the kernel again. A message larger than the client accepts
+        (``max_message_bytes``) ends that connection for good (ZeroMQ does not reconnect
+        after a protocol error): without a new one, no later cell's output nor the re-check's
+        replies would arrive. The kernel, and what the cells defined in it, stay."""
+        reply = await super()._async_poll_for_reply(
+            msg_id, cell, timeout, task_poll_output_msg, task_poll_kernel_alive
+        )
+        if task_poll_output_msg.cancelled():
+            index = next((i for i, c in enumerate(self.nb.cells) if c is cell), None)
+            if index is not None:  # a cell of the notebook (not a re-check's request)
+                self._run_state.lost_output.add(index)
+            assert self.kc is not None and self.km is not None
+            self.kc.stop_channels()  # a client's channels cannot be started again: a new one
+            self.kc = self.km.client()
+            self.kc.start_channels()
+            await self.kc.wait_for_ready(timeout=self.startup_timeout)
+        return reply
+
     def handle_comm_msg(self, outs, msg, cell_index):  # type: ignore[override]
         """Widget messages are ignored: grading needs none, and a kernel could send many."""
         return None

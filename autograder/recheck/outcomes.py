@@ -39,6 +39,9 @@ class RunState:
     not_run: set[int] = field(default_factory=set)
     #: Cells whose output was cut -> bytes dropped.
     truncated: dict[int, int] = field(default_factory=dict)
+    #: Cells whose output did not all arrive: the kernel said the cell was done, but IOPub
+    #: never said it was idle (a message over the grader's cap drops the connection).
+    lost_output: set[int] = field(default_factory=set)
     #: Cells whose hidden tests were taken out before the run -> their source.
     original_sources: dict[int, str] = field(default_factory=dict)
     #: (cell index, limit in seconds) of each cell that timed out in the kernel.
@@ -73,6 +76,13 @@ def finish(
     if state.truncated:
         cells = ", ".join(f"#{i + 1}" for i in sorted(state.truncated))
         add_flag(nb, f"output too large: cut in cell(s) {cells}")
+    if state.lost_output:
+        cells = ", ".join(f"#{i + 1}" for i in sorted(state.lost_output))
+        add_flag(
+            nb,
+            f"output lost in cell(s) {cells}: not all of it reached the grader (a message "
+            "larger than the grader accepts is dropped)",
+        )
     for index, cell in enumerate(nb.cells):
         if not is_test_cell(cell):
             if index in state.original_sources:

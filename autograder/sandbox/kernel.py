@@ -176,6 +176,14 @@ class ReadyClient(AsyncKernelClient):
         # nothing runs. 5 ms, doubling up to 1 s for a kernel that is not there.
         context.setsockopt(zmq.RECONNECT_IVL, RECONNECT_MS)
         context.setsockopt(zmq.RECONNECT_IVL_MAX, 1000)
+        # A sandboxed kernel's messages on the client's channels (shell, IOPub: the cells'
+        # output, the re-check's replies) are capped as the manager's own control channel
+        # is: a larger one drops the connection, which is made again, instead of being
+        # held in the grader's memory. The manager is the client's parent (jupyter_client's
+        # KernelManager.client); an unsandboxed kernel's manager has no cap.
+        limit = getattr(self.parent, "max_message_bytes", None)
+        if limit:
+            context.setsockopt(zmq.MAXMSGSIZE, int(limit))
         return context
 
     async def wait_for_ready(self, timeout: float | None = None) -> None:  # type: ignore[override]

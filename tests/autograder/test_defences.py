@@ -9,6 +9,8 @@ The class (``test_hostile_html.grade_hostile_batch``):
   JavaScript, LaTeX, mermaid and widget outputs, an ``execute_result`` with hostile HTML,
   markdown with raw HTML, an attachment that is HTML, a raw HTML cell, output metadata,
   cell tags, a grade id, a title and widget state that break out of their tags);
+- ``mallory``: the instructor's solution with a cell that prints 80 MiB at once (one
+  message from the kernel, larger than the grader accepts);
 - ``=cmd|'calc'!A0`` (a student id a spreadsheet runs as a formula): a typical bug that
   fails a hidden test, a cell that prints where linlib, numpy and the standard library are
   (in two flushes), warns and fails inside numpy (a traceback through the grader's
@@ -67,6 +69,25 @@ def _non_utf8_names(count: int) -> list[bytes]:
     return [b"notes-\xff" + bytes([ord("a") + i]) * 200 + b".txt" for i in range(count)]
 
 
+#: One stream message of 80 MiB from the kernel: over the grader's cap (64 MiB,
+#: SandboxedKernelManager.max_message_bytes), under the sandbox's memory limit.
+FLOOD_CODE = """
+import sys
+sys.stdout.write("x" * (80 * 2**20))
+sys.stdout.flush()
+""".strip()
+
+
+def _more_students(folder: Path, release_nb: Path, source_nb: nbformat.NotebookNode) -> None:
+    _formula_student(folder, release_nb, source_nb)
+    assignment = release_nb.stem
+    nb = make_submission(release_nb, source_nb)
+    nb.cells.insert(1, new_code_cell(FLOOD_CODE))
+    target = folder / "mallory" / assignment
+    target.mkdir(parents=True)
+    (target / f"{assignment}.ipynb").write_bytes(notebook_bytes(nb))
+
+
 def _formula_student(folder: Path, release_nb: Path, source_nb: nbformat.NotebookNode) -> None:
     assignment = release_nb.stem
     variant = pick_variant(VARIANTS[assignment])
@@ -83,7 +104,7 @@ def _formula_student(folder: Path, release_nb: Path, source_nb: nbformat.Noteboo
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory: pytest.TempPathFactory) -> dict:
     course_dir, out, assignment, rows, full = hostile_html.grade_hostile_batch(
-        tmp_path_factory.mktemp("defences"), more_students=_formula_student
+        tmp_path_factory.mktemp("defences"), more_students=_more_students
     )
     source = nbformat.read(course_dir / "source" / assignment / f"{assignment}.ipynb", 4)
     variant = pick_variant(VARIANTS[assignment])
@@ -251,6 +272,26 @@ def test_a_cells_printed_text_is_one_output_however_the_kernel_flushed_it(graded
         if "printed after a pause" in block.get_text()
     ]
     assert "json/__init__.py" in printed.get_text()
+
+
+@pytest.mark.slow
+@pytest.mark.needs_sandbox
+def test_a_message_over_the_cap_never_reaches_the_grader(graded):
+    """mallory's cell sends 80 MiB in one message: the grader's kernel client refuses it
+    (ZeroMQ's MAXMSGSIZE drops the connection, which is made again), so the grader never
+    holds it; the cell's output is flagged lost, and her score is the solution's.
+
+    Switched off (no MAXMSGSIZE on the client's context, only on the manager's control
+    channel): the message arrives whole, its first 256 KiB are kept (the output cap's
+    "[output truncated by the autograder]") and no output is flagged lost.
+    """
+    assert float(graded["rows"]["mallory"]["score"]) == pytest.approx(graded["full"])
+    (cell,) = [c for c in _autograded(graded, "mallory").cells if c.source == FLOOD_CODE]
+    assert "x" * 1000 not in json.dumps(cell.outputs)
+    results = json.loads((graded["out"] / "results.json").read_text(encoding="utf-8"))
+    (entry,) = [s for s in results["submissions"] if s["student"] == "mallory"]
+    assert [f for f in entry["flags"] if "output lost in cell(s) #2:" in f], entry
+    assert not [f for f in entry["flags"] if "output too large" in f], entry
 
 
 @pytest.mark.slow
