@@ -500,7 +500,9 @@ class SafeExecute(KernelStartRetry, KernelRestarts, phases.TimedCells, Execute):
         reply = await super()._async_poll_for_reply(
             msg_id, cell, timeout, task_poll_output_msg, task_poll_kernel_alive
         )
-        if task_poll_output_msg.cancelled():
+        if task_poll_output_msg.cancelled() and not self._timed_out:
+            # (a cell that timed out has no reply: nbclient made one up after interrupting
+            # it; what follows a timeout is _run_cell's)
             index = next((i for i, c in enumerate(self.nb.cells) if c is cell), None)
             if index is not None:  # a cell of the notebook (not a re-check's request)
                 self._run_state.lost_output.add(index)

@@ -361,10 +361,10 @@ def _huge_output(ctx: AttackContext) -> NotebookNode:
         ctx.answer_id,
         """
         import sys
+        for _ in range(100):
+            print("y" * 1_000_000, flush=True)
         sys.stdout.write("x" * 100_000_000)
         sys.stdout.flush()
-        for _ in range(100):
-            print("y" * 1_000_000)
         """,
     )
 
@@ -462,9 +462,10 @@ ATTACKS: tuple[Attack, ...] = (
     Attack("fork_bomb", "forks up to 300 sleeping processes", _fork_bomb, r"left \d+ process"),
     Attack(
         "huge_output",
-        "prints 100 MB at once, then 100 lines of 1 MB",
+        "prints 100 lines of 1 MB, then 100 MB in one message (over the grader's 64 MiB)",
         _huge_output,
         r"output too large",
+        extra={"all_flags": (r"output too large", r"output lost in cell")},
     ),
     Attack(
         "detached_process",

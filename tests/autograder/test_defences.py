@@ -170,7 +170,7 @@ def test_no_feedback_page_holds_active_content(graded):
     policy in any page.
     """
     pages = sorted((graded["out"] / "feedback").glob("*/*/*.html"))
-    assert {p.parent.parent.name for p in pages} == {"honest", "eve", FORMULA}
+    assert {p.parent.parent.name for p in pages} == {"honest", "eve", "mallory", FORMULA}
     for page in pages:
         text = page.read_text(encoding="utf-8")
         assert hostile_html.active_content(text) == [], page
