@@ -612,6 +612,7 @@ class Course:
         Also nbgrader's ``default_course`` row: its preprocessors (and ours) open the
         gradebook without a course id, which inserts that row on first use; workers doing
         it at the same moment collide on its unique key (on PostgreSQL, and on SQLite).
+        And the gradebook's :data:`GRADEBOOK_INDEXES` (:meth:`ensure_indexes`).
 
         Raises
         ------

@@ -40,7 +40,7 @@ class RunState:
     #: Cells whose output was cut -> bytes dropped.
     truncated: dict[int, int] = field(default_factory=dict)
     #: Cells whose output did not all arrive: the kernel said the cell was done, but IOPub
-    #: never said it was idle (a message over the grader's cap drops the connection).
+    #: never said it was idle (a message over the grader's cap ends the connection).
     lost_output: set[int] = field(default_factory=set)
     #: Cells whose hidden tests were taken out before the run -> their source.
     original_sources: dict[int, str] = field(default_factory=dict)

@@ -178,8 +178,9 @@ class ReadyClient(AsyncKernelClient):
         context.setsockopt(zmq.RECONNECT_IVL_MAX, 1000)
         # A sandboxed kernel's messages on the client's channels (shell, IOPub: the cells'
         # output, the re-check's replies) are capped as the manager's own control channel
-        # is: a larger one drops the connection, which is made again, instead of being
-        # held in the grader's memory. The manager is the client's parent (jupyter_client's
+        # is: a larger one ends that connection (ZeroMQ does not make it again after such a
+        # protocol error; SafeExecute connects a new client) instead of being held in the
+        # grader's memory. The manager is the client's parent (jupyter_client's
         # KernelManager.client); an unsandboxed kernel's manager has no cap.
         limit = getattr(self.parent, "max_message_bytes", None)
         if limit:
@@ -265,7 +266,7 @@ class SandboxedKernelManager(AsyncKernelManager):
         self._created_context = True
         context = zmq.asyncio.Context()
         # A kernel cannot make the grader hold a huge message in memory: the connection
-        # is dropped (and re-made) instead.
+        # is ended instead (the client's channels: ReadyClient's context).
         context.setsockopt(zmq.MAXMSGSIZE, int(self.max_message_bytes))
         return context
 
