@@ -143,6 +143,7 @@ class Record:
     def __init__(self) -> None:
         self.phases: dict[str, list[float]] = {}
         self.started = (time.perf_counter(), time.process_time())
+        self.began = time.time()  # when, for the run's timeline
         self.delay = run_delay(os.getpid())
         self.kernel_delay = 0.0
 
@@ -167,6 +168,8 @@ class Record:
         return {
             "wall": round(wall, 6),
             "cpu": round(cpu, 6),
+            "began": round(self.began, 6),
+            "ended": round(self.began + wall, 6),
             "phases": phases,
             # seconds the grading process's main thread and the kernels waited for a CPU
             "waits": [

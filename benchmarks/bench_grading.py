@@ -37,6 +37,7 @@ from autograder.grading import default_workers
 from autograder.notebook import notebook_bytes
 from autograder.phases import ENV_PROFILE
 from autograder.sandbox import sandbox_status
+from benchmarks.machine import BusySampler
 
 
 def build_batch(course_dir: Path, assignments: list[str], per_notebook: int) -> Path:
@@ -99,7 +100,11 @@ def run_ours(
     workers: int,
     sandbox: bool,
     profile: Path | None = None,
+    spans: dict[str, tuple[float, float, BusySampler]] | None = None,
 ) -> tuple[float, float]:
+    """Time ``python -m autograder grade`` on the batch: (wall, CPU of its process tree);
+    ``spans``: filled with the run's (start, end, the machine's busy cores sampled)
+    under the key ``"run"``, for the profile's timeline."""
     command = [
         sys.executable,
         "-m",
@@ -121,9 +126,14 @@ def run_ours(
     if profile is not None:
         env[ENV_PROFILE] = str(profile)
     cpu = _children_cpu()
-    start = time.perf_counter()
-    proc = subprocess.run(command, env=env, capture_output=True, text=True)
-    elapsed = time.perf_counter() - start
+    with BusySampler() as busy:
+        began = time.time()
+        start = time.perf_counter()
+        proc = subprocess.run(command, env=env, capture_output=True, text=True)
+        elapsed = time.perf_counter() - start
+        ended = time.time()
+    if spans is not None:
+        spans["run"] = (began, ended, busy)
     if proc.returncode != 0:
         raise RuntimeError(f"autograder grade failed:\n{proc.stderr[-2000:]}")
     for line in proc.stderr.splitlines():  # the canary's step, included in the wall time
@@ -188,14 +198,16 @@ def main(argv: list[str] | None = None) -> int:
         )
         line = "  {:16}: {:7.1f} s wall  {:6.1f} notebooks/min  {:5.2f} CPU s per notebook"
         timings: dict[str, tuple[float, float]] = {}
+        spans: dict[str, dict[str, tuple[float, float, BusySampler]]] = {}
         if not args.skip_stock:
             timings["stock"] = run_stock(courses["stock"], batch, assignments)
             print(line.format("stock nbgrader", timings["stock"][0], *_rates(timings["stock"], n)))
         for sandbox in modes:
             label = _label(sandbox)
             profile = root / f"profile-{label.replace(' ', '-')}.json" if args.profile else None
+            spans[label] = {}
             timings[label] = run_ours(
-                courses[label], batch, root / "out", workers, sandbox, profile
+                courses[label], batch, root / "out", workers, sandbox, profile, spans[label]
             )
             text = line.format(label, timings[label][0], *_rates(timings[label], n))
             if sandbox:
@@ -224,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
                 if differ:
                     print(f"  differ: {differ[:6]}")
         if args.profile:
-            print_profile(root, modes, timings, batch, courses, n)
+            print_profile(root, modes, timings, batch, courses, n, spans, workers)
     finally:
         if args.keep is None:
             shutil.rmtree(root, ignore_errors=True)
@@ -238,16 +250,23 @@ def print_profile(
     batch: Path,
     courses: dict[str, Path],
     n: int,
+    spans: dict[str, dict[str, tuple[float, float, BusySampler]]],
+    workers: int,
 ) -> None:
-    """The profile of each of our runs, the floor, and the ratios side by side."""
+    """The profile of each of our runs, its timeline, the floor, and the ratios side by
+    side."""
     from benchmarks import grading_profile as gp
 
     summaries = {}
     for sandbox in modes:
         label = _label(sandbox)
-        summaries[label] = gp.summarise(gp.load(root / f"profile-{label.replace(' ', '-')}.json"))
+        profile = gp.load(root / f"profile-{label.replace(' ', '-')}.json")
+        summaries[label] = gp.summarise(profile)
         print(f"\nprofile, {label}:\n")
         print(gp.profile_tables(summaries[label]))
+        began, ended, busy = spans[label]["run"]
+        print()
+        print(gp.timeline(profile, busy, began, ended, default_workers(), workers))
     source = next(iter(courses.values())) / "source"
     floors = gp.measure_floor(batch, source)
     floor = sum(sum(v) for v in floors.values())

@@ -90,6 +90,7 @@ from autograder.grading.ledger import Ledger
 from autograder.models import PreparedSubmission
 from autograder.notebook import notebook_bytes
 from autograder.sandbox import sandbox_status
+from benchmarks.machine import machine_busy
 from devtools.postgres import PostgresCluster, submission_counts
 
 STANDIN = "standin"
@@ -495,7 +496,7 @@ class Watch:
         if tree_cpu:
             self.peak_main = max(self.peak_main, rss_main)
             self.peak_rest = max(self.peak_rest, rss_rest)
-            machine = _machine_busy()
+            machine = machine_busy()
             self.samples.append((now, self._count(), main_cpu, tree_cpu, server_cpu, machine))
 
     def _loop(self) -> None:
@@ -521,22 +522,6 @@ class Watch:
         return tuple(
             (b - a) / lines for a, b in zip(first[:1] + first[2:], last[:1] + last[2:], strict=True)
         )
-
-
-def _machine_busy() -> float:
-    """CPU seconds all of the machine's cores have been busy since boot (``/proc/stat``: all
-    but idle and I/O wait): on an idle machine, the grading's CPU, whatever process spent it
-    (a process that ended unreaped by the tree, or outside it, is counted too)."""
-    import psutil
-
-    t = psutil.cpu_times()
-    return (
-        sum(t)
-        - t.idle
-        - getattr(t, "iowait", 0.0)
-        - getattr(t, "guest", 0.0)
-        - getattr(t, "guest_nice", 0.0)
-    )
 
 
 def _vm_hwm(pid: int) -> int:

@@ -225,3 +225,74 @@ def measure_floor(batch: Path, source_dir: Path) -> dict[str, list[float]]:
     finally:
         stop_template()
     return dict(floors)
+
+
+def _covered(intervals: list[tuple[float, float]], low: float, high: float, below: int) -> float:
+    """Seconds between ``low`` and ``high`` during which fewer than ``below`` of
+    ``intervals`` were running."""
+    events = sorted([(a, 1) for a, _ in intervals] + [(b, -1) for _, b in intervals])
+    running, last, seconds = 0, low, 0.0
+    for moment, step in events:
+        moment = min(max(moment, low), high)
+        if running < below:
+            seconds += moment - last
+        last = moment
+        running += step
+    if running < below:
+        seconds += high - last
+    return seconds
+
+
+def timeline(
+    profile: dict[str, Any], busy: Any, started: float, ended: float, cores: int, workers: int
+) -> str:
+    """The run's stages in time, each with its wall clock and the machine's busy and idle
+    core-seconds (``busy``: a :class:`benchmarks.machine.BusySampler` over the run, which
+    ``started`` and ``ended``, epoch seconds, bound): the grader's and workers' start up to
+    the first notebook, the canary, the gap before the class, the class (and its tail, the
+    seconds fewer notebooks ran than there are workers), the end (scores read, reports
+    written, workers stopped)."""
+    subs = [s for s in profile["submissions"] if "began" in s]
+    canary = [(s["began"], s["ended"]) for s in subs if s["canary"]]
+    graded = [(s["began"], s["ended"]) for s in subs if not s["canary"]]
+    if not graded:
+        return "no notebook was graded: no timeline"
+    first = min(a for a, _ in canary or graded)
+    stages = [("start: the grader, intake, the workers' start", started, first)]
+    if canary:
+        last_canary = max(b for _, b in canary)
+        stages.append(("the canary (the instructor's solutions)", first, last_canary))
+        stages.append(("between the canary and the class", last_canary, min(a for a, _ in graded)))
+    class_start, class_end = min(a for a, _ in graded), max(b for _, b in graded)
+    stages.append(("the class", class_start, class_end))
+    stages.append(("end: scores read, reports written, workers stopped", class_end, ended))
+    lines = [
+        f"The run in time ({cores} cores, {workers} workers; the machine's busy cores from "
+        "/proc/stat, whatever process kept them busy):",
+        "",
+        "| stage | wall (s) | busy core-s | idle core-s | cores busy on average |",
+        "|---|---|---|---|---|",
+    ]
+    idle_total = 0.0
+    for name, low, high in stages:
+        wall = max(high - low, 0.0)
+        used = busy.busy(low, high)
+        idle = max(cores * wall - used, 0.0)
+        idle_total += idle
+        mean = used / wall if wall else 0.0
+        lines.append(f"| {name} | {wall:.1f} | {used:.1f} | {idle:.1f} | {mean:.2f} |")
+    wall = ended - started
+    used = busy.busy(started, ended)
+    lines.append(
+        f"| **the run** | {wall:.1f} | {used:.1f} | {max(cores * wall - used, 0.0):.1f} "
+        f"| {used / wall:.2f} |"
+    )
+    tail = _covered(graded, class_start, class_end, workers)
+    canary_short = _covered(canary, first, last_canary, workers) if canary else 0.0
+    lines += [
+        "",
+        f"In the class, fewer notebooks ran than workers for {tail:.1f} s (between tasks and "
+        f"at the end); in the canary, for {canary_short:.1f} s. At {cores} busy cores the "
+        f"run's {used:.1f} busy core-seconds would take {used / cores:.1f} s.",
+    ]
+    return "\n".join(lines)

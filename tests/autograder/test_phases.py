@@ -109,6 +109,56 @@ def _grade(root: Path, batch: Path, out: Path, profile: Path | None) -> None:
 @pytest.mark.slow
 @pytest.mark.needs_sandbox
 @pytest.mark.skipif(not ASSIGNMENTS, reason="no course notebooks yet")
+def test_a_record_says_when_it_began_and_ended(monkeypatch, tmp_path):
+    monkeypatch.setenv(phases.ENV_PROFILE, str(tmp_path / "profile.json"))
+    before = time.time()
+    phases.start_record()
+    time.sleep(0.05)
+    record = phases.take_record()
+    after = time.time()
+    assert before <= record["began"] < record["ended"] <= after
+    assert record["ended"] - record["began"] == pytest.approx(record["wall"], abs=1e-3)
+
+
+def test_the_timeline_counts_idle_cores_per_stage():
+    from benchmarks.grading_profile import timeline
+    from benchmarks.machine import BusySampler
+
+    # a run from t=0 to t=20 on 2 cores: the canary 2-6 (two notebooks, one of 2-6, one of
+    # 2-4), the class 7-17 (two workers, 7-17 and 7-12), the end 17-20
+    def sub(began: float, ended: float, canary: bool) -> dict:
+        return {"canary": canary, "began": began, "ended": ended, "phases": {}}
+
+    profile = {
+        "submissions": [
+            sub(2, 6, True),
+            sub(2, 4, True),
+            sub(7, 17, False),
+            sub(7, 12, False),
+        ]
+    }
+    busy = BusySampler()
+    # the machine: 1 core busy until 2, 2 until 17, 0.5 after (1 core-second per second
+    # until 2: busy() interpolates between samples)
+    busy.times = [0.0, 2.0, 17.0, 20.0]
+    busy.values = [0.0, 2.0, 32.0, 33.5]
+    text = timeline(profile, busy, 0.0, 20.0, cores=2, workers=2)
+    rows = {line.split(" | ")[0].strip("| *"): line for line in text.splitlines() if "|" in line}
+    assert rows["start: the grader, intake, the workers' start"].endswith(
+        "| 2.0 | 2.0 | 2.0 | 1.00 |"
+    )
+    assert rows["the canary (the instructor's solutions)"].endswith("| 4.0 | 8.0 | 0.0 | 2.00 |")
+    assert rows["between the canary and the class"].endswith("| 1.0 | 2.0 | 0.0 | 2.00 |")
+    assert rows["the class"].endswith("| 10.0 | 20.0 | 0.0 | 2.00 |")
+    assert rows["end: scores read, reports written, workers stopped"].endswith(
+        "| 3.0 | 1.5 | 4.5 | 0.50 |"
+    )
+    assert rows["the run"].endswith("| 20.0 | 33.5 | 6.5 | 1.68 |")
+    # fewer notebooks than workers: 12-17 in the class, 4-6 in the canary
+    assert "fewer notebooks ran than workers for 5.0 s" in text
+    assert "in the canary, for 2.0 s" in text
+
+
 def test_a_graded_run_writes_its_profile(tmp_path):
     first = ASSIGNMENTS[0]
     course = Course(tmp_path / "course")
@@ -127,6 +177,7 @@ def test_a_graded_run_writes_its_profile(tmp_path):
     [sub] = [s for s in profile["submissions"] if not s["canary"]]
     [canary] = [s for s in profile["submissions"] if s["canary"]]
     assert (sub["assignment"], sub["student"]) == (first, "alice")
+    assert canary["began"] < canary["ended"] and sub["began"] < sub["ended"]
     got = sub["phases"]
     for name in (
         phases.GRADEBOOK,
