@@ -117,8 +117,9 @@ def _record(
         names = {r.assignment for r in results}
         for name in sorted(names):
             term = calendar.term(name)
-            if term is not None:
-                gb.update_or_create_assignment(name, duedate=_naive_utc(term.due))
+            due = _naive_utc(term.due) if term is not None else None
+            # a due date taken out of course.toml is taken out of the gradebook too
+            gb.update_or_create_assignment(name, duedate=due)
         found = load_submissions(gb, names)
         for result in results:
             key = (result.assignment, result.student)
@@ -130,6 +131,13 @@ def _record(
             if outcome.submitted_at is not None:
                 submission.timestamp = _naive_utc(outcome.submitted_at)
             if term is None or term.due is None:
+                # no due date (any more): no extension and no penalty, whatever an earlier
+                # run with one recorded (a result reused from the ledger keeps its rows)
+                submission.extension = None
+                for notebook in submission.notebooks:
+                    if notebook.late_submission_penalty:
+                        repriced.add(key)
+                    notebook.late_submission_penalty = None
                 continue
             due = outcome.due
             extension = instant(due) - instant(term.due) if due is not None else None

@@ -176,3 +176,29 @@ def test_without_a_calendar_only_the_time_is_recorded(tmp_path, new_course):
     with course.gradebook() as gb:
         assert gb.find_submission(A, "x").timestamp == datetime(2025, 10, 3, 21, 59)
         assert gb.find_assignment(A).duedate is None
+
+
+def test_a_due_date_taken_out_of_course_toml_takes_its_penalties_and_extensions_out(run):
+    # results reused from the ledger are not graded again (nbgrader's own reset of the
+    # penalty does not run): the next run's record alone must undo the earlier one
+    course, results, _ = run
+    graded = {
+        (A, s): RawSubmission(s, A, submitted_at=at, marked_late=late)
+        for s, (_, at, late) in HANDED_IN.items()
+    }
+    repriced: list[set] = []
+    settled = settle(
+        course,
+        parse_calendar("", [A]),
+        results,
+        graded,
+        on_repriced=repriced.append,
+    )
+    assert repriced == [{(A, "late")}]  # its feedback page showed the penalty
+    with course.gradebook() as gb:
+        assert gb.find_assignment(A).duedate is None
+        late = gb.find_submission(A, "late")
+        assert late.late_submission_penalty == 0.0 and late.total_seconds_late == 0
+        assert gb.find_submission(A, "extended").extension is None
+    assert all(r.flags == [] for r in settled.results)
+    assert settled.summary == []
