@@ -270,7 +270,8 @@ def _grade(
             )
         if checked:
             started = time.monotonic()
-            _check_canaries(course, checked, run, sandbox)
+            costs = _check_canaries(course, checked, run, sandbox)
+            jobs = longest_first(jobs, costs)
             if on_canary is not None:
                 on_canary([c.assignment for c in checked], time.monotonic() - started)
         for sub in zeros:
@@ -345,21 +346,32 @@ def _canary_cleanup(course: Course, student: str) -> Iterator[None]:
 
 def _check_canaries(
     course: Course, canaries: list[PreparedSubmission], run: Run, sandbox: bool
-) -> None:
+) -> dict[str, float]:
     """Grade the canaries (one per assignment, in parallel, on the batch's workers): raise
-    :class:`CanaryFailed` at the first that does not get full marks, else remove them. No
-    feedback pages: nobody reads a canary's, and a class's page that cannot be written is
-    flagged on its own ("no feedback page")."""
+    :class:`CanaryFailed` at the first that does not get full marks, else remove them and
+    return each assignment's seconds. No feedback pages: nobody reads a canary's, and a
+    class's page that cannot be written is flagged on its own ("no feedback page")."""
     student = canaries[0].student
     for canary in canaries:
         course.write_submission(canary.assignment, student, canary.notebooks)
     course.ensure_students([student])
+    seconds: dict[str, float] = {}
     for assignment, _, value in run([(c.assignment, student) for c in canaries], feedback=False):
         phases.collect(assignment, student, value.get("profile"), canary=True)
         problem = canary_problem(course, assignment, student, value, sandbox)
         if problem is not None:
             raise CanaryFailed(problem)
+        seconds[assignment] = float(value.get("seconds") or 0.0)
     remove_canary(course, student)
+    return seconds
+
+
+def longest_first(jobs: list[tuple[str, str]], costs: dict[str, float]) -> list[tuple[str, str]]:
+    """``jobs`` (assignment, student) with the assignments that take longest first (by
+    ``costs``: each assignment's canary, in seconds; the order given among equals), so that
+    the last notebooks the workers take are short ones: fewer seconds at the end of a run
+    with one worker busy and the others idle. The order changes no result."""
+    return sorted(jobs, key=lambda job: -costs.get(job[0], 0.0))
 
 
 @functools.cache

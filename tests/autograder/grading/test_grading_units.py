@@ -20,6 +20,22 @@ from autograder.grading.preprocessors import HideGraderPaths, RedactHiddenTests,
 # --------------------------------------------------------------------------- worker pool
 
 
+def test_the_class_is_graded_longest_assignment_first():
+    from autograder.grading.batch import longest_first
+
+    jobs = [("01", "a"), ("01", "b"), ("02", "a"), ("03", "a"), ("03", "b"), ("04", "a")]
+    costs = {"01": 1.8, "02": 1.5, "03": 3.0}  # 04: no canary seconds, last
+    assert longest_first(jobs, costs) == [
+        ("03", "a"),
+        ("03", "b"),
+        ("01", "a"),
+        ("01", "b"),
+        ("02", "a"),
+        ("04", "a"),
+    ]
+    assert longest_first(jobs, {}) == jobs
+
+
 def test_pool_survives_failing_dying_and_hanging_tasks(tmp_path):
     tasks = [
         Task("add", operator.add, (1, 2)),
