@@ -191,16 +191,25 @@ def owned_tempdir(prefix: str, dir: str | os.PathLike | None = None) -> Path:
     """A new temporary folder (``tempfile.mkdtemp``: *prefix*, in *dir* or the system's
     temporary folder) whose :data:`OWNER_FILE` names this process as its owner; the caller
     removes it at its end, :func:`sweep_orphans` when the caller could not."""
-    root = Path(tempfile.mkdtemp(prefix=prefix, dir=dir)).resolve()
     pid = os.getpid()
-    record = {**_machine(), "pid": pid, "started": _started(pid)}
-    # whole or not at all, as write_atomic, without its flush to disk: after a crash of the
-    # machine the record is of no use (another boot)
-    fd, tmp = tempfile.mkstemp(prefix=f"{OWNER_FILE}.", dir=root)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(json.dumps(record))
-    os.replace(tmp, root / OWNER_FILE)
-    return root
+    record = json.dumps({**_machine(), "pid": pid, "started": _started(pid)})
+    for attempt in range(3):
+        root = Path(tempfile.mkdtemp(prefix=prefix, dir=dir)).resolve()
+        try:
+            # whole or not at all, as write_atomic, without its flush to disk: after a crash
+            # of the machine the record is of no use (another boot)
+            fd, tmp = tempfile.mkstemp(prefix=f"{OWNER_FILE}.", dir=root)
+        except FileNotFoundError:
+            # a sweep took the folder for a leftover in the instant before its record (an
+            # empty folder without one): make another
+            if attempt == 2:
+                raise
+            continue
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(record)
+        os.replace(tmp, root / OWNER_FILE)
+        return root
+    raise AssertionError("unreachable")
 
 
 def owner_runs(folder: str | os.PathLike) -> bool | None:
@@ -228,8 +237,11 @@ def sweep_orphans(
     dir: str | os.PathLike | None = None, prefixes: Iterable[str] = TEMP_PREFIXES
 ) -> list[Path]:
     """Remove the folders of *dir* (default: the system's temporary folder) named with one
-    of *prefixes* whose owner no longer runs (:func:`owner_runs` False), and only those
-    this user owns; the folders removed."""
+    of *prefixes* whose owner no longer runs (:func:`owner_runs` False), and the empty ones
+    that no record names an owner of (a maker killed between making the folder and writing
+    its record, or between removing the record and the folder; a live maker that loses its
+    folder so makes another, :func:`owned_tempdir`), only those this user owns; the folders
+    removed."""
     base = Path(dir if dir is not None else tempfile.gettempdir())
     prefixes = tuple(prefixes)
     removed = []
@@ -246,7 +258,12 @@ def sweep_orphans(
             continue
         if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
             continue
-        if owner_runs(entry.path) is False:
+        runs = owner_runs(entry.path)
+        if runs is False:
             shutil.rmtree(entry.path, ignore_errors=True)
             removed.append(Path(entry.path))
+        elif runs is None:
+            with contextlib.suppress(OSError):  # not empty: it stays
+                os.rmdir(entry.path)
+                removed.append(Path(entry.path))
     return removed

@@ -396,18 +396,14 @@ def count_updates(X, y, max_epochs):
 
 COUNT_RESETS_WEIGHTS = '''
 def count_updates(X, y, max_epochs):
-    """Starts every epoch again from w = 0."""
+    """Starts every epoch again from w = 0, so every epoch is the first one: it is run
+    once and counted max_epochs times (until an epoch without updates)."""
     X = np.asarray(X, dtype=float)
-    total = 0
-    for _ in range(max_epochs):
-        w, b, n = np.zeros(X.shape[1]), 0.0, 0
-        for x, label in zip(X, y):
-            if label * (w @ x + b) <= 0:
-                w, b, n = w + label * x, b + label, n + 1
-        total += n
-        if n == 0:
-            break
-    return total
+    w, b, n = np.zeros(X.shape[1]), 0.0, 0
+    for x, label in zip(X, y):
+        if label * (w @ x + b) <= 0:
+            w, b, n = w + label * x, b + label, n + 1
+    return n * max_epochs
 '''
 
 COUNT_FLOAT = '''

@@ -11,6 +11,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from pathlib import Path
@@ -221,8 +222,36 @@ def test_a_pid_run_by_another_process_is_not_the_owner(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == [kept.name]
 
 
+def test_an_empty_folder_without_a_record_is_a_leftover(tmp_path, monkeypatch):
+    """A maker killed between making its folder and writing its record (or between removing
+    the record and the folder) leaves it empty with no owner: the sweep removes it; one
+    that holds anything stays (a grader of an older version may use it). A live maker
+    whose folder a sweep took in that instant makes another. Seen in a full test suite: a
+    killed grader's run left such a folder, which no later run removed."""
+    for name in ("ag-warm-killed", "ag-warm-older"):
+        (tmp_path / name).mkdir()
+    (tmp_path / "ag-warm-older" / "empty").mkdir()
+    assert sweep_orphans(tmp_path) == [tmp_path / "ag-warm-killed"]
+    assert [p.name for p in tmp_path.iterdir()] == ["ag-warm-older"]
+
+    made = []
+    real_mkdtemp = tempfile.mkdtemp
+
+    def swept_at_once(*args, **kwargs):
+        folder = real_mkdtemp(*args, **kwargs)
+        made.append(folder)
+        if len(made) == 1:
+            sweep_orphans(tmp_path)  # another run's sweep, before the record is written
+        return folder
+
+    monkeypatch.setattr(tempfile, "mkdtemp", swept_at_once)
+    mine = owned_tempdir("ag-sbx-", tmp_path)
+    assert len(made) == 2 and not Path(made[0]).exists()
+    assert owner_runs(mine) is True and sweep_orphans(tmp_path) == []
+
+
 def test_what_cannot_be_judged_here_is_left_alone(tmp_path):
-    """A folder with no record (a grader of an older version, or one being made), a torn
+    """A folder with no record that holds anything (a grader of an older version), a torn
     record, a record of a pid on another host or in another PID namespace: its owner may
     run, so it stays, though that pid has ended here; so do a folder of another name, a
     symlink to an owner's folder that has ended, and (with root) another user's folder."""
@@ -241,6 +270,7 @@ def test_what_cannot_be_judged_here_is_left_alone(tmp_path):
         (tmp_path / name).mkdir()
         if content is not None:
             _write_record(tmp_path / name, content)
+    (tmp_path / "ag-sbx-none" / "stage").mkdir()
     (tmp_path / "ag-sbx-torn" / OWNER_FILE).write_text('{"pid": 1')
     (tmp_path / "ag-sbx-link").symlink_to(dead)
     if os.geteuid() == 0:

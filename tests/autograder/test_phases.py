@@ -117,7 +117,8 @@ def test_a_record_says_when_it_began_and_ended(monkeypatch, tmp_path):
     record = phases.take_record()
     after = time.time()
     assert before <= record["began"] < record["ended"] <= after
-    assert record["ended"] - record["began"] == pytest.approx(record["wall"], abs=1e-3)
+    # the wall clock and the monotonic one agree but for the machine's clock adjustments
+    assert record["ended"] - record["began"] == pytest.approx(record["wall"], abs=0.01)
 
 
 def test_the_timeline_counts_idle_cores_per_stage():
