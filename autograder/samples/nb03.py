@@ -396,14 +396,21 @@ def count_updates(X, y, max_epochs):
 
 COUNT_RESETS_WEIGHTS = '''
 def count_updates(X, y, max_epochs):
-    """Starts every epoch again from w = 0, so every epoch is the first one: it is run
-    once and counted max_epochs times (until an epoch without updates)."""
+    """Starts every epoch again from w = 0, so every epoch repeats the first: the first
+    epoch's mistakes, counted once per epoch (none at all when it made none)."""
     X = np.asarray(X, dtype=float)
-    w, b, n = np.zeros(X.shape[1]), 0.0, 0
-    for x, label in zip(X, y):
-        if label * (w @ x + b) <= 0:
-            w, b, n = w + label * x, b + label, n + 1
-    return n * max_epochs
+
+    def first_epoch():
+        w, b, mistakes, i = np.zeros(X.shape[1]), 0.0, 0, 0
+        while i < len(X):
+            if y[i] * (X[i] @ w + b) <= 0:
+                w = w + y[i] * X[i]
+                b += y[i]
+                mistakes += 1
+            i += 1
+        return mistakes
+
+    return first_epoch() * max_epochs
 '''
 
 COUNT_FLOAT = '''
