@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import fcntl
+import functools
 import os
 import shutil
 import sys
@@ -167,13 +168,39 @@ def _sqlite_problem(database: str | None, course_dir: Path | None = None) -> str
     return None
 
 
-def ensure_env_bin_on_path() -> None:
-    """Put this environment's ``bin/`` on ``PATH`` (nbgrader runs its ``alembic`` command
-    from there when it creates a gradebook; calling .venv/bin/python directly does not)."""
+def prepare_nbgrader() -> None:
+    """Ready this process for nbgrader's gradebook: this environment's ``bin/`` on ``PATH``
+    (nbgrader's commands; calling .venv/bin/python directly does not put it there), and the
+    schema revision nbgrader writes into a new gradebook read here, in this process.
+
+    nbgrader's ``Gradebook`` asks for that revision by running ``alembic heads`` in a
+    subprocess (``nbgrader.api.get_alembic_version``) whenever it creates a gradebook: a
+    Python start that imports nbgrader again, about 3 s, for every new course. The same
+    revision is read with alembic's own API from the same scripts (nbgrader's alembic.ini),
+    once per process. Idempotent."""
     bin_dir = str(Path(sys.executable).parent)
     path = os.environ.get("PATH", "")
     if bin_dir not in path.split(os.pathsep):
         os.environ["PATH"] = bin_dir + (os.pathsep + path if path else "")
+    import nbgrader.api
+
+    if nbgrader.api.get_alembic_version is not alembic_head:
+        nbgrader.api.get_alembic_version = alembic_head
+
+
+@functools.cache
+def alembic_head() -> str:
+    """The head revision of nbgrader's gradebook migrations (what ``alembic heads`` prints
+    for nbgrader's alembic.ini), read with alembic's API."""
+    from alembic.config import Config as AlembicConfig
+    from alembic.script import ScriptDirectory
+    from nbgrader.dbutil import _temp_alembic_ini
+
+    with _temp_alembic_ini("sqlite://") as ini:
+        head = ScriptDirectory.from_config(AlembicConfig(ini)).get_current_head()
+    if not head:
+        raise GradingError("nbgrader's gradebook migrations have no head revision")
+    return head
 
 
 def _repo_config() -> Config:
@@ -545,7 +572,7 @@ class Course:
         from nbgrader.utils import capture_log
 
         # what NbGraderAPI.generate_assignment does, without its exchange set-up
-        ensure_env_bin_on_path()
+        prepare_nbgrader()
         config = self.config()
         config.CourseDirectory.assignment_id = assignment
         app = GenerateAssignment(coursedir=CourseDirectory(config=config), config=config)
@@ -570,7 +597,7 @@ class Course:
         """nbgrader's ``Gradebook`` of the course, opened with its URL and course id."""
         from nbgrader.api import Gradebook
 
-        ensure_env_bin_on_path()
+        prepare_nbgrader()
         with Gradebook(self.db_url, self.course_id) as gb:
             yield gb
 

@@ -84,7 +84,7 @@ from pathlib import Path
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from autograder.course import Course, ensure_env_bin_on_path, list_assignments
+from autograder.course import Course, list_assignments, prepare_nbgrader
 from autograder.grading import default_workers, grade_prepared
 from autograder.grading.ledger import Ledger
 from autograder.models import PreparedSubmission
@@ -958,7 +958,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--assignment", action="append")
     parser.add_argument("--keep", type=Path, help="work in this folder and keep it")
     args = parser.parse_args(argv)
-    ensure_env_bin_on_path()
+    prepare_nbgrader()
     if threading.current_thread() is threading.main_thread():
         stop_on_signals()
     root = (args.keep or Path(tempfile.mkdtemp(prefix="bench-scale-"))).resolve()

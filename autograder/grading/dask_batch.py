@@ -48,7 +48,7 @@ from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from autograder.course import Course, ensure_env_bin_on_path
+from autograder.course import Course, prepare_nbgrader
 from autograder.files import owned_tempdir, sweep_orphans
 from autograder.grading.gradebook import share_engines
 from autograder.grading.pool import failure_message
@@ -239,7 +239,7 @@ def grade_remote(
     ``autograded`` and ``feedback_files`` (relative path -> bytes). The temporary folder's
     path is replaced by ``shown_root`` (the grader's course directory) in the texts.
     """
-    ensure_env_bin_on_path()
+    prepare_nbgrader()
     start = time.monotonic()
     # its owner recorded: a worker killed while it grades (by its nanny, by the cluster's
     # close) cannot remove it, the next sweep does (autograder.files.sweep_orphans)

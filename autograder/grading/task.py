@@ -10,7 +10,7 @@ import re
 from typing import Any
 
 from autograder import phases
-from autograder.course import Course, ensure_env_bin_on_path
+from autograder.course import Course, prepare_nbgrader
 from autograder.faults import classify, first_fault, recording_exceptions
 from autograder.grading.config import autograde_config, feedback_config
 from autograder.notebook import collect_notebook_diagnoses, collect_notebook_flags
@@ -175,7 +175,7 @@ def worker_init(prewarm_log: str | None = None, sandbox: bool = False) -> None:
 
     from autograder.grading.gradebook import share_engines
 
-    ensure_env_bin_on_path()
+    prepare_nbgrader()
     share_engines()
     check_schemas_once()
 

@@ -28,9 +28,9 @@ def blank(tmp_path_factory) -> Path:
     once, copied by the tests (nbgrader runs ``alembic`` for each new gradebook: slow)."""
     from nbgrader.api import Gradebook
 
-    from autograder.course import ensure_env_bin_on_path
+    from autograder.course import prepare_nbgrader
 
-    ensure_env_bin_on_path()
+    prepare_nbgrader()
     path = tmp_path_factory.mktemp("blank") / "gradebook.db"
     share_engines()
     try:

@@ -62,10 +62,10 @@ def test_grades_csv_is_nbgraders_export_with_every_text_read_back_whole(tmp_path
 
     from nbgrader.api import Gradebook
 
-    from autograder.course import ensure_env_bin_on_path
+    from autograder.course import prepare_nbgrader
     from autograder.report import EXTRA_COLUMNS, FlaggedCsvExportPlugin
 
-    ensure_env_bin_on_path()  # nbgrader runs alembic for a new gradebook
+    prepare_nbgrader()  # nbgrader runs alembic for a new gradebook
     url = f"sqlite:///{tmp_path / 'gradebook.db'}"
     due = datetime.datetime(2025, 10, 3, 21, 59)
     with Gradebook(url) as gb:
