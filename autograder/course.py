@@ -184,8 +184,7 @@ def prepare_nbgrader() -> None:
         os.environ["PATH"] = bin_dir + (os.pathsep + path if path else "")
     import nbgrader.api
 
-    if nbgrader.api.get_alembic_version is not alembic_head:
-        nbgrader.api.get_alembic_version = alembic_head
+    nbgrader.api.get_alembic_version = alembic_head
 
 
 @functools.cache

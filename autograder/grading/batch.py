@@ -38,6 +38,7 @@ from autograder.models import (
     SubmissionResult,
 )
 from autograder.notebook import carried_ids
+from course_common.paths import LINLIB_DIR
 
 #: Generous outer wall-clock bound for grading one submission (the sandbox has tighter ones).
 SUBMISSION_TIMEOUT = 900.0
@@ -378,16 +379,13 @@ def longest_first(jobs: list[tuple[str, str]], costs: dict[str, float]) -> list[
 def grader_fingerprint() -> str:
     """The grader's own code (autograder, linlib) and nbgrader's version: an upgraded grader
     (a new sanitiser, a new repair) grades again instead of reusing the old results."""
-    import importlib.util
-
     import nbgrader
 
-    # found, not imported: importing linlib imports scikit-learn (3 s of CPU), which the
-    # grader's own process does not otherwise need
-    specs = [importlib.util.find_spec(package) for package in ("autograder", "linlib")]
-    roots = [Path(spec.origin).parent for spec in specs if spec is not None and spec.origin]
-    if len(roots) != len(specs):
-        raise GradingError("the grader's packages autograder and linlib are not importable")
+    import autograder
+
+    # linlib's folder, not the package: importing linlib imports scikit-learn (3 s of CPU),
+    # which the grader's own process does not otherwise need
+    roots = [Path(autograder.__file__).parent, LINLIB_DIR]
     return f"nbgrader={nbgrader.__version__}|{folder_digest(*roots)}"
 
 

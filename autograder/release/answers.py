@@ -40,9 +40,9 @@ import nbformat
 
 from autograder import course
 from autograder.notebook import disabled_names, is_test_cell
+from course_common.paths import LINLIB_DIR
 
 PACKAGE = "linlib"
-LINLIB_DIR = course.REPO_ROOT / PACKAGE
 #: The module of linlib that says which build it is (rewritten in a student build).
 BUILD_MODULE = "_build.py"
 

@@ -51,8 +51,7 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from autograder.release import answers
-from autograder.release.answers import LINLIB_DIR
-from course_common.paths import REPO_ROOT
+from course_common.paths import LINLIB_DIR, REPO_ROOT
 
 PYPROJECT = REPO_ROOT / "pyproject.toml"
 REQUIREMENTS = REPO_ROOT / "requirements.txt"

@@ -15,6 +15,7 @@ from autograder.files import files_digest, folder_digest, folder_files, write_at
 from autograder.models import GradingError
 from autograder.release import answers
 from autograder.release import student as student_release
+from course_common.paths import LINLIB_DIR
 
 
 def _student_files_digest() -> str:
@@ -33,7 +34,7 @@ def _student_files_digest() -> str:
         root / "autograder" / "notebook.py",
     ]
     paths += course.NOTEBOOKS_DIR.glob("*/*.ipynb")
-    paths += [*folder_files(answers.LINLIB_DIR), *folder_files(here / "templates")]
+    paths += [*folder_files(LINLIB_DIR), *folder_files(here / "templates")]
 
     def name(path: Path) -> str:
         # named from its own home: the notebooks may be a snapshot outside the repo (tests)

@@ -25,7 +25,7 @@ def shared():
 @pytest.fixture(scope="module")
 def blank(tmp_path_factory) -> Path:
     """A new gradebook made by nbgrader's first open (through the shared engines): made
-    once, copied by the tests (nbgrader runs ``alembic`` for each new gradebook: slow)."""
+    once, copied by the tests."""
     from nbgrader.api import Gradebook
 
     from autograder.course import prepare_nbgrader

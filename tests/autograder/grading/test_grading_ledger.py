@@ -48,3 +48,21 @@ def test_the_graders_code_is_part_of_the_salt():
 
     roots = [Path(package.__file__).parent for package in (autograder, linlib)]
     assert grader_fingerprint() == f"nbgrader={nbgrader.__version__}|{folder_digest(*roots)}"
+
+
+def test_the_fingerprint_does_not_import_linlib():
+    """The grader's process reads linlib's files, it does not import them (importing linlib
+    imports scikit-learn: seconds of CPU in every run)."""
+    import subprocess
+    import sys
+
+    from course_common.paths import REPO_ROOT
+
+    code = (
+        "import sys; from autograder.grading import grader_fingerprint; grader_fingerprint(); "
+        "print(sorted(m for m in ('linlib', 'sklearn') if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == "[]"

@@ -65,7 +65,7 @@ def test_grades_csv_is_nbgraders_export_with_every_text_read_back_whole(tmp_path
     from autograder.course import prepare_nbgrader
     from autograder.report import EXTRA_COLUMNS, FlaggedCsvExportPlugin
 
-    prepare_nbgrader()  # nbgrader runs alembic for a new gradebook
+    prepare_nbgrader()  # nbgrader's alembic revision for a new gradebook
     url = f"sqlite:///{tmp_path / 'gradebook.db'}"
     due = datetime.datetime(2025, 10, 3, 21, 59)
     with Gradebook(url) as gb:
