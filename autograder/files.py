@@ -78,7 +78,9 @@ def append_line(path: str | os.PathLike, line: str) -> None:
     """Append ``line`` (a newline is added) to ``path`` durably, whole or not at all: when the
     file's last line is torn (a writer killed mid-line by an older version, a crash of the
     machine), the new line starts on a line of its own; when the write fails, the file is
-    cut back to its old length and the error raised."""
+    cut back to its old length and the error raised. An interrupt (Ctrl-C, SIGTERM) that
+    arrives once the whole line is in the file, while it is flushed, keeps the line: only a
+    part of a line is ever cut back."""
     path = Path(path)
     body = line.rstrip("\n").encode("utf-8") + b"\n"
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o644)
@@ -91,12 +93,23 @@ def append_line(path: str | os.PathLike, line: str) -> None:
             if written != len(body):  # a full disk takes part of it
                 raise OSError(28, os.strerror(28), str(path))
             os.fsync(fd)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.ftruncate(fd, size)
+        except BaseException as error:
+            if isinstance(error, OSError) or not _holds(fd, size, body):
+                with contextlib.suppress(OSError):
+                    os.ftruncate(fd, size)
             raise
     finally:
         os.close(fd)
+
+
+def _holds(fd: int, offset: int, body: bytes) -> bool:
+    """Whether the file ``fd`` ends with exactly ``body``, from ``offset`` on."""
+    try:
+        return (
+            os.fstat(fd).st_size == offset + len(body) and os.pread(fd, len(body), offset) == body
+        )
+    except OSError:
+        return False
 
 
 def _sync_folder(folder: Path) -> None:

@@ -49,6 +49,41 @@ def test_append_line_starts_after_a_torn_line(tmp_path):
     assert ledger.read_text().splitlines() == ['{"a": 1}', '{"a": ', '{"a": 2}']
 
 
+def _interrupted(real: object, after: int | None = None):
+    """``real`` (``os.write`` or ``os.fsync``) with a real Ctrl-C (SIGINT, Python's own
+    handler) raised in the process as it returns; ``after``: ``os.write`` writes only that
+    many bytes of what it is given first (a line cut in two by the interrupt)."""
+
+    def call(fd, *args):
+        if after is not None:
+            args = (args[0][:after],)
+        value = real(fd, *args)
+        signal.raise_signal(signal.SIGINT)
+        return value
+
+    return call
+
+
+def test_an_interrupt_while_a_whole_line_is_flushed_keeps_it(tmp_path, monkeypatch):
+    """Ctrl-C in the fsync after a whole ledger line was written (a grader stopped as a
+    grade comes in): the line stays, since its grade is in the gradebook; the run stops."""
+    ledger = tmp_path / "ledger.jsonl"
+    append_line(ledger, '{"a": 1}')
+    monkeypatch.setattr(os, "fsync", _interrupted(os.fsync))
+    with pytest.raises(KeyboardInterrupt):
+        append_line(ledger, '{"a": 2}')
+    assert ledger.read_text().splitlines() == ['{"a": 1}', '{"a": 2}']
+
+
+def test_an_interrupt_in_the_middle_of_a_line_cuts_it_back(tmp_path, monkeypatch):
+    ledger = tmp_path / "ledger.jsonl"
+    append_line(ledger, '{"a": 1}')
+    monkeypatch.setattr(os, "write", _interrupted(os.write, after=4))
+    with pytest.raises(KeyboardInterrupt):
+        append_line(ledger, '{"a": 2}')
+    assert ledger.read_text() == '{"a": 1}\n'
+
+
 _FULL_DISK = """
 import errno, os, sys
 from pathlib import Path
