@@ -73,6 +73,7 @@ def tree(tmp_path: Path) -> Path:
         ("autograder/sandbox/box.py", "autograder.sandbox.probe", "No two modules"),
     ],
 )
+@pytest.mark.slow
 def test_an_import_against_the_layers_breaks_a_contract(tree, importer, imported, contract):
     with open(tree / importer, "a", encoding="utf-8") as module:
         module.write(f"\nimport {imported}  # against the layers\n")

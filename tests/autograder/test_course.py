@@ -6,6 +6,7 @@ from __future__ import annotations
 import pickle
 
 import nbformat
+import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
 from autograder.course import SQLITE_BUSY_TIMEOUT, Course
@@ -95,6 +96,7 @@ def _holder(course_dir, seconds: float = 600):
     return process
 
 
+@pytest.mark.slow
 def test_a_course_held_by_another_process_refuses_or_waits(tmp_path):
     """Course.lock is the operating system's lock: another process that holds it makes a
     run without ``wait`` fail at once (CourseBusy, with that process's id), and a run with
@@ -123,6 +125,7 @@ def test_a_course_held_by_another_process_refuses_or_waits(tmp_path):
         holder.wait()
 
 
+@pytest.mark.slow
 def test_a_killed_holder_leaves_no_lock(tmp_path):
     """A run killed with SIGKILL cannot clean up: its lock goes with it, and the lock file it
     leaves (holding its process id) is no obstacle."""
@@ -212,6 +215,7 @@ def _what_reports_read(submission) -> tuple:
     )
 
 
+@pytest.mark.slow
 def test_the_class_loaded_at_once_is_what_nbgrader_finds_one_by_one(tmp_path):
     from autograder.course import load_submissions
 
@@ -233,6 +237,7 @@ def test_the_class_loaded_at_once_is_what_nbgrader_finds_one_by_one(tmp_path):
         assert load_submissions(gb, []) == {}
 
 
+@pytest.mark.slow
 def test_the_class_is_loaded_in_as_many_queries_for_5_students_as_for_40(tmp_path):
     from sqlalchemy import event
 
@@ -289,6 +294,7 @@ def test_the_gradebook_gets_the_indexes_its_scores_look_up(tmp_path):
         assert found[name] == (table, [column])
 
 
+@pytest.mark.slow
 def test_a_new_gradebook_gets_the_revision_alembic_heads_prints_without_running_it(
     tmp_path, monkeypatch
 ):

@@ -111,6 +111,7 @@ def render_formgrade(
     return page
 
 
+@pytest.mark.slow
 def test_formgrade_view_keeps_only_the_templates_own_scripts(tmp_path):
     """The hostile notebook in formgrader's view: what could run is exactly what the same
     view of an empty notebook has (formgrader's own scripts and handlers)."""

@@ -160,6 +160,7 @@ def test_the_timeline_counts_idle_cores_per_stage():
     assert "in the canary, for 2.0 s" in text
 
 
+@pytest.mark.slow
 def test_a_graded_run_writes_its_profile(tmp_path):
     first = ASSIGNMENTS[0]
     course = Course(tmp_path / "course")

@@ -34,6 +34,7 @@ SANDBOX_ARGS = sandbox_args()
 WORKERS = "3"
 
 
+@pytest.mark.slow
 def test_cluster_runs_unprivileged_on_a_socket_and_is_removed():
     require(
         postgres_bindir() is not None,

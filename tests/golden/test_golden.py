@@ -82,6 +82,7 @@ def _figure(points: list[tuple[float, float]], pixel: tuple[int, int] | None = N
     return f'<p>score 3 / 4</p><img src="{uri}"/>'.encode()
 
 
+@pytest.mark.slow
 def test_a_figure_is_the_same_up_to_a_pixel_and_differs_when_its_data_does():
     points = [(0.0, 0.0), (1.0, 2.0), (2.0, 1.0), (3.0, 3.0)]
     page = _figure(points)

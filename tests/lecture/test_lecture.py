@@ -298,6 +298,7 @@ def test_notebooks_carry_the_slide_metadata_of_the_rules(path):
 
 
 @pytest.mark.skipif(not mathjax_available(), reason="node_modules/mathjax not installed")
+@pytest.mark.slow
 def test_feedback_pages_load_mathjax_from_beside_them(tmp_path):
     from tests.autograder.test_hostile_html import render_feedback
 
@@ -329,6 +330,7 @@ def test_copy_feedback_ships_mathjax(tmp_path):
     assert target == shipped.parent.resolve()
 
 
+@pytest.mark.slow
 def test_the_deck_has_the_planned_slides_sizes_and_notes(tmp_path):
     """The exported deck (nbconvert, the lecture template) follows the plan: one section per
     slide, the code's size class, the figure's drawn size, the figure's speaker notes."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import linlib
 from benchmarks import __main__ as runner
@@ -23,6 +24,7 @@ def test_perceptron_benchmark_data_is_separable_with_margin():
     assert model.converged_ and np.all(y * model.decision_function(X) > 0)
 
 
+@pytest.mark.slow
 def test_benchmarks_run_and_check_results_on_small_sizes(capsys):
     rows = bench_linlib.bench_perceptron(n_runs=1, n_samples=2000, n_features=10)
     rows += bench_linlib.bench_svm(n_runs=1, n_samples=200, n_features=3)

@@ -43,6 +43,7 @@ TESTS = docstring_tests()
 
 
 @pytest.mark.parametrize("name", sorted(TESTS))
+@pytest.mark.slow
 def test_docstring_examples_run(name):
     test = TESTS[name]
     runner = doctest.DocTestRunner(optionflags=FLAGS)

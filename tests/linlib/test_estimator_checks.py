@@ -59,6 +59,7 @@ def test_every_exported_estimator_is_checked():
     assert {type(e) for e in ESTIMATORS} == set(ALL_ESTIMATORS)
 
 
+@pytest.mark.slow
 @parametrize_with_checks(ESTIMATORS)
 def test_sklearn_estimator_checks(estimator, check):
     with warnings.catch_warnings():

@@ -86,6 +86,7 @@ def test_zero_weight_vector_errors():
     b=finite,
     scale=st.floats(1e-3, 1e3),
 )
+@pytest.mark.slow
 def test_distances_invariant_to_positive_scaling(X, w, b, scale):
     if np.linalg.norm(w) < 1e-3:
         w = w + np.array([1.0, 0, 0])
@@ -113,6 +114,7 @@ def test_distances_invariant_to_positive_scaling(X, w, b, scale):
     b=finite,
     coeffs=st.lists(finite, min_size=5, max_size=5),
 )
+@pytest.mark.slow
 def test_anchor_basis_round_trip(w, b, coeffs):
     if np.linalg.norm(w) < 1e-3:
         w = w.copy()

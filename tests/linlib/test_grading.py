@@ -109,6 +109,7 @@ finite_or_special = st.one_of(
     hnp.arrays(np.float64, st.integers(1, 5), elements=finite_or_special),
     st.data(),
 )
+@pytest.mark.slow
 def test_assert_close_agrees_with_numpy_allclose(expected, data):
     """np.allclose(equal_nan=True) is an independent statement of the same rule."""
     noise = data.draw(hnp.arrays(np.float64, expected.shape, elements=finite_or_special))

@@ -22,6 +22,7 @@ def random_count_sets(n_sets, seed):
         yield X, y, float(rng.choice([0.01, 0.5, 1.0, 2.5]))
 
 
+@pytest.mark.slow
 def test_parameters_and_predictions_equal_sklearn():
     for X, y, alpha in random_count_sets(60, seed=0):
         ours = linlib.MultinomialNB(alpha=alpha).fit(X, y)

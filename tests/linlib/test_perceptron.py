@@ -38,6 +38,7 @@ def random_sets(n_sets, seed, integer):
 
 
 @pytest.mark.parametrize("integer", [True, False], ids=["integer-with-ties", "float"])
+@pytest.mark.slow
 def test_perceptron_equals_sklearn_for_several_epoch_caps(integer):
     n_checked = 0
     for X, y, T in random_sets(120, seed=1 if integer else 2, integer=integer):
@@ -64,6 +65,7 @@ def cancellation_sets(n_sets, seed):
         yield X, y, int(rng.integers(1, 12))
 
 
+@pytest.mark.slow
 def test_perceptron_equals_sklearn_with_order_dependent_sums():
     for X, y, T in cancellation_sets(150, seed=21):
         ours = linlib.Perceptron(max_epochs=T).fit(X, y)
@@ -192,6 +194,7 @@ def sgd_average(X, y, max_iter):
         ).fit(X, y)
 
 
+@pytest.mark.slow
 def test_averaged_perceptron_equals_sgd_average():
     for X, y, T in random_sets(40, seed=9, integer=False):
         ours = linlib.Perceptron(max_epochs=T, average=True).fit(X, y)
@@ -385,6 +388,7 @@ def test_not_separable_hits_the_cap():
     seed=st.integers(0, 10_000),
     offset=st.floats(-2.0, 2.0),
 )
+@pytest.mark.slow
 def test_updates_never_exceed_novikoff_bound(n, d, margin, seed, offset):
     X, y, (u, c) = linlib.make_separable(
         n, d, margin=margin, radius=1.0, random_state=seed, return_separator=True
@@ -397,6 +401,7 @@ def test_updates_never_exceed_novikoff_bound(n, d, margin, seed, offset):
     assert model.n_updates_ <= bound
 
 
+@pytest.mark.slow
 def test_perceptron_equals_sklearn_when_activations_overflow():
     # Products of ±1e300 overflow to ±inf (or nan) in any order; every such decision is
     # left to the left-to-right arithmetic, so the results still match bit for bit.

@@ -138,6 +138,7 @@ def test_plot_hyperplane_line_and_normal(axes, w, b):
     assert "h" in [t.get_text() for t in axes.get_legend().get_texts()]
 
 
+@pytest.mark.slow
 def test_plot_hyperplane_reaches_the_edges_of_the_view(axes):
     """The drawn line is clipped to the axes: both ends on the border of the view."""
     plot_points(axes, X, Y)
@@ -292,6 +293,7 @@ def full_figure_png() -> bytes:
     return buffer.getvalue()
 
 
+@pytest.mark.slow
 def test_renders_are_byte_identical():
     first, second = full_figure_png(), full_figure_png()
     assert first[:8] == b"\x89PNG\r\n\x1a\n"

@@ -42,6 +42,7 @@ def _expected_cycle(X: np.ndarray, y: np.ndarray, states: list) -> tuple[int, in
 
 
 @pytest.mark.parametrize("seed", range(12))
+@pytest.mark.slow
 def test_perceptron_cycle_matches_sklearn_epoch_states(seed):
     rng = np.random.default_rng(900 + seed)
     X = rng.integers(-2, 3, size=(6, 2)).astype(float)

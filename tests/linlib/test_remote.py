@@ -24,11 +24,13 @@ from tests.linlib.plain_values import NUMPY_ARRAYS, NUMPY_SCALARS, plain, same, 
 
 
 @given(plain)
+@pytest.mark.slow
 def test_plain_data_round_trips_exactly(value):
     assert same(decode(encode(value)), value)
 
 
 @given(plain)
+@pytest.mark.slow
 def test_the_kernels_lenient_encoding_of_plain_data_is_the_graders(value):
     """One encoder: on plain data, what the kernel sends is what the grader would send."""
     assert encode(value, lenient=True) == encode(value)

@@ -62,6 +62,7 @@ def test_frontend_present_follows_jupyter_servers_variable(monkeypatch):
     assert frontend_present()
 
 
+@pytest.mark.slow
 def test_hyperplane_slider_moves_the_line_and_recolours_the_points(data):
     X, _ = data
     fig = hyperplane_explorer(X, w=(1.0, 0.0), b=0.0, live=False)
@@ -91,6 +92,7 @@ def test_hyperplane_zero_vector_draws_no_line(data):
     assert "w = 0" in fig.caption
 
 
+@pytest.mark.slow
 def test_perceptron_stepper_follows_scikit_learns_updates(data):
     X, y = data
     fig = perceptron_stepper(X, y, live=False)
@@ -119,6 +121,7 @@ def test_margin_explorer_compares_with_the_maximum_margin(data):
     assert any(_on_line(line, w, b) for line in _solid_lines(fig))
 
 
+@pytest.mark.slow
 def test_static_output_is_the_initial_figure_and_opens_no_widget(data):
     X, _ = data
     fig = hyperplane_explorer(X, live=False)

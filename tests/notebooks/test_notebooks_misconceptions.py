@@ -123,6 +123,7 @@ def test_misconceptions_label_the_samples(assignment):
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
+@pytest.mark.slow
 def test_misconceptions_rule_is_the_notebooks_solution(assignment):
     """The notebook's solution gives the rule's answer on every probe call and changes no
     argument; on every misconception's probe it differs from the misconception's answer
@@ -142,6 +143,7 @@ def test_misconceptions_rule_is_the_notebooks_solution(assignment):
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
+@pytest.mark.slow
 def test_misconceptions_probes_tell_them_apart(assignment):
     """A sample gives every answer of its own misconception's probe and no other
     misconception's whole probe; a correct sample gives the rule's answers everywhere; so

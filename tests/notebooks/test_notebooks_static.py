@@ -715,6 +715,7 @@ def test_notebooks_visible_tests_disable_what_hidden_tests_disable(path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=NOTEBOOK_IDS)
+@pytest.mark.slow
 def test_notebooks_later_exercises_use_references_for_earlier_ones(path):
     """No cascade: every ``call_student`` of exercise k's function in its tests passes
     ``use_reference=`` naming at least each earlier graded function of the notebook that
@@ -725,6 +726,7 @@ def test_notebooks_later_exercises_use_references_for_earlier_ones(path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=NOTEBOOK_IDS)
+@pytest.mark.slow
 def test_notebooks_tests_leave_earlier_helpers_usable(path):
     """Only the exercise's own function is switched off; earlier helpers stay usable
     (the precise rule: :func:`_earlier_helper_problems`)."""

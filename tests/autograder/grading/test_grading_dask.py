@@ -95,6 +95,7 @@ def test_files_travel_as_bytes_and_stay_in_their_folder(tmp_path):
     assert not (tmp_path / "escape.txt").exists()
 
 
+@pytest.mark.slow
 def test_an_unreachable_scheduler_is_the_graders_error():
     from autograder.grading.dask_batch import dask_client
 

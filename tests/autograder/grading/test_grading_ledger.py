@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from autograder.grading import Ledger
 
 
@@ -50,6 +52,7 @@ def test_the_graders_code_is_part_of_the_salt():
     assert grader_fingerprint() == f"nbgrader={nbgrader.__version__}|{folder_digest(*roots)}"
 
 
+@pytest.mark.slow
 def test_the_fingerprint_does_not_import_linlib():
     """The grader's process reads linlib's files, it does not import them (importing linlib
     imports scikit-learn: seconds of CPU in every run)."""

@@ -34,6 +34,8 @@ from course_common.rubric import is_written_answer
 from tests.autograder import test_hostile_formgrader as formgrader
 from tests.autograder import test_hostile_html as hostile_html
 
+pytestmark = pytest.mark.slow  # a released course and its pages: seconds a test
+
 #: A notebook of the course with a written answer (and its rubric).
 ASSIGNMENT = "05_xor_separability"
 ANSWER = "xor_convexity_answer"

@@ -111,6 +111,7 @@ def test_policy_allows_no_inline_script_but_the_hashed_ones():
         assert directives[name] == "'none'"
 
 
+@pytest.mark.slow
 def test_the_page_policy_hashes_exactly_the_templates_inline_scripts(tmp_path):
     page = render_feedback(hostile_notebook(), tmp_path).read_text(encoding="utf-8")
     soup = BeautifulSoup(page, features="html.parser")

@@ -76,6 +76,7 @@ def _page(exporter, nb: nbformat.NotebookNode) -> str:
     return page
 
 
+@pytest.mark.slow
 def test_a_second_exporter_compiles_nothing_and_writes_the_same_page(tmp_path, monkeypatch):
     course = Course(tmp_path / "course")
     COMPILED_TEMPLATES.clear()

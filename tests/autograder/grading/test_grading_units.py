@@ -36,6 +36,7 @@ def test_the_class_is_graded_longest_assignment_first():
     assert longest_first(jobs, {}) == jobs
 
 
+@pytest.mark.slow
 def test_pool_survives_failing_dying_and_hanging_tasks(tmp_path):
     tasks = [
         Task("add", operator.add, (1, 2)),

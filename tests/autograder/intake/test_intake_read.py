@@ -184,6 +184,7 @@ def test_a_folder_name_that_is_not_utf8_is_read_and_flagged(tmp_path):
     raw.student.encode("utf-8")  # safe to write into grades.csv
 
 
+@pytest.mark.slow
 def test_many_notes_on_one_student_are_summarised(tmp_path):
     members = {_canvas(1, f"{A}.ipynb"): NB}
     members |= {_canvas(2, f"junk{i:04d}.bin"): bytes(2 * MIB) for i in range(40)}

@@ -244,6 +244,7 @@ def test_a_function_that_timed_out_is_not_called_again(kernel):
     assert channel.dead_reason is None
 
 
+@pytest.mark.slow
 def test_a_call_that_ignores_interrupts_times_out_and_the_kernel_is_killed(kernel):
     # last: it kills the module's kernel
     km, kc = kernel

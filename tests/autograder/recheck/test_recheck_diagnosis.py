@@ -15,6 +15,8 @@ from autograder.recheck.runner import CheckResult
 from course_common.paths import REPO_ROOT
 from tests.needs import require_sandbox
 
+pytestmark = pytest.mark.slow  # a sandboxed kernel: seconds to start
+
 ROOT = REPO_ROOT
 FOLDER = ROOT / "notebooks" / "01_hyperplanes"
 

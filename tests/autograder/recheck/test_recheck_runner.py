@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from autograder import recheck
+
+pytestmark = pytest.mark.slow  # a sandboxed kernel: seconds to start
 
 
 def test_a_test_cell_runs_here_with_the_students_function_remote(channel):

@@ -39,6 +39,7 @@ def test_scan_finds_tampering(code, expected):
     assert any(expected in f for f in findings), findings
 
 
+@pytest.mark.slow
 def test_scan_leaves_the_instructors_own_answers_alone():
     """Honest code is not flagged: the source notebooks, handed in as they are."""
     if not SOURCE_NOTEBOOKS:

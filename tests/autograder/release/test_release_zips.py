@@ -24,6 +24,8 @@ from autograder.release import ensure_released, release_course, student, zips
 from course_common.paths import REPO_ROOT
 from course_common.rubric import RUBRIC_HEADING, is_written_answer
 
+pytestmark = pytest.mark.slow  # releases with zips and wheels: seconds a test
+
 ASSIGNMENT = "01_hyperplanes"
 EPOCH = 1_795_000_000  # 2026-11-18 11:06:40 UTC
 REPO = REPO_ROOT

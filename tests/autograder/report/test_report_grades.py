@@ -54,6 +54,7 @@ def test_the_file_reads_back_with_the_csv_modules_default_limit():
 
 # nbgrader's add_submission warns (SQLAlchemy autoflush) while it builds the test's gradebook
 @pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")
+@pytest.mark.slow
 def test_grades_csv_is_nbgraders_export_with_every_text_read_back_whole(tmp_path):
     """nbgrader's own export writes the rows; names with a comma, a quote or a line break
     still read back as one field each, formulas guarded, rows by assignment then id, and

@@ -42,6 +42,7 @@ def run(code: str, limits: Limits | None = None, files: Path | None = None, time
         box.cleanup()
 
 
+@pytest.mark.slow
 def test_the_course_and_the_repository_are_invisible(tmp_path):
     course = tmp_path / "course"
     (course / "source").mkdir(parents=True)
@@ -90,6 +91,7 @@ def test_only_the_scratch_folder_and_tmp_are_writable():
     assert f"{sb.WORK_DIR} ['mine.txt']" in proc.stdout
 
 
+@pytest.mark.slow
 def test_no_network_not_even_the_graders_loopback():
     server = socket.socket()
     server.bind(("127.0.0.1", 0))

@@ -32,6 +32,7 @@ def test_interrupting_without_a_kernel_does_nothing():
 
 
 @pytest.mark.needs_sandbox
+@pytest.mark.slow
 def test_a_kernel_runs_in_its_sandbox_until_shutdown_removes_it(tmp_path):
     (tmp_path / "data.csv").write_text("1,2\n")
     km = SandboxedKernelManager()

@@ -22,6 +22,8 @@ from autograder.sandbox import (
 )
 from autograder.sandbox.warm import ForkedKernelProcess, WarmBox, launcher_args
 
+pytestmark = pytest.mark.slow  # warm boxes, each a template that imports the course: seconds
+
 ROOT = os.geteuid() == 0
 
 

@@ -105,6 +105,7 @@ def test_the_watchdog_kills_over_the_memory_limit(tmp_path):
     assert reasons == ["the notebook's processes used more than 0 MiB of memory"]
 
 
+@pytest.mark.slow
 def test_the_watchdog_decides_on_shared_pages_proportionally(tmp_path):
     """A forked kernel shares its template's pages: two processes sharing 200 MiB hold
     about 400 MiB resident between them but 200 MiB proportionally, which is under a limit

@@ -133,6 +133,7 @@ def test_an_answer_made_to_look_like_everyone_matches_nobody_much_and_is_flagged
     ],
     ids=["unicode-noise", "parentheses", "open-string", "binary", "syntax-errors"],
 )
+@pytest.mark.slow
 def test_junk_answers_cost_a_bounded_time(junk):
     answers = [("junk", junk), ("junk_2", junk[::-1])]
     answers += [(f"own_{n}", c) for n, c in enumerate(_variants("perceptron_update"))]

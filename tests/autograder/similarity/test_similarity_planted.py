@@ -27,6 +27,7 @@ def _check(assignments: list[str]) -> set[str]:
     return kinds
 
 
+@pytest.mark.slow
 def test_planted_copies_rank_above_independent_answers():
     kinds = _check(["06_svm_margins"])  # every disguise, loops as comprehensions included
     for disguise in (
