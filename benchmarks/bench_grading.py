@@ -36,6 +36,7 @@ from autograder.course import Course, list_assignments
 from autograder.grading import default_workers
 from autograder.notebook import notebook_bytes
 from autograder.phases import ENV_PROFILE
+from autograder.release import ensure_released
 from autograder.sandbox import sandbox_status
 from benchmarks.machine import BusySampler
 
@@ -183,12 +184,17 @@ def main(argv: list[str] | None = None) -> int:
         courses = {"stock": root / "stock" / "course"}
         for sandbox in modes:
             courses[_label(sandbox)] = root / _label(sandbox).replace(" ", "-") / "course"
-        for course in courses.values():
+        for name, course in courses.items():
             if course.exists():
                 shutil.rmtree(course)
-            built = Course(course).make(assignments, stock=course == courses["stock"])
-            for assignment in assignments:
-                built.release(assignment)
+            if name == "stock":
+                built = Course(course).make(assignments, stock=True)
+                for assignment in assignments:
+                    built.release(assignment)
+            else:
+                # as `python -m autograder release` leaves it (with its stamps and the
+                # students' zips): the timed run grades, it does not release again
+                ensure_released(Course(course), assignments)
         batch = build_batch(courses["stock"], assignments, args.per_notebook)
         n = len(assignments) * args.per_notebook
         print(
