@@ -36,7 +36,7 @@ from autograder.release import ensure_released
 from autograder.samples import make_submission, solution_sources
 
 ASSIGNMENTS = list_assignments()
-HONEST = ("b_honest", "c_honest", "d_honest", "e_honest")
+HONEST = tuple(f"{letter}_honest" for letter in "bcdefghi")
 
 #: Seconds a run may take to reach the state a test waits for (grading is slow on a busy
 #: machine), and for its processes to go once the grader is gone.
@@ -99,6 +99,7 @@ def _write_class(
     release_nb = run_course / "release" / assignment / f"{assignment}.ipynb"
     source_nb = run_course / "source" / assignment / f"{assignment}.ipynb"
     subs = root / "submissions"
+    assert honest <= len(HONEST), f"only {len(HONEST)} honest students are named"
     students = {name: {} for name in HONEST[:honest]}
     if prefix is not None:
         source = nbformat.read(source_nb, as_version=4)
