@@ -1,6 +1,7 @@
 """Shared pytest configuration: a deterministic Hypothesis profile, loaded by default, and
 the repository root on sys.path for the (not installed) benchmarks and devtools packages."""
 
+import signal
 import sys
 from pathlib import Path
 
@@ -26,8 +27,9 @@ settings.load_profile("course")
 
 
 # The slow tier (pyproject.toml's "slow" marker; `pytest -m "not slow"` skips it): a slow
-# test carries @pytest.mark.slow on its own function. nbval's items (one per cell of a
-# course notebook) have no function to carry it, so they are marked here.
+# test carries @pytest.mark.slow on its own function, or its module's pytestmark. nbval's
+# items (one per cell of a course notebook) have no function to carry it, so they are marked
+# here.
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.path.suffix == ".ipynb":
@@ -67,3 +69,15 @@ def postgres_url(postgres):
     """The SQLAlchemy URL (``postgresql+psycopg://``, Unix socket) of an empty database of
     the session's PostgreSQL server; ``postgres.create_database(name)`` makes more."""
     return postgres.create_database("gradebook")
+
+
+@pytest.fixture(autouse=True)
+def _python_handles_ctrl_c():
+    """Every test runs with Python's own SIGINT handler, restored after it: Ctrl-C raises
+    KeyboardInterrupt in the test, and a process the test starts gets SIGINT at its default
+    (a process inherits an ignored SIGINT). Without it, a runner started with SIGINT ignored,
+    or an earlier test of the same worker that left it ignored, makes the tests of Ctrl-C
+    pass or fail by the order they ran in (seen in a fresh-clone suite)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)

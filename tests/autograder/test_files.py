@@ -64,15 +64,7 @@ def _interrupted(real: object, after: int | None = None):
     return call
 
 
-@pytest.fixture
-def ctrl_c():
-    """Python's own SIGINT handler for the test (a test runner's worker may ignore SIGINT)."""
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    yield
-    signal.signal(signal.SIGINT, previous)
-
-
-def test_an_interrupt_while_a_whole_line_is_flushed_keeps_it(tmp_path, monkeypatch, ctrl_c):
+def test_an_interrupt_while_a_whole_line_is_flushed_keeps_it(tmp_path, monkeypatch):
     """Ctrl-C in the fsync after a whole ledger line was written (a grader stopped as a
     grade comes in): the line stays, since its grade is in the gradebook; the run stops."""
     ledger = tmp_path / "ledger.jsonl"
@@ -83,7 +75,7 @@ def test_an_interrupt_while_a_whole_line_is_flushed_keeps_it(tmp_path, monkeypat
     assert ledger.read_text().splitlines() == ['{"a": 1}', '{"a": 2}']
 
 
-def test_an_interrupt_in_the_middle_of_a_line_cuts_it_back(tmp_path, monkeypatch, ctrl_c):
+def test_an_interrupt_in_the_middle_of_a_line_cuts_it_back(tmp_path, monkeypatch):
     ledger = tmp_path / "ledger.jsonl"
     append_line(ledger, '{"a": 1}')
     monkeypatch.setattr(os, "write", _interrupted(os.write, after=4))

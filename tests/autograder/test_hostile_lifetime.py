@@ -119,10 +119,6 @@ def _write_class(
     return run_course, subs
 
 
-def _default_sigint() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 class Run:
     """One grading run of the command line in a subprocess, and the processes it starts."""
 
@@ -140,9 +136,6 @@ class Run:
                 stdout=out,
                 stderr=err,
                 start_new_session=True,  # its own process group, as a terminal's job
-                # Ctrl-C as a terminal's job has it: a test runner's worker may ignore SIGINT,
-                # and a child inherits that
-                preexec_fn=_default_sigint,
             )
         self.seen: dict[int, psutil.Process] = {}
 
