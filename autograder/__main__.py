@@ -79,7 +79,7 @@ def _positive_int(text: str) -> int:
 def build_parser() -> argparse.ArgumentParser:
     # the choices' one home each (light modules: the packages import the rest on use)
     from autograder.intake.layouts import LAYOUTS
-    from autograder.term.calendar import POLICIES
+    from autograder.term.calendar import LMS_NAMES, POLICIES
 
     parser = _Parser(
         prog=PROG,
@@ -254,9 +254,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EXPORT_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p_export.add_argument(
-        "lms", choices=["canvas", "moodle"], help="the learning management system"
-    )
+    p_export.add_argument("lms", choices=list(LMS_NAMES), help="the learning management system")
     common(p_export, runs=False)
     p_export.add_argument("--db", metavar="URL", help="SQLAlchemy URL of the gradebook")
     p_export.add_argument(

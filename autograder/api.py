@@ -48,6 +48,7 @@ from autograder.samples.demo import build_demo_submissions, write_demo_calendar
 from autograder.sandbox import resolve_sandbox
 from autograder.similarity import report_class, summary_line
 from autograder.term import (
+    LMS_NAMES,
     POLICIES,
     Calendar,
     ExportReport,
@@ -563,7 +564,7 @@ def export_grades_to(
             graded_course, target, gradebook=gradebook, assignments=names, columns=columns
         )
     if lms != "moodle":
-        raise TermError(f"unknown LMS {lms!r}; choose canvas or moodle")
+        raise TermError(f"unknown LMS {lms!r}; choose {' or '.join(LMS_NAMES)}")
     if gradebook is not None:
         raise TermError("--gradebook is Canvas's; for Moodle give --worksheet")
     if worksheet is not None:

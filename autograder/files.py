@@ -157,8 +157,10 @@ def folder_digest(*folders: Path) -> str:
 
 # ------------------------------------------------------------------- owned temporary folders
 
+#: The grader's temporary folders: a warm box's, a sandbox's, a Dask worker's batch.
+WARM_PREFIX, SANDBOX_PREFIX, BATCH_PREFIX = "ag-warm-", "ag-sbx-", "autograde-"
 #: The prefixes of the grader's temporary folders (:func:`sweep_orphans` looks at no other).
-TEMP_PREFIXES = ("ag-warm-", "ag-sbx-", "autograde-")
+TEMP_PREFIXES = (WARM_PREFIX, SANDBOX_PREFIX, BATCH_PREFIX)
 #: The file in an owned folder that names its owner (:func:`owned_tempdir`).
 OWNER_FILE = ".owner"
 #: Seconds two readings of one process's start may differ by (both are whole clock ticks
@@ -206,7 +208,9 @@ def owned_tempdir(prefix: str, dir: str | os.PathLike | None = None) -> Path:
     removes it at its end, :func:`sweep_orphans` when the caller could not."""
     pid = os.getpid()
     record = json.dumps({**_machine(), "pid": pid, "started": _started(pid)})
-    for attempt in range(3):
+    attempts = 3
+    while True:
+        attempts -= 1
         root = Path(tempfile.mkdtemp(prefix=prefix, dir=dir)).resolve()
         try:
             # whole or not at all, as write_atomic, without its flush to disk: after a crash
@@ -215,14 +219,13 @@ def owned_tempdir(prefix: str, dir: str | os.PathLike | None = None) -> Path:
         except FileNotFoundError:
             # a sweep took the folder for a leftover in the instant before its record (an
             # empty folder without one): make another
-            if attempt == 2:
+            if not attempts:
                 raise
             continue
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(record)
         os.replace(tmp, root / OWNER_FILE)
         return root
-    raise AssertionError("unreachable")
 
 
 def owner_runs(folder: str | os.PathLike) -> bool | None:

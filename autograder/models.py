@@ -11,6 +11,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+#: one student's submission of one assignment, as the term and the feedback pages name it:
+#: (assignment, student)
+SubmissionKey = tuple[str, str]
+
 
 class GradingError(RuntimeError):
     """nbgrader itself could not run (not: a submission failed to grade)."""

@@ -49,7 +49,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from autograder.course import Course, prepare_nbgrader
-from autograder.files import owned_tempdir, sweep_orphans
+from autograder.files import BATCH_PREFIX, owned_tempdir, sweep_orphans
 from autograder.grading.gradebook import share_engines
 from autograder.grading.pool import failure_message
 from autograder.grading.task import autograde_task, failed_outcome, worker_init
@@ -243,7 +243,7 @@ def grade_remote(
     start = time.monotonic()
     # its owner recorded: a worker killed while it grades (by its nanny, by the cluster's
     # close) cannot remove it, the next sweep does (autograder.files.sweep_orphans)
-    tmp = owned_tempdir("autograde-")
+    tmp = owned_tempdir(BATCH_PREFIX)
     try:
         course = Course(tmp, db_url)
         with zipfile.ZipFile(io.BytesIO(source_zip)) as archive:

@@ -22,13 +22,12 @@ from collections.abc import Iterable
 
 from autograder.course import Course
 from autograder.files import write_atomic
+from autograder.models import SubmissionKey
 
 __all__ = ["STALE_FILE", "StaleFeedback"]
 
 #: the course folder's list of (assignment, student) whose feedback pages are stale
 STALE_FILE = "feedback-stale.json"
-
-Key = tuple[str, str]  # (assignment, student)
 
 
 class StaleFeedback:
@@ -37,7 +36,7 @@ class StaleFeedback:
     def __init__(self, course: Course) -> None:
         self.course = course
         self.path = course.root / STALE_FILE
-        self.keys: set[Key] = set()
+        self.keys: set[SubmissionKey] = set()
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
             if not all(isinstance(k, list) and len(k) == 2 for k in data):
@@ -50,7 +49,7 @@ class StaleFeedback:
             # this run's late submissions are still written again (their penalties change)
             print(f"note: {STALE_FILE} could not be read ({exc}), ignored", file=sys.stderr)
 
-    def add(self, keys: Iterable[Key]) -> None:
+    def add(self, keys: Iterable[SubmissionKey]) -> None:
         """Mark the pages of ``keys`` stale, on disk before returning."""
         new = set(keys) - self.keys
         if new:

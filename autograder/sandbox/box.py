@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from autograder.files import owned_tempdir
+from autograder.files import SANDBOX_PREFIX, owned_tempdir
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.mounts import STAGE_DIR, WORK_DIR, WRAPPER_PATH, bwrap_arguments, bwrap_path
 from autograder.sandbox.seccomp import seccomp_filter
@@ -82,7 +82,7 @@ class Sandbox:
         self.limits = limits or Limits()
         # its owner recorded: a worker killed while it grades cannot remove it, the next
         # sweep does (autograder.files.sweep_orphans)
-        self.root = owned_tempdir("ag-sbx-", base_dir)
+        self.root = owned_tempdir(SANDBOX_PREFIX, base_dir)
         os.chmod(self.root, 0o711)
         self.run_dir = self.root / "run"
         self.stage_dir = self.root / "stage"

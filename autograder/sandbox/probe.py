@@ -23,6 +23,7 @@ import sys
 import tempfile
 from typing import Any
 
+from autograder.files import SANDBOX_PREFIX, WARM_PREFIX
 from autograder.models import SandboxUnavailable
 from autograder.sandbox.box import Sandbox
 from autograder.sandbox.limits import Limits
@@ -65,7 +66,7 @@ def _try(mode: UidMode) -> tuple[str | None, bool]:
 SOCKET_PATH_MAX = 107
 #: What a sandboxed kernel's sockets (ZeroMQ ipc) add to the temporary folder's path: a warm
 #: box's folder, the sandbox's, its run folder, and the socket ("k-" and a port).
-SOCKET_PATH_TAIL = len("/ag-warm-12345678/ag-sbx-12345678/run/k-65535")
+SOCKET_PATH_TAIL = len(f"/{WARM_PREFIX}12345678/{SANDBOX_PREFIX}12345678/run/k-65535")
 
 
 def temp_too_long() -> str | None:

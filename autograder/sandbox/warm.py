@@ -52,7 +52,7 @@ from collections.abc import Sequence
 from multiprocessing.connection import Connection
 from pathlib import Path
 
-from autograder.files import OWNER_FILE, owned_tempdir, sweep_orphans
+from autograder.files import OWNER_FILE, WARM_PREFIX, owned_tempdir, sweep_orphans
 from autograder.sandbox.box import Sandbox
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.mounts import WORK_DIR, WRAPPER_PATH, bwrap_arguments, bwrap_path
@@ -125,7 +125,7 @@ class WarmBox:
         # what boxes and sandboxes of processes that no longer run left there goes first;
         # this box's folder records its owner, this process, for the next sweep
         sweep_orphans(base_dir)
-        self.root = owned_tempdir("ag-warm-", base_dir)
+        self.root = owned_tempdir(WARM_PREFIX, base_dir)
         os.chmod(self.root, 0o711)
         empty = self.root / "empty"
         empty.mkdir(mode=0o755)

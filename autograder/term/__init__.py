@@ -27,6 +27,7 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
         "calendar": [
             "Calendar",
             "Extension",
+            "LMS_NAMES",
             "POLICIES",
             "Term",
             "load_calendar",

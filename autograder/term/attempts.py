@@ -20,12 +20,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from autograder.intake import copies_of, upload_order
-from autograder.models import RawSubmission
+from autograder.models import RawSubmission, SubmissionKey
 from autograder.term.calendar import Calendar
 from autograder.term.late import instant, lateness, penalty_points
 from autograder.term.times import SubmissionTimes
-
-Key = tuple[str, str]  # (assignment, student)
 
 
 @dataclass
@@ -33,10 +31,10 @@ class Plan:
     """What to grade: one submission per (assignment, student) in ``chosen``, several to
     grade and compare in ``contest`` (policy best), and those not graded in ``closed``."""
 
-    chosen: dict[Key, RawSubmission] = field(default_factory=dict)
-    contest: dict[Key, list[RawSubmission]] = field(default_factory=dict)
-    closed: dict[Key, str] = field(default_factory=dict)  # why not graded
-    flags: dict[Key, list[str]] = field(default_factory=dict)
+    chosen: dict[SubmissionKey, RawSubmission] = field(default_factory=dict)
+    contest: dict[SubmissionKey, list[RawSubmission]] = field(default_factory=dict)
+    closed: dict[SubmissionKey, str] = field(default_factory=dict)  # why not graded
+    flags: dict[SubmissionKey, list[str]] = field(default_factory=dict)
 
 
 def split_uploads(raw: RawSubmission, notebooks: Sequence[str]) -> list[RawSubmission]:
@@ -65,11 +63,11 @@ def split_uploads(raw: RawSubmission, notebooks: Sequence[str]) -> list[RawSubmi
 
 
 def apply_times(
-    groups: Mapping[Key, list[RawSubmission]], times: SubmissionTimes | None
-) -> dict[Key, list[str]]:
+    groups: Mapping[SubmissionKey, list[RawSubmission]], times: SubmissionTimes | None
+) -> dict[SubmissionKey, list[str]]:
     """Set the times of ``--times`` on the submissions (it wins over their own when a
     student handed in once; several submissions keep their own times). Returns flags."""
-    flags: dict[Key, list[str]] = {}
+    flags: dict[SubmissionKey, list[str]] = {}
     if times is None:
         return flags
     for (assignment, student), attempts in groups.items():
@@ -102,7 +100,7 @@ def _order(attempts: Sequence[RawSubmission]) -> list[RawSubmission]:
 
 
 def plan_attempts(
-    groups: Mapping[Key, list[RawSubmission]], calendar: Calendar, policy: str
+    groups: Mapping[SubmissionKey, list[RawSubmission]], calendar: Calendar, policy: str
 ) -> Plan:
     """Choose per (assignment, student) what is graded (see the module docstring)."""
     plan = Plan()
@@ -175,7 +173,7 @@ def final_points(
 
 def choose_best(
     calendar: Calendar,
-    key: Key,
+    key: SubmissionKey,
     attempts: Sequence[RawSubmission],
     scores: Sequence[tuple[float, float]],
 ) -> tuple[RawSubmission, str]:
@@ -198,10 +196,10 @@ def group_attempts(
     assigned: Iterable[tuple[str, RawSubmission]],
     notebooks: Mapping[str, Sequence[str]],
     policy: str,
-) -> dict[Key, list[RawSubmission]]:
+) -> dict[SubmissionKey, list[RawSubmission]]:
     """The submissions per (assignment, student); with policy best, a Canvas submission
     holding several uploads is split into one per upload (:func:`split_uploads`)."""
-    groups: dict[Key, list[RawSubmission]] = {}
+    groups: dict[SubmissionKey, list[RawSubmission]] = {}
     for assignment, raw in assigned:
         groups.setdefault((assignment, raw.student), []).append(raw)
     if policy == "best":

@@ -52,6 +52,8 @@ from autograder.term.times import read_term_file
 
 #: Resubmission policies: which of a student's several submissions is graded.
 POLICIES = ("latest", "best", "latest-on-time")
+#: The learning management systems whose import files the term writes (``export``).
+LMS_NAMES = ("canvas", "moodle")
 
 _TOP_KEYS = ("timezone", "policy", "students", "late", "assignments", "extensions")
 _LATE_KEYS = ("rule", "percent", "cap", "of", "close")

@@ -16,9 +16,8 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 
 from autograder.course import Course, load_submissions
-from autograder.models import RawSubmission, SubmissionResult
+from autograder.models import RawSubmission, SubmissionKey, SubmissionResult
 from autograder.report import TermSummary
-from autograder.term.attempts import Key
 from autograder.term.calendar import Calendar, Term
 from autograder.term.late import describe_delay, instant, lateness, penalty_points
 
@@ -42,7 +41,7 @@ class TermRun:
     """The term's part of a run: results with their flags, the class and its rows."""
 
     results: list[SubmissionResult]
-    outcomes: dict[Key, Outcome]
+    outcomes: dict[SubmissionKey, Outcome]
     students: list[str]  # the class: a row per student and assignment in grades.csv
     assignments: list[str]
     row_flags: dict[str, list[str]]  # "assignment/student" -> flags of rows without a result
@@ -56,7 +55,9 @@ def shown(calendar: Calendar, moment: datetime | None) -> str:
     return calendar.in_zone(moment).strftime("%Y-%m-%d %H:%M %Z")
 
 
-def _outcome(calendar: Calendar, term: Term | None, raw: RawSubmission | None, key: Key) -> Outcome:
+def _outcome(
+    calendar: Calendar, term: Term | None, raw: RawSubmission | None, key: SubmissionKey
+) -> Outcome:
     assignment, student = key
     submitted = raw.submitted_at if raw is not None else None
     due = calendar.due_for(student, assignment)
@@ -102,15 +103,15 @@ def _record(
     course: Course,
     calendar: Calendar,
     results: Iterable[SubmissionResult],
-    outcomes: Mapping[Key, Outcome],
-    on_repriced: Callable[[set[Key]], None] | None = None,
-) -> dict[Key, float]:
+    outcomes: Mapping[SubmissionKey, Outcome],
+    on_repriced: Callable[[set[SubmissionKey]], None] | None = None,
+) -> dict[SubmissionKey, float]:
     """Write due dates, timestamps, extensions and late penalties into the gradebook;
     returns each submission's total penalty (points). ``on_repriced`` is called, before the
     gradebook's commit, with the submissions whose recorded penalty this changed (their
     feedback pages show the old one)."""
-    penalties: dict[Key, float] = {}
-    repriced: set[Key] = set()
+    penalties: dict[SubmissionKey, float] = {}
+    repriced: set[SubmissionKey] = set()
     with course.gradebook() as gb, warnings.catch_warnings():
         warnings.simplefilter("ignore")  # SQLAlchemy's autoflush warnings (as in course.py)
         results = list(results)
@@ -174,12 +175,12 @@ def settle(
     course: Course,
     calendar: Calendar,
     results: Iterable[SubmissionResult],
-    graded: Mapping[Key, RawSubmission],
+    graded: Mapping[SubmissionKey, RawSubmission],
     *,
-    plan_flags: Mapping[Key, list[str]] | None = None,
-    closed: Mapping[Key, str] | None = None,
+    plan_flags: Mapping[SubmissionKey, list[str]] | None = None,
+    closed: Mapping[SubmissionKey, str] | None = None,
     roster: Iterable[str] = (),
-    on_repriced: Callable[[set[Key]], None] | None = None,
+    on_repriced: Callable[[set[SubmissionKey]], None] | None = None,
 ) -> TermRun:
     """Hold every result against its due date, record it in the gradebook, and gather the
     class: the students of ``roster`` (course.toml's and the times file's) and every
@@ -189,7 +190,7 @@ def settle(
     with the submissions whose penalty changed (:func:`_record`)."""
     results = list(results)
     plan_flags, closed = plan_flags or {}, closed or {}
-    outcomes: dict[Key, Outcome] = {}
+    outcomes: dict[SubmissionKey, Outcome] = {}
     for result in results:
         key = (result.assignment, result.student)
         term = calendar.term(result.assignment)
