@@ -154,12 +154,15 @@ def test_forked_kernel_dies_with_its_killed_template(tmp_path):
     kc.start_channels()
     try:
         kc.wait_for_ready(timeout=60)
-        request = kc.execute("sum(range(10**15))")
-        while True:  # until the kernel has started on the cell
-            msg = kc.get_iopub_msg(timeout=60)
-            if msg["parent_header"].get("msg_id") == request and msg["msg_type"] == "execute_input":
-                break
-        time.sleep(0.5)
+        busy = psutil.Process(kernel)
+        before = sum(busy.cpu_times()[:2])
+        kc.execute("sum(range(10**15))")
+        # until the kernel has spent half a second in the cell (an idle kernel spends none):
+        # its CPU, not its IOPub messages, which a subscription not yet joined can miss
+        deadline = time.monotonic() + 60
+        while sum(busy.cpu_times()[:2]) - before < 0.5:
+            assert time.monotonic() < deadline, "the kernel never started on the cell"
+            time.sleep(0.05)
         template.process.kill()
         template.process.wait()
         assert _gone(kernel)
