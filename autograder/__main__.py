@@ -107,6 +107,16 @@ def build_parser() -> argparse.ArgumentParser:
             "instead of waiting for it to finish",
         )
 
+    def source(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--source",
+            type=Path,
+            metavar="DIR",
+            help="the nbgrader course to use: its root (with nbgrader_config.py and "
+            "source/<assignment>/) or its source folder (default: the one the --course folder "
+            "was built from, else this repository's notebooks/)",
+        )
+
     def grading(p: argparse.ArgumentParser, out: Path = OUT_DIR) -> None:
         p.add_argument(
             "--workers",
@@ -142,6 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
         "generate_assignment), plus a zip per assignment to hand out.",
     )
     common(p_release)
+    source(p_release)
     p_release.add_argument(
         "--assignment",
         action="append",
@@ -236,6 +247,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="largest compression ratio of a zip entry over 1 MiB (default 100)",
     )
     common(p_grade)
+    source(p_grade)
     grading(p_grade)
 
     p_demo = sub.add_parser(
@@ -325,9 +337,11 @@ def main(argv: list[str] | None = None) -> int:
         CourseBusy,
         GraderFault,
         GradingError,
+        SourceError,
         SubmissionsError,
         TermError,
     )
+    from autograder.source import CourseSource
     from autograder.text import first_line
 
     # nbgrader's gradebook logs a database error's whole traceback to stderr (tornado's
@@ -341,9 +355,15 @@ def main(argv: list[str] | None = None) -> int:
     on_main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _interrupt) if on_main_thread else None
     try:
+        given = getattr(args, "source", None)
+        course_source = CourseSource.open(given) if given is not None else None
         if args.command == "release":
             zips = release_course(
-                args.course, args.assignment, db_url=args.db, wait=not args.no_wait
+                args.course,
+                args.assignment,
+                db_url=args.db,
+                wait=not args.no_wait,
+                source=course_source,
             )
             for name, path in zips.items():
                 # the release folder, and the zip to hand out (autograder.release)
@@ -394,6 +414,7 @@ def main(argv: list[str] | None = None) -> int:
                 calendar=args.calendar,
                 times=args.times,
                 policy=args.policy,
+                source=course_source,
             )
         else:
             run = run_demo(
@@ -405,7 +426,7 @@ def main(argv: list[str] | None = None) -> int:
                 on_canary=_canary_passed,
                 wait=not args.no_wait,
             )
-    except (SubmissionsError, TermError) as exc:
+    except (SubmissionsError, TermError, SourceError) as exc:
         return _fail(str(exc), 2)
     except CanaryFailed as exc:
         return _fail(f"refusing to grade: {exc}", 1)

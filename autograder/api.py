@@ -47,6 +47,7 @@ from autograder.samples import make_submission
 from autograder.samples.demo import build_demo_submissions, write_demo_calendar
 from autograder.sandbox import resolve_sandbox
 from autograder.similarity import report_class, summary_line
+from autograder.source import CourseSource
 from autograder.term import (
     LMS_NAMES,
     POLICIES,
@@ -132,6 +133,7 @@ def grade_path(
     calendar: str | Path | None = None,
     times: str | Path | None = None,
     policy: str | None = None,
+    source: CourseSource | None = None,
 ) -> GradeRun:
     """Grade a folder or LMS zip of submissions; write results.json, grades.csv, feedback,
     summary.md. ``limits``: how much of the submissions is read (intake's defaults).
@@ -151,6 +153,10 @@ def grade_path(
     ``times``: a file of submission times (a Moodle grading worksheet, or a CSV
     ``student_id,timestamp``); ``policy``: which of a student's several submissions is
     graded (``latest``, ``best``, ``latest-on-time``; default course.toml's, else latest).
+
+    ``source``: the course to grade (:class:`~autograder.source.CourseSource`, an
+    nbgrader course of the instructor's); default the one the course folder was built
+    from, else this repository's. A course folder built from another course is refused.
 
     ``similarity``: also compare the answers (:mod:`autograder.similarity`):
     similarity.html, similarity.csv and a line of summary.md.
@@ -173,12 +179,12 @@ def grade_path(
         (a full disk, the gradebook locked or gone: one line saying what to do).
     """
     phases.start_record()
-    graded_course = course.Course(course_dir, db_url)
+    graded_course = course.open_course(course_dir, db_url, source)
     target = parse_dask_target(dask) if dask is not None else None
     if target is not None:
         check_dask_gradebook(target, graded_course.db_url)
     out_dir = Path(out_dir).resolve()
-    known = course.list_assignments()
+    known = graded_course.source.assignments()
     if assignment is not None and assignment not in known:
         raise SubmissionsError(
             f"unknown assignment {assignment!r}; the course has: {', '.join(known)}"
@@ -188,12 +194,10 @@ def grade_path(
         resolve_sandbox(True)  # refuse early, before anything is written
     with phases.phase(phases.INTAKE):
         raws = read_submissions(submissions, assignment=assignment, layout=layout, limits=limits)
-    source_notebooks = {
-        a: sorted(p.stem for p in (course.NOTEBOOKS_DIR / a).glob("*.ipynb")) for a in known
-    }
+    source_notebooks = {a: graded_course.source.notebooks(a) for a in known}
     # Which assignment each submission is (the notebooks' grade ids say): an instructor's
     # wrong --assignment is refused here, before anything is written.
-    graded = {a: folder_graded_ids(course.NOTEBOOKS_DIR / a) for a in known}
+    graded = {a: folder_graded_ids(graded_course.source.assignment_dir(a)) for a in known}
     assigned, unmatched = match_assignments(
         raws,
         assignment=assignment,
@@ -221,8 +225,10 @@ def grade_path(
                 term.plan.chosen[key] = raw
                 term.plan.flags.setdefault(key, []).append(flag)
         with phases.phase(phases.INTAKE):
+            released = {a: _released_files(graded_course, a) for a in notebooks}
             prepared: list[PreparedSubmission] = [
-                prepare(raw, a, notebooks[a]) for (a, _), raw in sorted(term.plan.chosen.items())
+                prepare(raw, a, notebooks[a], released[a])
+                for (a, _), raw in sorted(term.plan.chosen.items())
             ]
         return grade_prepared_run(
             prepared,
@@ -240,6 +246,17 @@ def grade_path(
             similarity=similarity,
             term=term,
         )
+
+
+def _released_files(graded_course: course.Course, assignment: str) -> set[str]:
+    """The files of an assignment's release besides its notebooks (its data, images,
+    helper modules), by their paths inside it."""
+    release = graded_course.root / "release" / assignment
+    return {
+        p.relative_to(release).as_posix()
+        for p in release.rglob("*")
+        if p.is_file() and p.suffix != ".ipynb"
+    }
 
 
 def _read_term(
@@ -296,7 +313,7 @@ def _grade_contest(
     recorded as a try's score), and the one with the most points after its late penalty
     is chosen; the course's gradebook only ever sees the chosen one. ``regrade``: as for
     :func:`grade_path` (a student's tries are graded again with the student)."""
-    scratch = course.Course(graded_course.root / "resubmissions")
+    scratch = course.Course(graded_course.root / "resubmissions", source=graded_course.source)
     assignments = sorted({a for a, _ in term.plan.contest})
     with faults_as_errors("releasing the assignments"):
         ensure_released(scratch, assignments)
@@ -305,7 +322,8 @@ def _grade_contest(
     for (assignment, student), attempts in sorted(term.plan.contest.items()):
         for number, raw in enumerate(attempts, start=1):
             stand_in = replace(raw, student=f"{student}+{number}")
-            tried.append(prepare(stand_in, assignment, notebooks[assignment]))
+            released = _released_files(graded_course, assignment)
+            tried.append(prepare(stand_in, assignment, notebooks[assignment], released))
             if regrade is not True and regrade and student in regrade:
                 again.add(stand_in.student)
     results = grade_prepared(
@@ -556,7 +574,7 @@ def export_grades_to(
         if worksheet is not None:
             raise TermError("--worksheet is Moodle's; for Canvas give --gradebook")
         path = calendar if calendar is not None else graded_course.root / CALENDAR_NAME
-        known = course.list_assignments()
+        known = graded_course.source.assignments()
         term = load_calendar(path if calendar is not None or path.is_file() else None, known)
         columns = {name: t.canvas for name, t in term.terms.items() if t.canvas}
         target = dest or Path("canvas-grades.csv")

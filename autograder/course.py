@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import fcntl
 import functools
 import os
@@ -44,6 +45,7 @@ from autograder.faults import driver_message, first_fault, recording_exceptions
 from autograder.files import write_atomic
 from autograder.models import CourseBusy, GraderFault, GradingError
 from autograder.notebook import folder_grade_order
+from autograder.source import COURSE_DATA, RECORD_NAME, CourseSource, SourceError
 from course_common.paths import NOTEBOOKS_DIR, REPO_ROOT
 
 if TYPE_CHECKING:
@@ -202,17 +204,55 @@ def alembic_head() -> str:
     return head
 
 
-def _repo_config() -> Config:
-    if not REPO_CONFIG.exists():
-        return Config()
-    from traitlets.config.loader import PyFileConfigLoader
-
-    return PyFileConfigLoader(REPO_CONFIG.name, path=str(REPO_CONFIG.parent)).load_config()
+def default_source() -> CourseSource:
+    """This repository's course: ``notebooks/`` and the repository's ``nbgrader_config.py``
+    (read when called, so a test may point :data:`NOTEBOOKS_DIR` at a snapshot)."""
+    return CourseSource.this_course(NOTEBOOKS_DIR, REPO_CONFIG)
 
 
-def _course_config(root: Path, db_url: str | None) -> Config:
-    """The repository's settings with this course directory's paths and gradebook URL."""
-    config = _repo_config()
+def recorded_source(root: Path) -> CourseSource | None:
+    """The source a course folder was built from (:meth:`Course.make` records it), or None
+    for a folder not built yet (or built before the record existed: this course)."""
+    try:
+        return CourseSource.from_record((Path(root) / RECORD_NAME).read_text(encoding="utf-8"))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def open_course(
+    path: str | os.PathLike, db_url: str | None = None, source: CourseSource | None = None
+) -> Course:
+    """The course folder *path* for a run of *source* (None: the course it was built from,
+    else this repository's). A folder built from another course is refused
+    (:class:`SourceError`, one line): its gradebook and grades are that course's."""
+    root = Path(path).resolve()
+    recorded = recorded_source(root)
+    if source is not None:
+        built = (
+            recorded
+            if recorded is not None
+            else (
+                default_source()
+                if (root / "gradebook.db").exists() or (root / "source").is_dir()
+                else None
+            )
+        )
+        if built is not None and not built.same_as(source):
+            raise SourceError(
+                f"the course folder {root.name}/ holds the course of {built.describe()}, not "
+                f"{source.describe()}: give another --course for it (or the same --source)"
+            )
+    return Course(root, db_url, source)
+
+
+#: A copy of the course's header and footer notebooks, in the course folder.
+HEADERS_DIR = "headers"
+
+
+def _course_config(root: Path, db_url: str | None, source: CourseSource) -> Config:
+    """The course's own nbgrader settings with this course directory's paths and gradebook
+    URL (and, where nbgrader reads a file of the source, the course folder's copy of it)."""
+    config = source.config()
     config.CourseDirectory.root = str(root)
     for trait, name in _STEP_DIRS.items():
         setattr(config.CourseDirectory, trait, name)
@@ -224,16 +264,24 @@ def _course_config(root: Path, db_url: str | None) -> Config:
     config.CourseDirectory.db_url = (
         db_url or f"sqlite:///{root / 'gradebook.db'}?timeout={SQLITE_BUSY_TIMEOUT}"
     )
-    # The notebooks under source/ are copies; students' extra files must not be graded. The
-    # catalogue of misconceptions beside a notebook is the grader's: not in the release.
-    config.CourseDirectory.ignore = [
-        ".ipynb_checkpoints",
-        "*.pyc",
-        "__pycache__",
-        "feedback",
-        "misconceptions.toml",
-    ]
+    # The notebooks under source/ are copies; students' extra files must not be graded.
+    # What the course keeps for the grader beside a notebook (its catalogue of
+    # misconceptions, its sample answers) is not released, nor copied to a graded folder.
+    ignore = [*source.ignore(), *COURSE_DATA]
+    config.CourseDirectory.ignore = list(dict.fromkeys(ignore))
+    for trait in source.header_footer():
+        setattr(config.IncludeHeaderFooter, trait, str(root / HEADERS_DIR / f"{trait}.ipynb"))
     return config
+
+
+def _literal(value: object) -> bool:
+    """A setting Python's ``repr`` writes back as the same value."""
+    import ast
+
+    try:
+        return ast.literal_eval(repr(value)) == value
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False
 
 
 def _write_config_file(course_dir: Path, config: Config, *, stock: bool = False) -> None:
@@ -244,12 +292,14 @@ def _write_config_file(course_dir: Path, config: Config, *, stock: bool = False)
         "",
         "c = get_config()  # noqa: F821",
     ]
-    for section in ("CourseDirectory", "ClearSolutions", "ClearHiddenTests", "Execute"):
-        if section not in config:
+    first = ("CourseDirectory", "ClearSolutions", "ClearHiddenTests", "Execute")
+    others = sorted(name for name in config if name not in first)
+    for section in (*first, *others):
+        if section not in config or not isinstance(config[section], Config):
             continue
         for key, value in sorted(config[section].items()):
-            if key == "root":
-                continue
+            if key == "root" or not _literal(value):
+                continue  # a class or a function of the course's file: not written again
             lines.append(f"c.{section}.{key} = {value!r}")
     if stock:  # plain nbgrader, as its users run it: the benchmark's baseline
         write_atomic(course_dir / "nbgrader_config.py", "\n".join(lines) + "\n")
@@ -393,16 +443,27 @@ class Course:
         (``gradebook.db``). An SQLite URL gets a busy timeout unless it has one.
     """
 
-    def __init__(self, path: str | os.PathLike, db_url: str | None = None) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike,
+        db_url: str | None = None,
+        source: CourseSource | None = None,
+    ) -> None:
         self.root = Path(path).resolve()
-        self._config = _course_config(self.root, db_url)
+        #: the course's source: given, else the one the folder was built from, else this
+        #: repository's notebooks
+        recorded = recorded_source(self.root) if source is None else None
+        if recorded is not None and recorded.own:
+            recorded = None  # this repository's course: its notebooks/ where they are now
+        self.source = source or recorded or default_source()
+        self._config = _course_config(self.root, db_url, self.source)
 
     def __repr__(self) -> str:
         return f"Course({str(self.root)!r}, {self.db_url!r})"
 
     def __reduce__(self):
         # sent to grading workers: rebuilt there from the path and the resolved URL
-        return (Course, (str(self.root), self.db_url))
+        return (Course, (str(self.root), self.db_url, self.source))
 
     @property
     def db_url(self) -> str:
@@ -531,23 +592,32 @@ class Course:
             This course (idempotent). Also writes an ``nbgrader_config.py`` with this
             course's settings (its gradebook URL included).
         """
-        source_root = Path(source_dir).resolve() if source_dir is not None else NOTEBOOKS_DIR
-        names = list(assignments) if assignments is not None else list_assignments(source_root)
+        source = self.source
+        if source_dir is not None:  # another folder of the same course's assignments
+            source = dataclasses.replace(source, folder=Path(source_dir).resolve())
+        names = list(assignments) if assignments is not None else source.assignments()
         self.root.mkdir(parents=True, exist_ok=True)
         # nbgrader_config.py names the gradebook: only one that works is written into it
         problem = gradebook_problem(self.db_url)
         if problem is not None:
             raise GradingError(f"cannot use the gradebook: {problem}")
         for name in names:
-            src = source_root / name
-            if not (src / f"{name}.ipynb").is_file():
-                raise GradingError(f"no source notebook {name}/{name}.ipynb in {source_root}")
+            src = source.assignment_dir(name)
+            if not source.notebooks(name):
+                raise GradingError(f"no source notebook in {name}/ of {source.folder}")
             dest = self.source_dir(name)
             if dest.exists():
                 shutil.rmtree(dest)
             shutil.copytree(
                 src, dest, ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__")
             )
+        headers = self.root / HEADERS_DIR
+        for trait, path in source.header_footer().items():
+            if not path.is_file():
+                raise SourceError(f"the course's IncludeHeaderFooter.{trait} is missing: {path}")
+            headers.mkdir(exist_ok=True)
+            shutil.copyfile(path, headers / f"{trait}.ipynb")
+        write_atomic(self.root / RECORD_NAME, self.source.record() + "\n")
         _write_config_file(self.root, self._config, stock=stock)
         if not stock:
             _ship_mathjax(self.root)

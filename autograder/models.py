@@ -158,3 +158,8 @@ class GradeRun:
     out_dir: Path
     summary: str
     unmatched: list[str] = field(default_factory=list)  # submissions of no known assignment
+
+
+class SourceError(ValueError):
+    """A course source (``--source``) the grader cannot grade: one line, said before
+    anything is built, graded or written."""

@@ -185,15 +185,28 @@ def _describe(ns: MutableMapping[str, Any], names: list[str]) -> dict[str, Any]:
     return {"status": "ok", "names": found}
 
 
+def _bind(ns: MutableMapping[str, Any], req: dict[str, Any]) -> dict[str, Any]:
+    """What a test cell did to a graded function's name, done to the notebook's: ``name``
+    bound to what ``source`` names (the source's name removed with ``move``), as a test
+    cell that deletes a function and puts it back does in the student's kernel."""
+    source, name = req["source"], req["name"]
+    if source not in ns:
+        return _error(NameError(f"name {source!r} is not defined"))
+    ns[name] = ns.pop(source) if req.get("move") else ns[source]
+    return {"status": "ok"}
+
+
 def answer(ns: MutableMapping[str, Any], request: str) -> dict[str, Any]:
-    """The reply to one request (JSON text with ``op`` ``call`` or ``describe`` and a
-    ``nonce``) about the namespace *ns*."""
+    """The reply to one request (JSON text with ``op`` ``call``, ``describe`` or ``bind``
+    and a ``nonce``) about the namespace *ns*."""
     req = json.loads(request)
     out: dict[str, Any] = {"nonce": req["nonce"]}
     if req["op"] == "call":
         out.update(_call(ns, req))
     elif req["op"] == "describe":
         out.update(_describe(ns, req["names"]))
+    elif req["op"] == "bind":
+        out.update(_bind(ns, req))
     return out
 
 

@@ -65,13 +65,30 @@ def _one_line(text: str, limit: int = _MAX_CAUSE) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _installed(module: str) -> bool:
+    """Whether the grader's own environment has *module* (then the kernel's environment is
+    what is broken, not the course's needs)."""
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
 def _error_text(output: Mapping[str, Any], kernel: str) -> tuple[str, bool]:
     """An error output as one cause, and whether it is a module that cannot be imported."""
     ename, evalue = output.get("ename", "Error"), output.get("evalue", "")
     missing = _NO_MODULE.search(evalue) if ename in ("ModuleNotFoundError", "ImportError") else None
     if missing is not None:
         module = missing.group(1).split(".")[0]
-        return f"{module} cannot be imported in the {kernel} kernel: {evalue}", True
+        cause = f"{module} cannot be imported in the {kernel} kernel: {evalue}"
+        if not _installed(module):  # the course needs a package the grader does not have
+            cause += (
+                f"; the course needs it in the grading environment: add {module} to "
+                "requirements.txt (pinned, with what it needs) and run ./run setup"
+            )
+        return cause, True
     return f"{ename}: {evalue}", False
 
 
@@ -97,6 +114,30 @@ def _first_failure(nb: nbformat.NotebookNode, failing: set[str], kernel: str) ->
     return sorted(failing)[0], first_error or "no error was shown"
 
 
+def _test_ids(course: Course, assignment: str) -> set[str]:
+    """The grade ids of the assignment's autograded test cells (its source notebooks')."""
+    out: set[str] = set()
+    for path in sorted(course.source_dir(assignment).glob("*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        out |= {str(grade_id(cell)) for cell in nb.cells if is_test_cell(cell)}
+    return out
+
+
+def _failed_import(course: Course, assignment: str, student: str, sandbox: bool) -> str | None:
+    """The first import that failed in the canary's graded notebooks (as its cause), or
+    None."""
+    kernel = "sandboxed" if sandbox else "grading"
+    for path in sorted(course.autograded_dir(student, assignment).glob("*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        for cell in nb.cells:
+            for output in cell.get("outputs", []) if cell.cell_type == "code" else []:
+                if output.get("output_type") == "error":
+                    cause, import_failed = _error_text(output, kernel)
+                    if import_failed:
+                        return cause.replace(str(course.root), "<course>")
+    return None
+
+
 def canary_problem(
     course: Course, assignment: str, student: str, outcome: Mapping[str, Any], sandbox: bool
 ) -> str | None:
@@ -109,10 +150,18 @@ def canary_problem(
         cause = str(cause).replace(str(course.root), "<course>")
         cause = _one_line(cause)
         return f"{prefix}could not be graded in this grading environment: {cause}{suffix}"
+    # the autograded tests only: a manually graded answer awaits its grader, in nbgrader too
+    tests = _test_ids(course, assignment)
     scores = course.read_scores(assignment, [student]).get(student, {})
+    scores = {gid: pair for gid, pair in scores.items() if gid in tests}
     failing = {gid for gid, (score, top) in scores.items() if score < top}
     if scores and not failing:
-        return None
+        # full marks, but a module the notebooks import is missing: the students' answers
+        # that use it would fail where the instructor's did not need it
+        missing = _failed_import(course, assignment, student, sandbox)
+        if missing is None:
+            return None
+        return f"{prefix}cannot run in this grading environment: {_one_line(missing)}{suffix}"
     if not scores:
         return f"{prefix}got no autograded score in this grading environment{suffix}"
     kernel = "sandboxed" if sandbox else "grading"

@@ -16,7 +16,7 @@ the grader).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from pathlib import PurePosixPath
 
 import nbformat
@@ -99,7 +99,12 @@ def check_notebook(content: bytes) -> str | None:
     return None
 
 
-def prepare(raw: RawSubmission, assignment: str, notebooks: list[str]) -> PreparedSubmission:
+def prepare(
+    raw: RawSubmission,
+    assignment: str,
+    notebooks: list[str],
+    released: Collection[str] = (),
+) -> PreparedSubmission:
     """Match a student's files to the assignment's notebooks and flag what is off.
 
     Parameters
@@ -108,6 +113,9 @@ def prepare(raw: RawSubmission, assignment: str, notebooks: list[str]) -> Prepar
     assignment : str
     notebooks : list of str
         The assignment's notebook names (without ".ipynb").
+    released : collection of str
+        The other files of the assignment's release (``data/train.csv``, ``figure.png``):
+        handed back, they are not flagged (nbgrader grades with the source's copies).
     """
     prepared = PreparedSubmission(raw.student, assignment, flags=list(raw.flags))
     available = dict(raw.files)
@@ -140,7 +148,7 @@ def prepare(raw: RawSubmission, assignment: str, notebooks: list[str]) -> Prepar
             prepared.flags.append(f"notebook {wanted!r} is corrupt: {problem} (scored 0)")
             continue
         prepared.notebooks[wanted] = available[chosen]
-    extra = sorted(set(available) - used)
+    extra = sorted(set(available) - used - set(released))
     if len(extra) > LISTED:  # flagged in one summarising flag
         first = ", ".join(repr(name) for name in extra[:3])
         prepared.flags.append(f"extra files ignored: {len(extra):,} (first: {first}, ...)")

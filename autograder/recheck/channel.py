@@ -294,6 +294,14 @@ class KernelChannel:
         self.restarts += 1
         self.dead_reason = None
 
+    def bind(self, name: str, source: str, *, move: bool = False) -> None:
+        """Bind the kernel's *name* to what its *source* names (``move``: and remove
+        *source*): a test cell's ``del f`` and ``f = saved`` of a graded function, done in
+        the student's namespace too, where the student's other functions look ``f`` up."""
+        reply = self.request({"op": "bind", "name": name, "source": source, "move": move})
+        if reply.get("status") == "error":
+            raise _rebuild_exception(name, reply)
+
     def describe(self, names: Iterable[str]) -> dict[str, dict[str, Any]]:
         """What the kernel holds under each name: missing, module, callable, data, other."""
         names = sorted(set(names))

@@ -29,7 +29,15 @@ from autograder.recheck.channel import (
 from autograder.recheck.codec import NotPlainData, decode
 from autograder.recheck.scan import parse_cell as _parse
 
-__all__ = ["DEFAULT_MODULE_ALIASES", "InstructorCode", "Resolver", "free_names", "quiet"]
+__all__ = [
+    "DEFAULT_MODULE_ALIASES",
+    "InstructorCode",
+    "MirroredNamespace",
+    "Resolver",
+    "free_names",
+    "quiet",
+    "read_before_bound",
+]
 
 #: Conventional module aliases used when the instructor's notebook is not at hand.
 DEFAULT_MODULE_ALIASES: Mapping[str, str] = {
@@ -69,6 +77,46 @@ def free_names(source: str | ast.AST) -> set[str]:
         elif isinstance(node, ast.MatchAs | ast.MatchStar) and node.name:
             bound.add(node.name)
     return loaded - bound
+
+
+def read_before_bound(body: Sequence[ast.stmt], bound: set[str] | None = None) -> set[str]:
+    """Names the statements *body* read, in order, before they bind them themselves
+    (``orig = squares`` before ``del squares``; ``squares = orig`` after it): names
+    :func:`free_names` misses, since the cell binds them too. Compound statements are
+    followed into their bodies in order; a function's or a class's body is not (it runs
+    later)."""
+    bound = set() if bound is None else bound
+    early: set[str] = set()
+    for stmt in body:
+        if isinstance(stmt, ast.For | ast.AsyncFor):
+            early |= free_names(ast.Expression(stmt.iter)) - bound
+            bound |= {n.id for n in ast.walk(stmt.target) if isinstance(n, ast.Name)}
+            early |= read_before_bound([*stmt.body, *stmt.orelse], bound)
+        elif isinstance(stmt, ast.While | ast.If):
+            early |= free_names(ast.Expression(stmt.test)) - bound
+            early |= read_before_bound([*stmt.body, *stmt.orelse], bound)
+        elif isinstance(stmt, ast.With | ast.AsyncWith):
+            for item in stmt.items:
+                early |= free_names(ast.Expression(item.context_expr)) - bound
+                if item.optional_vars is not None:
+                    bound |= {n.id for n in ast.walk(item.optional_vars) if isinstance(n, ast.Name)}
+            early |= read_before_bound(stmt.body, bound)
+        elif isinstance(stmt, ast.Try | ast.TryStar):
+            early |= read_before_bound(stmt.body, bound)
+            for handler in stmt.handlers:
+                if handler.type is not None:
+                    early |= free_names(ast.Expression(handler.type)) - bound
+                if handler.name:
+                    bound.add(handler.name)
+                early |= read_before_bound(handler.body, bound)
+            early |= read_before_bound([*stmt.orelse, *stmt.finalbody], bound)
+        elif isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            decorators = [*stmt.decorator_list]
+            early |= set().union(*(free_names(ast.Expression(d)) for d in decorators)) - bound
+        elif not isinstance(stmt, ast.Match):
+            early |= free_names(ast.Module(body=[stmt], type_ignores=[])) - bound
+        bound |= _bound_names(stmt)
+    return early
 
 
 def _bound_names(stmt: ast.stmt) -> set[str]:
@@ -262,6 +310,37 @@ class Resolver:
                 }.get(str(kind), str(info.get("message", "not plain data")))
                 self.namespace[name] = Unavailable(name, why)
                 self.notes.append(f"{name}: {why}")
+
+
+class MirroredNamespace(dict):
+    """A test cell's trusted namespace that does to the student's kernel what the cell
+    does to a graded function's name at its top level: ``del squares`` moves the kernel's
+    ``squares`` aside (so the student's ``sum_of_squares`` finds no ``squares``, as in
+    stock nbgrader) and ``squares = saved`` puts it back; a proxy saved before the ``del``
+    follows the function. A graded name bound to the grader's own object (a mock) is not
+    mirrored: the student's functions keep calling theirs."""
+
+    def __init__(
+        self, namespace: Mapping[str, Any], channel: KernelChannel, graded: Iterable[str]
+    ) -> None:
+        super().__init__(namespace)
+        self._channel = channel
+        self._graded = set(graded)
+        self._moved = 0
+
+    def __delitem__(self, key: str) -> None:
+        value = self.get(key)
+        if isinstance(value, RemoteFunction) and value.name == key:
+            self._moved += 1
+            aside = f"_autograder_deleted_{key}_{self._moved}"
+            self._channel.bind(aside, key, move=True)
+            value.name = aside
+        super().__delitem__(key)
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        if key in self._graded and isinstance(value, RemoteFunction) and value.name != key:
+            self._channel.bind(key, value.name)
+        super().__setitem__(key, value)
 
 
 @contextlib.contextmanager

@@ -29,9 +29,11 @@ from autograder.recheck.channel import KernelChannel
 from autograder.recheck.names import (
     DEFAULT_MODULE_ALIASES,
     InstructorCode,
+    MirroredNamespace,
     Resolver,
     free_names,
     quiet,
+    read_before_bound,
 )
 from autograder.recheck.scan import parse_cell as _parse
 
@@ -108,7 +110,8 @@ def _run_test_cell(
     if tree is None:
         return CheckResult(grade_id, False, "SyntaxError", "the test cell does not parse")
     resolver = Resolver(code, channel, code.positions.get(grade_id), aliases)
-    namespace = resolver.resolve_all(free_names(tree))
+    names = resolver.resolve_all(free_names(tree) | read_before_bound(tree.body))
+    namespace = MirroredNamespace(names, channel, code.graded_functions)
     compiled = compile(tree, filename, "exec")
     try:
         with quiet():

@@ -15,6 +15,7 @@ from autograder.files import files_digest, folder_digest, folder_files, write_at
 from autograder.models import GradingError
 from autograder.release import answers
 from autograder.release import student as student_release
+from autograder.source import CourseSource, SourceError
 from course_common.paths import LINLIB_DIR
 
 
@@ -43,6 +44,17 @@ def _student_files_digest() -> str:
         return path.relative_to(root).as_posix()
 
     return files_digest((name(path), path) for path in sorted(paths))
+
+
+def _source_digest(the_course: course.Course, assignment: str) -> str:
+    """What an assignment's release is made from: its source folder, the course's
+    configuration and its header and footer notebooks."""
+    source = the_course.source
+    parts = [folder_digest(source.assignment_dir(assignment))]
+    extra = [p for p in (source.config_file, *source.header_footer().values()) if p is not None]
+    if extra and not source.own:
+        parts.append(files_digest((p.name, p) for p in extra if p.is_file()))
+    return " ".join(parts)
 
 
 def _write_zip(
@@ -88,14 +100,16 @@ def ensure_released(
     epoch = student_release.release_epoch()
     linlib: answers.LinlibSource | None = None
     course_answers: dict = {}
-    student_digest = _student_files_digest() if zips else ""
+    student_digest = _student_files_digest() if zips and the_course.source.own else ""
+    source = the_course.source
     for assignment in assignments:
-        src = course.NOTEBOOKS_DIR / assignment
-        if not (src / f"{assignment}.ipynb").is_file():
-            raise GradingError(f"unknown assignment {assignment!r} (no notebooks/{assignment}/)")
+        src = source.assignment_dir(assignment)
+        if not source.notebooks(assignment):
+            where = f"{src.parent.name}/{assignment}/"
+            raise GradingError(f"unknown assignment {assignment!r} (no notebooks in {where})")
         stamp = course_dir / ".released" / assignment
         # released into this gradebook from this source (another --db needs its own release)
-        digest = folder_digest(src) + " " + the_course.db_url
+        digest = _source_digest(the_course, assignment) + " " + the_course.db_url
         release = course_dir / "release" / assignment
         current = stamp.is_file() and stamp.read_text().strip() == digest and release.is_dir()
         if force or not current:
@@ -114,7 +128,11 @@ def ensure_released(
             and zip_stamp.is_file()
             and zip_stamp.read_text().strip() == zip_digest
         )
-        if zips and (force or not zip_current):
+        if zips and (force or not zip_current) and not source.own:
+            # another course's release: its notebooks and files, as nbgrader releases them
+            _write_zip(release, zip_path, epoch=epoch)
+            write_atomic(zip_stamp, zip_digest + "\n")
+        elif zips and (force or not zip_current):
             try:
                 if linlib is None:  # linlib's source and the course's answers, read once
                     linlib = answers.LinlibSource()
@@ -144,6 +162,7 @@ def release_course(
     *,
     db_url: str | None = None,
     wait: bool = True,
+    source: CourseSource | None = None,
 ) -> dict[str, Path]:
     """Release every assignment (or those named): release folder plus a zip to hand out.
 
@@ -154,10 +173,14 @@ def release_course(
 
     Returns assignment -> the zip file.
     """
-    names = list(assignments) if assignments else course.list_assignments()
+    the_course = course.open_course(course_dir, db_url, source)
+    known = the_course.source.assignments()
+    names = list(assignments) if assignments else known
     if not names:
-        raise GradingError(f"no assignments found in {course.NOTEBOOKS_DIR}")
-    the_course = course.Course(course_dir, db_url)
+        raise GradingError(f"no assignments found in {the_course.source.folder}")
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        raise SourceError(f"unknown assignment {unknown[0]!r}; the course has: {', '.join(known)}")
     with the_course.lock(wait=wait), faults_as_errors("releasing the course"):
         ensure_released(the_course, names, force=True)
     release = the_course.root / "release"

@@ -1,0 +1,154 @@
+"""Courses nobody here wrote, graded with ``python -m autograder grade --source``: every grade
+cell's automatic score equal to stock ``nbgrader autograde``'s on the same course and
+submissions, manual answers pending as nbgrader leaves them
+(:mod:`tests.autograder.foreign_courses`)."""
+
+from __future__ import annotations
+
+import nbformat
+import pytest
+
+from tests.autograder.fault_helpers import one_line_error, run_cli, snapshot
+from tests.autograder.foreign_courses import (
+    DOCS_COURSE,
+    STYLE_ANSWERS,
+    edit_cells,
+    hand_in,
+    our_grades,
+    stock_grades,
+    stock_release,
+    write_style_course,
+)
+
+pytestmark = [pytest.mark.slow, pytest.mark.needs_sandbox]
+
+
+def _differences(stock: dict, ours: dict) -> list[str]:
+    keys = sorted(set(stock) | set(ours))
+    return [
+        f"{key}: stock {stock.get(key)} ours {ours.get(key)}"
+        for key in keys
+        if stock.get(key) != ours.get(key)
+    ]
+
+
+def test_nbgrader_documentation_course_is_scored_as_stock_nbgrader_scores_it(tmp_path):
+    stock = stock_grades(DOCS_COURSE, DOCS_COURSE / "submitted", tmp_path, ["ps1"])
+    ours, _ = our_grades(DOCS_COURSE, DOCS_COURSE / "submitted", tmp_path)
+    assert len(stock) == 18  # 2 students x 9 graded cells (4 of them manual, 1 task)
+    assert not _differences(stock, ours)
+    # the manually graded answers and the task await the grader, as in nbgrader
+    pending = sorted(k[3] for k, (_, manual) in ours.items() if manual and k[0] == "hacker")
+    assert pending == [
+        "cell-938593c4a215c6cc",
+        "part-a",
+        "part-b",
+        "sum_of_squares_application",
+        "sum_of_squares_equation",
+    ]
+    grades = (tmp_path / "ours" / "out" / "grades.csv").read_text()
+    assert "ps1,,2015-02-02 22:58:23.948203,bitdiddle,,,,1.5,0.0,1.5,13.0" in grades
+    assert "ps1,,2015-02-01 17:28:58.749302,hacker,,,,3.0,0.0,3.0,13.0" in grades
+    # bitdiddle commented out and emptied two test cells: nbgrader and we grade the
+    # instructor's; we say so
+    assert "test cell correct_squares was edited" in grades
+
+
+def test_a_course_in_other_styles_is_scored_as_stock_nbgrader_scores_it(tmp_path):
+    course = write_style_course(tmp_path / "stats-101")
+    submitted = tmp_path / "submitted"
+    for assignment in ("hw1", "hw2"):
+        release = stock_release(course, tmp_path, assignment)
+        for student, answers in STYLE_ANSWERS.items():
+            hand_in(release, submitted, student, answers)
+    # dave turned an answer into a markdown cell (nbgrader turns it back) and deleted a
+    # test cell; erin deleted one too
+    for student in ("dave", "erin"):
+        folder = hand_in(release, submitted, student, STYLE_ANSWERS["alice"])
+        retype = ("hyp", "markdown") if student == "dave" else None
+        edit_cells(folder / "triangle.ipynb", delete="hyp_zero", retype=retype)
+    stock = stock_grades(course, submitted, tmp_path, ["hw1", "hw2"])
+    ours, _ = our_grades(course, submitted, tmp_path)
+    # where we differ, on purpose: a deleted test cell is put back and run (stock nbgrader
+    # leaves it to manual grading), and the submission is flagged so
+    deleted = {("dave", "hw2", "triangle", "hyp_zero"), ("erin", "hw2", "triangle", "hyp_zero")}
+    for key in deleted:
+        assert stock[key] == (None, True) and ours[key] == (1.0, False)
+    assert not _differences(
+        {k: v for k, v in stock.items() if k not in deleted},
+        {k: v for k, v in ours.items() if k not in deleted},
+    )
+    grades = (tmp_path / "ours" / "out" / "grades.csv").read_text()
+    for student in ("dave", "erin"):
+        rows = grades.splitlines()
+        row = next(r for r in rows if r.startswith("hw2,") and f",{student}," in r)
+        assert "test cell hyp_zero was deleted (restored from the instructor's copy)" in row
+    assert "cell hyp changed type from code to markdown" in grades
+    # alice's answers get every automatic point, bob loses exactly his tests
+    auto = {k: s for k, (s, manual) in ours.items() if not manual}
+    alice = {k[3]: s for k, s in auto.items() if k[0] == "alice"}
+    assert all(s > 0 for s in alice.values()), alice
+    bob = {k[3] for k, s in auto.items() if k[0] == "bob" and s == 0}
+    assert bob == {
+        "Mean-Of-File-test",
+        "1_test-zscores",
+        "p_value_test",
+        "count-words--test",
+        "hyp_test",
+    }
+    # his manually graded code answer does not parse: it awaits its grader, as in nbgrader
+    assert ours[("bob", "hw1", "essay", "free_CODE")] == (None, True)
+    # the helper module and the data file were there for the students' code, in the
+    # sandbox: alice's mean_of read data/values.csv through tools.py
+    assert alice["Mean-Of-File-test"] == 1.0
+
+
+def test_a_package_the_grading_environment_lacks_is_refused_in_one_line(tmp_path):
+    course = write_style_course(tmp_path / "theirs")
+    path = course / "source" / "hw2" / "triangle.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    # a package no grading environment has (as pandas would be, were it not installed)
+    nb.cells[0].source = "import math\nimport course_only_package_xyz"
+    nbformat.write(nb, path)
+    submitted = tmp_path / "submitted" / "alice" / "hw2"
+    submitted.mkdir(parents=True)
+    nbformat.write(nb, submitted / "triangle.ipynb")
+    done = run_cli(
+        "grade",
+        tmp_path / "submitted",
+        "--source",
+        course,
+        "--course",
+        tmp_path / "course",
+        "--out",
+        tmp_path / "out",
+        cwd=tmp_path,
+    )
+    assert done.returncode == 1, done.stderr
+    line = one_line_error(done.stderr)
+    assert "refusing to grade" in line
+    assert "course_only_package_xyz cannot be imported in the sandboxed kernel" in line
+    assert "add course_only_package_xyz to requirements.txt" in line and "./run setup" in line
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_course_folder_of_another_course_is_refused_and_left_as_it_was(tmp_path):
+    ours = tmp_path / "course"
+    done = run_cli("release", "--source", DOCS_COURSE, "--course", ours, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    before = snapshot(ours)
+    other = write_style_course(tmp_path / "theirs")
+    for args in (
+        ("grade", DOCS_COURSE / "submitted", "--out", tmp_path / "out"),
+        ("release",),
+    ):
+        done = run_cli(*args, "--source", other, "--course", ours, cwd=tmp_path)
+        assert done.returncode == 2, done.stderr
+        line = one_line_error(done.stderr)
+        assert "holds the course of" in line and "give another --course" in line
+    # without --source, the course folder's own course (nbgrader's documentation course)
+    done = run_cli("release", "--course", ours, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "ps1:" in done.stdout
+    assert snapshot(ours).keys() == before.keys()
+    assert snapshot(ours)["gradebook.db"] != b""
