@@ -47,7 +47,7 @@ from autograder.samples import make_submission
 from autograder.samples.demo import build_demo_submissions, write_demo_calendar
 from autograder.sandbox import resolve_sandbox
 from autograder.similarity import report_class, summary_line
-from autograder.source import CourseSource
+from autograder.source import CATALOGUE_NAME, CourseSource
 from autograder.term import (
     LMS_NAMES,
     POLICIES,
@@ -456,8 +456,17 @@ def grade_prepared_run(
         similar = None
         if similarity:
             similar = summary_line(report_class(prepared, graded_course.root, out_dir, workers))
+        graded_names = sorted({r.assignment for r in results})
+        uncatalogued = [
+            a for a in graded_names if not (graded_course.source_dir(a) / CATALOGUE_NAME).is_file()
+        ]
         text = summary_text(
-            summarise(results), flagged, manual, similarity=similar, terms=settled.summary
+            summarise(results),
+            flagged,
+            manual,
+            similarity=similar,
+            terms=settled.summary,
+            uncatalogued=uncatalogued,
         )
         with faults_as_errors("writing summary.md"), phases.phase(phases.REPORTS):
             write_atomic(out_dir / "summary.md", text)

@@ -2,20 +2,21 @@
 with a probe that shows it, and the diagnosis that matches a student's answers against them.
 
 The catalogue of an assignment is a data file beside its notebook,
-``notebooks/NN_name/misconceptions.toml`` (course content, reviewed like the notebooks; the
-release leaves it out of the students' folder). One table per exercise (the graded
+``<assignment>/misconceptions.toml`` of the course's source (course content, reviewed like
+the notebooks; the release leaves it out of the students' folder). A course without one is
+graded with the diagnosis off. One table per exercise (the graded
 function, named like its answer cell), then one entry per misconception::
 
-    [predict]
+    [classify]
     timeout_hint = "..."            # optional: what a hang of this function usually means
 
-    [[predict.misconception]]
+    [[classify.misconception]]
     id = "tie_is_positive"
     says = "you treat a point on the plane (a = 0) as a positive point"
     hint = "§3 says which label a = 0 gets: compare the comparison in your code with it"
 
-      [[predict.misconception.probe]]
-      call = "predict([[1, 1], [3, 1]], [1, -1], 0)"
+      [[classify.misconception.probe]]
+      call = "classify([[1, 1], [3, 1]], [1, -1], 0)"
       rule = "array([-1, 1])"       # what the exercise's rule gives
       answer = "array([1, 1])"      # what this misconception gives
 
@@ -67,6 +68,8 @@ from typing import Any
 
 import numpy as np
 
+from autograder.source import CATALOGUE_NAME
+
 __all__ = [
     "CATALOGUE",
     "Catalogue",
@@ -90,7 +93,7 @@ __all__ = [
 ]
 
 #: The catalogue's file name, beside the assignment's notebook.
-CATALOGUE = "misconceptions.toml"
+CATALOGUE = CATALOGUE_NAME  # its one home: autograder.source
 #: The tolerance of a number in a pattern (``linlib.grading.assert_close``'s defaults).
 RTOL, ATOL = 1e-7, 1e-9
 #: Characters of a rendered value shown to a student.

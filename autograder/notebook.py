@@ -367,11 +367,11 @@ def _call_student_keyword(source: str, keyword: str, read: Any) -> list[Any]:
 
 def disabled_names(source: str) -> set[str]:
     """The library references a test cell's ``call_student(..., disable=...)`` calls make
-    unusable: the names a student must not hand in as their own (``"signed_distance"``,
-    ``"linlib.geometry.augment"``, ``"sklearn.svm.SVC"``), as the cell writes them.
+    unusable: the names a student must not hand in as their own (``"norm"``,
+    ``"linlib.geometry.<function>"``, ``"sklearn.svm.SVC"``), as the cell writes them.
 
     ``disable`` is read without running the cell: a literal (a string, or a tuple or list
-    of strings) or a name the cell binds to one (``off = ("Perceptron", ...)``; every
+    of strings) or a name the cell binds to one (``off = ("Classifier", ...)``; every
     binding of that name in the cell counts). Raises ``ValueError`` for a ``disable`` that
     is neither, or a cell that is not Python, so that no reference is missed silently.
     """

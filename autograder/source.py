@@ -26,9 +26,11 @@ from traitlets.config import Config
 from autograder.models import SourceError
 
 __all__ = [
+    "CATALOGUE_NAME",
     "CONFIG_NAME",
     "COURSE_DATA",
     "RECORD_NAME",
+    "SAMPLES_NAME",
     "CourseSource",
     "SourceError",
 ]

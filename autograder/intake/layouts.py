@@ -12,7 +12,7 @@ Four layouts are understood (``--lms auto`` picks the first that matches):
   course's resubmission policy chooses between (:mod:`autograder.term.attempts`).
 - **Canvas** ("Download Submissions" zip, one file per student and file):
   ``<lastfirst>_[LATE_]<user id>_<submission id>_<original file name>``, e.g.
-  ``doejane_LATE_12345_678901_01_hyperplanes-1.ipynb``; the student id is Canvas's numeric
+  ``doejane_LATE_12345_678901_problem1-1.ipynb``; the student id is Canvas's numeric
   *user id* (the first number); Canvas's "-1", "-2" suffix on re-uploaded files marks a
   later upload (:mod:`autograder.intake.prepare` grades the latest), and of two files with
   the same name the one with the higher Canvas file id (the second number) is kept.

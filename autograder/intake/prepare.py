@@ -1,9 +1,9 @@
 """Preparing a student's submission for grading: its files matched to the assignment's
 notebooks, each notebook checked, and what is off flagged.
 
-Of the copies of a notebook (the exact file name, and renamed ones: "01_hyperplanes
-(1).ipynb", "Copy of 01_hyperplanes.ipynb", "01_Hyperplanes_v2.ipynb", Canvas's re-uploads
-"01_hyperplanes-1.ipynb", "01_hyperplanes-2.ipynb"; or the only notebook handed in) the
+Of the copies of a notebook (the exact file name, and renamed ones: "problem1
+(1).ipynb", "Copy of problem1.ipynb", "Problem1_v2.ipynb", Canvas's re-uploads
+"problem1-1.ipynb", "problem1-2.ipynb"; or the only notebook handed in) the
 latest version is graded: Canvas's highest re-upload number ("-10" after "-9"; the
 unnumbered file is the first upload), then the exact name, then the highest number of a
 copy the student made ("(2)" after "(1)"). It is graded under

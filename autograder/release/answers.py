@@ -4,8 +4,8 @@
 their own: the ``disable=`` of its ``call_student`` calls (read by
 :func:`autograder.notebook.disabled_names`). Those of linlib are the answers: an
 assignment's are the linlib functions and classes its test cells disable that no earlier
-assignment's (in course order) disable — ``activation``, ``signed_distance`` and
-``augment`` for 01, ``perceptron_update``, ``perceptron_epoch``, ``Perceptron``, ... for 02.
+assignment's (in course order) disable: the first assignment's the functions its own
+exercises reimplement, the second's those of its exercises, and so on.
 No second list: a test cell that disables a new reference makes it an answer.
 
 **The student build of an assignment** (:func:`student_build`) stubs the answers of that
@@ -14,7 +14,7 @@ them), except what the assignment's release notebook needs: the linlib names its
 refers to (its demonstrations and visible tests, through ``import linlib`` / ``from
 linlib... import``) and everything linlib code reachable from them refers to, so each of
 its cells runs as it does with the full library. A private helper that only stubbed code
-used is stubbed too (``kernels._kernel_perceptron_counts`` *is* the kernel perceptron).
+used is stubbed too (a private helper that computes an exercise's answer *is* the answer).
 
 **Stubbing** (:func:`write_student_linlib`) works on the source with :mod:`ast`: the body
 of each stubbed function — for a class, of each of its methods — and its docstring become
@@ -339,7 +339,7 @@ class StudentBuild:
     """What the student build of one assignment stubs and what it keeps of the answers."""
 
     assignment: str
-    #: stubbed definition -> its name in messages (``linlib.perceptron_update``)
+    #: stubbed definition -> its name in messages (``linlib.<function>``)
     stubs: Mapping[Key, str]
     #: answers kept because the release notebook needs them -> their name
     kept: Mapping[Key, str]

@@ -123,7 +123,7 @@ def _toml_list(items: Sequence[str]) -> str:
 
 def wheel_version(build: answers.StudentBuild | None = None) -> str:
     """The wheel's version: the project's, with the assignment as a local label for a
-    student build (``0.1.0+2.perceptron.update`` for 02_perceptron_update), so that ``pip
+    student build (``0.1.0+2.ps.two`` for an assignment ``2_ps_two``), so that ``pip
     show linlib`` names the build and pip replaces one assignment's build with another's in
     a shared environment."""
     version = str(_project()["version"])

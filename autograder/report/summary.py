@@ -186,8 +186,11 @@ def summary_text(
     manual: Mapping[tuple[str, str], ManualPending] | None = None,
     similarity: str | None = None,
     terms: Sequence[TermSummary] = (),
+    uncatalogued: Sequence[str] = (),
 ) -> str:
-    """The summary as Markdown: one table of assignments, then per-test pass rates, then
+    """The summary as Markdown: one table of assignments, then per-test pass rates (and,
+    once, ``uncatalogued``: the assignments with no catalogue of misconceptions, whose
+    failed exercises are not diagnosed), then
     (``manual``: (assignment, student) -> what awaits manual grading) the submissions with
     answers to grade by hand and the total, then (``terms``) each assignment's due date,
     late submissions and extensions, then (``similarity``: the similarity report's line)
@@ -205,6 +208,19 @@ def summary_text(
         for s in summaries
     ]
     parts = ["## Grading summary", "", _table(header, rows)]
+    if uncatalogued:
+        graded = {s.assignment for s in summaries}
+        which = (
+            "this course"
+            if graded <= set(uncatalogued)
+            else ", ".join(a for a in uncatalogued if a in graded)
+        )
+        if graded & set(uncatalogued):
+            parts += [
+                "",
+                f"No misconception catalogue for {which}: its failed exercises are not "
+                "diagnosed (a `misconceptions.toml` beside a notebook adds one).",
+            ]
     for s in summaries:
         parts += ["", f"### {s.assignment}: pass rate per test", ""]
         test_rows = [[t, f"{100 * rate:.0f}%"] for t, rate in s.pass_rates.items()]

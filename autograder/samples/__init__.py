@@ -6,9 +6,11 @@ default with the instructor's solution taken from the *source* notebook, or, for
 typical bug). Nothing here is stored as a notebook: submissions are rebuilt from the
 source and release notebooks each time, so they can never drift from the course.
 
-Each notebook has a module ``nbNN.py`` next to this file defining ``VARIANTS``, a list
-of :class:`Variant`. They are gathered into :data:`VARIANTS`, keyed by assignment name
-(``"01_hyperplanes"`` ...). The tests (``tests/notebooks/test_notebooks_grading.py``)
+The sample answers are the course's data, not the grader's: beside each source notebook, a
+module ``sample_answers.py`` (``notebooks/<assignment>/sample_answers.py``; never released:
+:data:`autograder.source.COURSE_DATA`) defines ``VARIANTS``, a list of :class:`Variant`.
+They are gathered into :data:`VARIANTS`, keyed by assignment name. The tests
+(``tests/notebooks/test_notebooks_grading.py``)
 grade every variant with ``python -m autograder grade`` (sandbox and trusted re-check on),
 packing variants that touch different exercises into one submission, and check that
 correct variants get full marks and buggy ones lose exactly the test cells named in
@@ -20,19 +22,19 @@ later exercise is tested with the library's reference in place of the student's 
 function, so a bug does not cascade). Each code exercise needs at least 3 correct variants
 in styles other than the instructor's and at least 4 typical bugs. Each bug is labelled
 with the misconception it shows (``Variant.misconception``, an id of the exercise's entry
-in ``notebooks/NN_name/misconceptions.toml``).
+in the catalogue beside the notebook, ``misconceptions.toml``).
 """
 
 from __future__ import annotations
 
 import copy
-import importlib
+import importlib.util
 import os
-import pkgutil
-import re
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 import nbformat
 from nbformat import NotebookNode
@@ -40,29 +42,26 @@ from nbgrader.preprocessors import ClearSolutions
 from nbgrader.utils import is_solution
 
 from autograder.notebook import grade_id
+from autograder.source import SAMPLES_NAME, CourseSource
+from course_common.paths import NOTEBOOKS_DIR
 from course_common.rubric import is_written_answer, split_rubric
 
 __all__ = [
     "ASSIGNMENTS",
+    "SAMPLE_MODULES",
     "VARIANTS",
     "Variant",
     "combine_variants",
+    "load_sample_modules",
     "load_variants",
     "make_submission",
     "solution_cell_ids",
     "solution_sources",
 ]
 
-#: The course's assignments, in order; the sample module ``nbNN`` belongs to the one
-#: whose name starts with ``NN_``.
-ASSIGNMENTS: tuple[str, ...] = (
-    "01_hyperplanes",
-    "02_perceptron_update",
-    "03_convergence_proof",
-    "04_naive_bayes_linear",
-    "05_xor_separability",
-    "06_svm_margins",
-    "07_losses_dual_kernels",
+#: The course's assignments, in order (this repository's ``notebooks/``).
+ASSIGNMENTS: tuple[str, ...] = tuple(
+    CourseSource(NOTEBOOKS_DIR.parent, NOTEBOOKS_DIR, None, own=True).assignments()
 )
 
 # nbgrader's ClearSolutions delimiters (it matches a substring of the line, so do we).
@@ -88,7 +87,7 @@ class Variant:
         One line: what the student did.
     misconception : str
         For a buggy variant: the id of the misconception it shows, in the catalogue of its
-        exercise (``notebooks/NN_name/misconceptions.toml``, :mod:`autograder.misconceptions`);
+        exercise (``misconceptions.toml`` beside the notebook, :mod:`autograder.misconceptions`);
         the grader must diagnose exactly that one. Empty for a correct variant.
     """
 
@@ -222,31 +221,39 @@ def combine_variants(name: str, variants: Iterable[Variant], description: str = 
     return Variant(name=name, replace=replace, lost=frozenset(lost), description=description)
 
 
-def _assignment_for(module_name: str, module: object) -> str:
-    explicit = getattr(module, "ASSIGNMENT", None)
-    if explicit:
-        return str(explicit)
-    number = module_name.removeprefix("nb")
-    for assignment in ASSIGNMENTS:
-        if assignment.startswith(number + "_"):
-            return assignment
-    raise LookupError(f"autograder.samples.{module_name}: no assignment numbered {number}")
-
-
-def load_variants() -> dict[str, list[Variant]]:
-    """Import every ``nbNN`` module of this package and gather its ``VARIANTS``."""
-    gathered: dict[str, list[Variant]] = {}
-    for info in sorted(pkgutil.iter_modules([str(Path(__file__).parent)]), key=lambda m: m.name):
-        if not re.fullmatch(r"nb\d\d", info.name):
+def load_sample_modules(notebooks: Path = NOTEBOOKS_DIR) -> dict[str, ModuleType]:
+    """assignment -> its sample answers' module (``<assignment>/sample_answers.py`` of the
+    course's source folder *notebooks*), imported from its file; assignments without one
+    are left out."""
+    modules: dict[str, ModuleType] = {}
+    for folder in sorted(Path(notebooks).iterdir()):
+        path = folder / SAMPLES_NAME
+        if not path.is_file():
             continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
+        name = f"course_sample_answers_{folder.name}"
+        spec = importlib.util.spec_from_file_location(name, path)
+        if spec is None or spec.loader is None:
+            raise ImportError(f"cannot load {folder.name}/{SAMPLES_NAME}")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+        modules[folder.name] = module
+    return modules
+
+
+def load_variants(modules: Mapping[str, ModuleType]) -> dict[str, list[Variant]]:
+    """Each module's ``VARIANTS``, by assignment (their names unique in an assignment)."""
+    gathered: dict[str, list[Variant]] = {}
+    for assignment, module in modules.items():
         variants = list(module.VARIANTS)
         names = [v.name for v in variants]
         if len(set(names)) != len(names):
-            raise ValueError(f"{info.name}: duplicate variant names in {names}")
-        gathered[_assignment_for(info.name, module)] = variants
+            raise ValueError(f"{assignment}/{SAMPLES_NAME}: duplicate variant names in {names}")
+        gathered[assignment] = variants
     return gathered
 
 
-#: assignment name -> its variants (from the ``nbNN`` modules present).
-VARIANTS: dict[str, list[Variant]] = load_variants()
+#: assignment name -> its sample answers' module (this repository's course).
+SAMPLE_MODULES: dict[str, ModuleType] = load_sample_modules()
+#: assignment name -> its variants.
+VARIANTS: dict[str, list[Variant]] = load_variants(SAMPLE_MODULES)

@@ -27,7 +27,13 @@ import nbformat
 from nbformat import NotebookNode
 from nbgrader.preprocessors import ClearSolutions
 
-from autograder.samples import VARIANTS, Variant, make_submission, solution_sources
+from autograder.samples import (
+    SAMPLE_MODULES,
+    VARIANTS,
+    Variant,
+    make_submission,
+    solution_sources,
+)
 
 #: Names a copier picks for the variables they rename.
 _NAMES = (
@@ -160,81 +166,12 @@ def reorder_functions(code: str) -> str:
 
 
 #: (assignment, sample answer's name) -> that answer with one of its loops written as a
-#: comprehension or a generator expression (the rest of its lines as they were).
+#: comprehension or a generator expression (the rest of its lines as they were): the
+#: ``LOOP_TO_COMPREHENSION`` of each assignment's sample answers, written by hand.
 LOOP_TO_COMPREHENSION: dict[tuple[str, str], str] = {
-    ("01_hyperplanes", "activation_loops"): '''
-def activation(X, w, b):
-    """Activation of every row, with plain Python loops."""
-    result = []
-    for row in X:
-        total = b + sum(x_j * w_j for x_j, w_j in zip(row, w))
-        result.append(total)
-    return np.array(result, dtype=float)
-''',
-    ("04_naive_bayes_linear", "nb_log_joint_loops"): '''
-def nb_log_joint(X, class_log_prior, feature_log_prob):
-    """Loops over documents, classes and words."""
-    result = []
-    for row in X:
-        scores = []
-        for c in range(2):
-            score = class_log_prior[c] + sum(
-                count * log_p for count, log_p in zip(row, feature_log_prob[c])
-            )
-            scores.append(score)
-        result.append(scores)
-    return np.array(result, dtype=float)
-''',
-    ("06_svm_margins", "on_margin_loops"): '''
-import math
-
-
-def on_margin(X, y, w, b, tol=1e-6):
-    """Distances with math.sqrt and a list."""
-    norm = math.sqrt(sum(float(v) ** 2 for v in w))
-    distances = [
-        t * (sum(float(x) * float(v) for x, v in zip(row, w)) + b) / norm for row, t in zip(X, y)
-    ]
-    closest = min(distances)
-    return np.array([d - closest <= tol for d in distances])
-''',
-    ("06_svm_margins", "hinge_slacks_plain_python"): '''
-def hinge_slacks(X, y, w, b):
-    """Plain Python max(0, ·) per point, in a float array."""
-    out = np.empty(len(y))
-    for i, (row, t) in enumerate(zip(X, y)):
-        activation = b + sum(x * v for x, v in zip(row, w))
-        out[i] = max(0.0, 1.0 - t * activation)
-    return out
-''',
-    ("07_losses_dual_kernels", "dual_loops"): '''
-def weights_from_dual(X, y, alpha, tol=1e-8):
-    """Loops: w accumulated point by point (floats), b averaged over the support."""
-    w = sum(
-        (a_i * y_i * np.asarray(x_i, dtype=float) for x_i, y_i, a_i in zip(X, y, alpha)),
-        np.zeros(len(X[0])),
-    )
-    offsets = [y_i - float(np.dot(w, x_i)) for x_i, y_i, a_i in zip(X, y, alpha) if a_i > tol]
-    if not offsets:
-        raise ValueError("no support vector")
-    return w, sum(offsets) / len(offsets)
-''',
-    ("07_losses_dual_kernels", "ovr_loops"): '''
-def one_vs_rest_predict(X, W, b, classes):
-    """Loops; a later class replaces the best only with a strictly larger score."""
-    predictions = []
-    for x in X:
-        best, best_score = 0, None
-        scores = [
-            sum(float(x_j) * float(w_j) for x_j, w_j in zip(x, w_m)) + float(b_m)
-            for w_m, b_m in zip(W, b)
-        ]
-        for m, score in enumerate(scores):
-            if best_score is None or score > best_score:
-                best, best_score = m, score
-        predictions.append(classes[best])
-    return np.array(predictions)
-''',
+    (assignment, name): code
+    for assignment, module in SAMPLE_MODULES.items()
+    for name, code in getattr(module, "LOOP_TO_COMPREHENSION", {}).items()
 }
 
 

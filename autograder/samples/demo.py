@@ -7,6 +7,7 @@ answers the similarity report shows."""
 
 from __future__ import annotations
 
+import tomllib
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -17,13 +18,16 @@ import nbformat
 from autograder.notebook import notebook_bytes
 from autograder.samples import ASSIGNMENTS, VARIANTS, combine_variants, make_submission
 from autograder.samples.copies import add_comments, rename_locals
+from course_common.paths import NOTEBOOKS_DIR
 
 DEMO_STUDENTS = ("full_marks", "blank", "typical_bugs", "broken_notebook")
 #: Two more students, in :data:`DEMO_PAIR_ASSIGNMENT` only: the first answers the correct
 #: sample answers in styles other than the instructor's, the second hands in the same
 #: answers with the variables renamed and comments and blank lines added.
 DEMO_PAIR = ("own_style", "own_style_reworded")
-DEMO_PAIR_ASSIGNMENT = "02_perceptron_update"
+#: The demo's choices, the course's data (``notebooks/demo.toml``).
+DEMO_CHOICES = tomllib.loads((NOTEBOOKS_DIR / "demo.toml").read_text(encoding="utf-8"))
+DEMO_PAIR_ASSIGNMENT: str = DEMO_CHOICES["pair"]
 
 
 def _pair(release_nb: Path, source_nb: Path, assignment: str) -> dict[str, bytes]:
@@ -44,12 +48,13 @@ def _pair(release_nb: Path, source_nb: Path, assignment: str) -> dict[str, bytes
 
 
 DEMO_TIMEZONE = "Europe/Berlin"
-#: 01 is due Friday 3 October 2025, 23:59 in Berlin, each next assignment a week later;
-#: 04 is due Friday 24 October, and daylight saving time ends on Sunday 26 October.
+#: The first assignment is due Friday 3 October 2025, 23:59 in Berlin, each next one a week
+#: later; the fourth is due Friday 24 October, and daylight saving time ends on Sunday 26
+#: October.
 FIRST_DUE = datetime(2025, 10, 3, 23, 59, tzinfo=ZoneInfo(DEMO_TIMEZONE))
 #: The assignment with the late submission and the extension (the last one given if the
 #: demo grades fewer assignments).
-SPECIAL_ASSIGNMENT = "04_naive_bayes_linear"
+SPECIAL_ASSIGNMENT: str = DEMO_CHOICES["late"]
 #: typical_bugs hands it in on Sunday 10:01 (after the clocks went back): 1 day 11 h 2 min
 #: late, in the second started day on the course's clock: 2 x 10 % of the score.
 LATE_STUDENT = "typical_bugs"

@@ -14,13 +14,13 @@ edits for a term (read with the standard library's :mod:`tomllib`).
     of = "score"                 # a share of the points scored (default) or "max"
     close = "+7 days"            # hard close: a date, or a time after the due date
 
-    [assignments.01_hyperplanes]
+    [assignments.ps1]
     due = 2025-10-03T23:59:00    # or 2025-10-03T23:59:00+02:00
     late = { rule = "zero" }     # this assignment's own rule (optional)
 
     [[extensions]]
     student = "alice"
-    assignment = "01_hyperplanes"
+    assignment = "ps1"
     due = "+3 days"              # or a date
     reason = "illness"           # optional
 

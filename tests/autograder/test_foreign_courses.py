@@ -52,6 +52,13 @@ def test_nbgrader_documentation_course_is_scored_as_stock_nbgrader_scores_it(tmp
     # bitdiddle commented out and emptied two test cells: nbgrader and we grade the
     # instructor's; we say so
     assert "test cell correct_squares was edited" in grades
+    # what the course does not bring is said once, never an error; feedback for each notebook
+    summary = (tmp_path / "ours" / "out" / "summary.md").read_text()
+    assert summary.count("No misconception catalogue for this course") == 1
+    for student in ("bitdiddle", "hacker"):
+        for notebook in ("problem1", "problem2"):
+            page = tmp_path / "ours" / "out" / "feedback" / student / "ps1" / f"{notebook}.html"
+            assert "squares" in page.read_text() or notebook == "problem2"
 
 
 def test_a_course_in_other_styles_is_scored_as_stock_nbgrader_scores_it(tmp_path):

@@ -123,7 +123,7 @@ def test_the_defences_table_names_tests_that_exist():
 def test_the_test_layout_rule_holds():
     """The paragraph of ``docs/contributor.md`` that begins "`tests/` mirrors it": a module
     ``autograder/<layer>/x.py`` has its tests in ``tests/autograder/<layer>/test_<layer>_x.py``,
-    or the paragraph names it (as `x`, or `nbNN` … for the samples) with where it is tested;
+    or the paragraph names it (as `x`) with where it is tested;
     every test file the paragraph names exists."""
     text = (ROOT / DOCUMENT).read_text()
     start = text.index("`tests/` mirrors it")
@@ -135,8 +135,7 @@ def test_the_test_layout_rule_holds():
         if name == "__init__":
             continue
         own = ROOT / "tests" / "autograder" / layer / f"test_{layer}_{name}.py"
-        sample = layer == "samples" and re.fullmatch(r"nb0[1-9]", name) and "nb01" in named
-        if not own.exists() and name not in named and not sample:
+        if not own.exists() and name not in named:
             problems.append(
                 f"autograder/{layer}/{name}.py: no {own.relative_to(ROOT)}, and the "
                 "paragraph does not say where it is tested"

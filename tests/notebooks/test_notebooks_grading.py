@@ -25,7 +25,8 @@ instructor's solution with only the strict update (``y·a < 0``) must score exac
 points of exercises 2-4 (no cascade: later exercises are tested with the reference
 update).
 
-The variants live in ``autograder/samples/nbNN.py``; see :mod:`autograder.samples`.
+The variants live beside each notebook, in ``notebooks/NN_name/sample_answers.py``; see
+:mod:`autograder.samples`.
 """
 
 from __future__ import annotations

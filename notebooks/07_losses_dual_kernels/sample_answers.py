@@ -855,3 +855,37 @@ VARIANTS = [
         misconception="first_positive_class",
     ),
 ]
+
+#: A sample answer (by its name) with one of its loops written as a comprehension or a
+#: generator expression, the rest of its lines as they were: a copier's disguise
+#: (autograder.samples.copies).
+LOOP_TO_COMPREHENSION: dict[str, str] = {
+    "dual_loops": '''
+def weights_from_dual(X, y, alpha, tol=1e-8):
+    """Loops: w accumulated point by point (floats), b averaged over the support."""
+    w = sum(
+        (a_i * y_i * np.asarray(x_i, dtype=float) for x_i, y_i, a_i in zip(X, y, alpha)),
+        np.zeros(len(X[0])),
+    )
+    offsets = [y_i - float(np.dot(w, x_i)) for x_i, y_i, a_i in zip(X, y, alpha) if a_i > tol]
+    if not offsets:
+        raise ValueError("no support vector")
+    return w, sum(offsets) / len(offsets)
+''',
+    "ovr_loops": '''
+def one_vs_rest_predict(X, W, b, classes):
+    """Loops; a later class replaces the best only with a strictly larger score."""
+    predictions = []
+    for x in X:
+        best, best_score = 0, None
+        scores = [
+            sum(float(x_j) * float(w_j) for x_j, w_j in zip(x, w_m)) + float(b_m)
+            for w_m, b_m in zip(W, b)
+        ]
+        for m, score in enumerate(scores):
+            if best_score is None or score > best_score:
+                best, best_score = m, score
+        predictions.append(classes[best])
+    return np.array(predictions)
+''',
+}

@@ -497,3 +497,18 @@ VARIANTS = [
         misconception="row_of_ones",
     ),
 ]
+
+#: A sample answer (by its name) with one of its loops written as a comprehension or a
+#: generator expression, the rest of its lines as they were: a copier's disguise
+#: (autograder.samples.copies).
+LOOP_TO_COMPREHENSION: dict[str, str] = {
+    "activation_loops": '''
+def activation(X, w, b):
+    """Activation of every row, with plain Python loops."""
+    result = []
+    for row in X:
+        total = b + sum(x_j * w_j for x_j, w_j in zip(row, w))
+        result.append(total)
+    return np.array(result, dtype=float)
+''',
+}

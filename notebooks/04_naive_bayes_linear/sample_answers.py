@@ -534,3 +534,23 @@ VARIANTS = [
         misconception="sorts_by_size",
     ),
 ]
+
+#: A sample answer (by its name) with one of its loops written as a comprehension or a
+#: generator expression, the rest of its lines as they were: a copier's disguise
+#: (autograder.samples.copies).
+LOOP_TO_COMPREHENSION: dict[str, str] = {
+    "nb_log_joint_loops": '''
+def nb_log_joint(X, class_log_prior, feature_log_prob):
+    """Loops over documents, classes and words."""
+    result = []
+    for row in X:
+        scores = []
+        for c in range(2):
+            score = class_log_prior[c] + sum(
+                count * log_p for count, log_p in zip(row, feature_log_prob[c])
+            )
+            scores.append(score)
+        result.append(scores)
+    return np.array(result, dtype=float)
+''',
+}

@@ -568,3 +568,31 @@ VARIANTS = [
         misconception="changes_X",
     ),
 ]
+
+#: A sample answer (by its name) with one of its loops written as a comprehension or a
+#: generator expression, the rest of its lines as they were: a copier's disguise
+#: (autograder.samples.copies).
+LOOP_TO_COMPREHENSION: dict[str, str] = {
+    "on_margin_loops": '''
+import math
+
+
+def on_margin(X, y, w, b, tol=1e-6):
+    """Distances with math.sqrt and a list."""
+    norm = math.sqrt(sum(float(v) ** 2 for v in w))
+    distances = [
+        t * (sum(float(x) * float(v) for x, v in zip(row, w)) + b) / norm for row, t in zip(X, y)
+    ]
+    closest = min(distances)
+    return np.array([d - closest <= tol for d in distances])
+''',
+    "hinge_slacks_plain_python": '''
+def hinge_slacks(X, y, w, b):
+    """Plain Python max(0, ·) per point, in a float array."""
+    out = np.empty(len(y))
+    for i, (row, t) in enumerate(zip(X, y)):
+        activation = b + sum(x * v for x, v in zip(row, w))
+        out[i] = max(0.0, 1.0 - t * activation)
+    return out
+''',
+}
