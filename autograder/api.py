@@ -43,7 +43,7 @@ from autograder.report import (
     summary_text,
     write_results,
 )
-from autograder.samples import make_submission
+from autograder.samples import course_markers, make_submission
 from autograder.samples.demo import build_demo_submissions, write_demo_calendar
 from autograder.sandbox import resolve_sandbox
 from autograder.similarity import report_class, summary_line
@@ -259,6 +259,17 @@ def _released_files(graded_course: course.Course, assignment: str) -> set[str]:
     }
 
 
+def _calendar_path(graded_course: course.Course, calendar: str | Path | None) -> Path | None:
+    """The course's calendar: the one named, else course.toml in the course folder, else
+    (another course's) course.toml beside its nbgrader_config.py; None: no calendar."""
+    if calendar is not None:
+        return Path(calendar)
+    candidates = [graded_course.root / CALENDAR_NAME]
+    if not graded_course.source.own:
+        candidates.append(graded_course.source.root / CALENDAR_NAME)
+    return next((path for path in candidates if path.is_file()), None)
+
+
 def _read_term(
     graded_course: course.Course,
     known: list[str],
@@ -267,8 +278,7 @@ def _read_term(
     policy: str | None,
 ) -> TermInput:
     """course.toml, the times file and the policy, checked before anything is read."""
-    path = Path(calendar) if calendar is not None else graded_course.root / CALENDAR_NAME
-    term = TermInput(load_calendar(path if calendar is not None or path.is_file() else None, known))
+    term = TermInput(load_calendar(_calendar_path(graded_course, calendar), known))
     if policy is not None:
         if policy not in POLICIES:
             raise TermError(f"unknown policy {policy!r}; choose from {', '.join(POLICIES)}")
@@ -487,6 +497,7 @@ def instructor_submissions(
     solutions from the course's source notebooks, prepared as a student's submission is,
     under the canary's reserved student id (grading's ``canary_student``)."""
     student = canary_student(graded_course)
+    markers = course_markers(graded_course.config())
     out = []
     for assignment in assignments:
         names = sorted(p.stem for p in graded_course.source_dir(assignment).glob("*.ipynb"))
@@ -495,6 +506,7 @@ def instructor_submissions(
                 make_submission(
                     graded_course.root / "release" / assignment / f"{name}.ipynb",
                     graded_course.source_dir(assignment) / f"{name}.ipynb",
+                    markers=markers,
                 )
             )
             for name in names
@@ -582,9 +594,8 @@ def export_grades_to(
     if lms == "canvas":
         if worksheet is not None:
             raise TermError("--worksheet is Moodle's; for Canvas give --gradebook")
-        path = calendar if calendar is not None else graded_course.root / CALENDAR_NAME
         known = graded_course.source.assignments()
-        term = load_calendar(path if calendar is not None or path.is_file() else None, known)
+        term = load_calendar(_calendar_path(graded_course, calendar), known)
         columns = {name: t.canvas for name, t in term.terms.items() if t.canvas}
         target = dest or Path("canvas-grades.csv")
         return export_canvas(

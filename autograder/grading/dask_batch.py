@@ -54,6 +54,7 @@ from autograder.grading.gradebook import share_engines
 from autograder.grading.pool import failure_message
 from autograder.grading.task import autograde_task, failed_outcome, worker_init
 from autograder.models import GradingError, SubmissionsError
+from autograder.source import CONFIG_NAME, CourseSource
 
 #: Times a task that raised is run again (a worker that dies reschedules its task anyway).
 RETRIES = 2
@@ -219,6 +220,30 @@ def _grading_process() -> GradingProcess:
 _LOCAL: dict[str, GradingProcess] = {}
 
 
+#: Where a worker's temporary course keeps the course's nbgrader_config.py.
+_WORKER_CONFIG = "course-config"
+
+
+def _course_config_file(course: Course) -> bytes | None:
+    """What a worker needs to build the course's configuration: the course's own
+    ``nbgrader_config.py`` (another course's; this repository's is the worker's own)."""
+    source = course.source
+    if source.own or source.config_file is None or not source.config_file.is_file():
+        return None
+    return source.config_file.read_bytes()
+
+
+def _worker_source(tmp: Path, config: bytes | None) -> CourseSource | None:
+    """The course source of a worker's temporary course: the course's configuration, from
+    *config*; None: this repository's course."""
+    if config is None:
+        return None
+    folder = tmp / _WORKER_CONFIG
+    folder.mkdir()
+    (folder / CONFIG_NAME).write_bytes(config)
+    return CourseSource(folder, tmp / "source", folder / CONFIG_NAME)
+
+
 def grade_remote(
     source_zip: bytes,
     db_url: str,
@@ -230,10 +255,12 @@ def grade_remote(
     shown_root: str,
     timeout: float,
     prewarm: bool,
+    config: bytes | None = None,
 ) -> dict[str, Any]:
     """On a Dask worker: grade one submission in a private temporary course directory, in
     the worker's grading process (:class:`GradingProcess`), stopped after ``timeout``
-    seconds.
+    seconds. ``config``: the course's ``nbgrader_config.py`` (None: this repository's
+    course, whose configuration the worker has).
 
     Returns :func:`~autograder.grading.task.autograde_task`'s outcome plus ``seconds``,
     ``autograded`` and ``feedback_files`` (relative path -> bytes). The temporary folder's
@@ -245,7 +272,7 @@ def grade_remote(
     # close) cannot remove it, the next sweep does (autograder.files.sweep_orphans)
     tmp = owned_tempdir(BATCH_PREFIX)
     try:
-        course = Course(tmp, db_url)
+        course = Course(tmp, db_url, _worker_source(tmp, config))
         with zipfile.ZipFile(io.BytesIO(source_zip)) as archive:
             source = {name: archive.read(name) for name in archive.namelist()}
         write_tree(course.source_dir(assignment), source)
@@ -422,6 +449,7 @@ def _collect(
             str(course.root),
             timeout,
             prewarm,
+            _course_config_file(course),
             retries=RETRIES,
             pure=False,
         )

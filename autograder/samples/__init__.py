@@ -52,6 +52,7 @@ __all__ = [
     "VARIANTS",
     "Variant",
     "combine_variants",
+    "course_markers",
     "load_sample_modules",
     "load_variants",
     "make_submission",
@@ -121,21 +122,31 @@ def solution_cell_ids(nb: NotebookNode | str | os.PathLike[str]) -> list[str]:
     return [str(grade_id(cell)) for cell in nb.cells if is_solution(cell)]
 
 
-def _strip_markers(source: str) -> str:
+#: nbgrader's solution markers (``ClearSolutions``' delimiters, which a course may set).
+Markers = tuple[str, str]
+
+
+def _strip_markers(source: str, markers: Markers = (_BEGIN, _END)) -> str:
     # What a student who typed exactly the instructor's solution leaves in the cell: the
     # delimiter lines disappear (ClearSolutions replaces the region, delimiters included,
     # with the stub; the student replaces the stub with code).
+    begin, end = markers
     lines = source.split("\n")
-    return "\n".join(line for line in lines if _BEGIN not in line and _END not in line)
+    return "\n".join(line for line in lines if begin not in line and end not in line)
 
 
-def solution_sources(source_nb: NotebookNode | str | os.PathLike[str]) -> dict[str, str]:
+def solution_sources(
+    source_nb: NotebookNode | str | os.PathLike[str], markers: Markers = (_BEGIN, _END)
+) -> dict[str, str]:
     """The instructor's answer for every solution cell of a source notebook.
 
     Parameters
     ----------
     source_nb : NotebookNode or path
         A source notebook (solutions in place, nbgrader metadata set).
+    markers : (str, str)
+        The course's solution markers (default nbgrader's ``### BEGIN SOLUTION``, ``###
+        END SOLUTION``).
 
     Returns
     -------
@@ -147,7 +158,7 @@ def solution_sources(source_nb: NotebookNode | str | os.PathLike[str]) -> dict[s
     nb = _as_notebook(source_nb)
     return {
         str(grade_id(cell)): _strip_markers(
-            split_rubric(cell.source)[0] if is_written_answer(cell) else cell.source
+            split_rubric(cell.source)[0] if is_written_answer(cell) else cell.source, markers
         )
         for cell in nb.cells
         if is_solution(cell)
@@ -158,6 +169,7 @@ def make_submission(
     release_nb: NotebookNode | str | os.PathLike[str],
     source_nb: NotebookNode | str | os.PathLike[str],
     replace: Mapping[str, str] | None = None,
+    markers: Markers = (_BEGIN, _END),
 ) -> NotebookNode:
     """What a student hands in: the release notebook with its solution cells filled.
 
@@ -170,6 +182,8 @@ def make_submission(
         ``replace`` does not name.
     replace : Mapping[str, str], optional
         grade id -> source for the cells the student answered differently.
+    markers : (str, str)
+        The course's solution markers (:func:`solution_sources`).
 
     Returns
     -------
@@ -183,7 +197,7 @@ def make_submission(
         a solution cell of the release has no solution in the source notebook.
     """
     release = copy.deepcopy(_as_notebook(release_nb))
-    answers = solution_sources(source_nb)
+    answers = solution_sources(source_nb, markers)
     replace = dict(replace or {})
     release_ids = set(solution_cell_ids(release))
     unknown = sorted(set(replace) - release_ids)
@@ -200,6 +214,15 @@ def make_submission(
         else:
             raise KeyError(f"solution cell {gid!r} has no solution in the source notebook")
     return release
+
+
+def course_markers(config: Mapping) -> Markers:
+    """The solution markers of a course's nbgrader configuration (nbgrader's by default)."""
+    section = config.get("ClearSolutions", {})
+    return (
+        str(section.get("begin_solution_delimeter", _BEGIN)),
+        str(section.get("end_solution_delimeter", _END)),
+    )
 
 
 def combine_variants(name: str, variants: Iterable[Variant], description: str = "") -> Variant:

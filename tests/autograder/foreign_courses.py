@@ -113,7 +113,8 @@ def our_grades(
         cwd=work,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    return gradebook_cells(f"sqlite:///{ours / 'course' / 'gradebook.db'}"), done
+    sqlite = ours / "course" / "gradebook.db"
+    return (gradebook_cells(f"sqlite:///{sqlite}") if sqlite.is_file() else {}), done
 
 
 # ------------------------------------------------------------------ a course of other styles

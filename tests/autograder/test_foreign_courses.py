@@ -5,6 +5,9 @@ submissions, manual answers pending as nbgrader leaves them
 
 from __future__ import annotations
 
+import shutil
+import zipfile
+
 import nbformat
 import pytest
 
@@ -13,6 +16,7 @@ from tests.autograder.foreign_courses import (
     DOCS_COURSE,
     STYLE_ANSWERS,
     edit_cells,
+    gradebook_cells,
     hand_in,
     our_grades,
     stock_grades,
@@ -159,3 +163,70 @@ def test_a_course_folder_of_another_course_is_refused_and_left_as_it_was(tmp_pat
     assert "ps1:" in done.stdout
     assert snapshot(ours).keys() == before.keys()
     assert snapshot(ours)["gradebook.db"] != b""
+
+
+def test_the_documentation_course_on_dask_and_postgresql_with_its_term(tmp_path, postgres):
+    """Everything we have applies to another course: its course.toml beside its
+    nbgrader_config.py (a due date, a late rule), Dask workers and a PostgreSQL gradebook,
+    the similarity report, the Canvas export."""
+    course = tmp_path / "docs-course"
+    shutil.copytree(DOCS_COURSE, course, ignore=shutil.ignore_patterns("submitted"))
+    (course / "course.toml").write_text(
+        'timezone = "UTC"\n\n[late]\nrule = "per-day"\npercent = 10\n\n'
+        "[assignments.ps1]\ndue = 2015-02-02T12:00:00\n"
+    )
+    url = postgres.create_database("docs_course")
+    stock = stock_grades(course, DOCS_COURSE / "submitted", tmp_path, ["ps1"])
+    extra = ("--db", url, "--dask", "local:2", "--similarity")
+    ours, _ = our_grades(course, DOCS_COURSE / "submitted", tmp_path, *extra)
+    ours_pg = gradebook_cells(url, "example_course")
+    assert not _differences(stock, ours_pg)
+    out = tmp_path / "ours" / "out"
+    grades = (out / "grades.csv").read_text()
+    # bitdiddle handed in on 2 February 22:58, 10 h 58 min late: a started day, 10 % of 1.5
+    bitdiddle = next(r for r in grades.splitlines() if ",bitdiddle," in r)
+    assert ",1.5,0.15,1.35,13.0," in bitdiddle, bitdiddle
+    assert (out / "similarity.html").is_file() and (out / "similarity.csv").is_file()
+    done = run_cli(
+        "export", "canvas", "--course", tmp_path / "ours" / "course", "--db", url,
+        "--out", tmp_path / "canvas.csv", cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    canvas = (tmp_path / "canvas.csv").read_text()
+    assert "bitdiddle" in canvas and "1.35" in canvas
+    assert ours == {}  # the SQLite gradebook of the course folder was not used
+
+
+def test_the_release_of_another_course_is_nbgraders(tmp_path):
+    """``release --source``: each notebook as stock nbgrader releases it (the course's header,
+    solution markers and stub), the files beside it, nothing of the grader's."""
+    course = write_style_course(tmp_path / "stats-101")
+    (course / "source" / "hw1" / "misconceptions.toml").write_text("# the grader's\n")
+    (course / "source" / "hw1" / "sample_answers.py").write_text("VARIANTS = []\n")
+    done = run_cli("release", "--source", course, "--course", tmp_path / "c", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "hw1:" in done.stdout and "hw2:" in done.stdout
+    for assignment in ("hw1", "hw2"):
+        stock = stock_release(course, tmp_path, assignment)
+        ours = tmp_path / "c" / "release" / assignment
+        files = sorted(p.relative_to(ours).as_posix() for p in ours.rglob("*") if p.is_file())
+        # stock nbgrader releases the grader's files too (nothing tells it they are ours)
+        ours_only = {"misconceptions.toml", "sample_answers.py"}
+        assert files == sorted(
+            p.relative_to(stock).as_posix()
+            for p in stock.rglob("*")
+            if p.is_file() and p.name not in ours_only
+        )
+        for name in files:
+            if name.endswith(".ipynb"):
+                mine = nbformat.read(ours / name, as_version=4)
+                theirs = nbformat.read(stock / name, as_version=4)
+                assert [c.source for c in mine.cells] == [c.source for c in theirs.cells]
+                assert mine.cells[0].source.startswith("**Stats 101.**")  # the header
+            else:
+                assert (ours / name).read_bytes() == (stock / name).read_bytes()
+        with zipfile.ZipFile(ours.parent / f"{assignment}.zip") as archive:
+            assert sorted(archive.namelist()) == [f"{assignment}/{name}" for name in files]
+    assert "misconceptions.toml" not in files and "sample_answers.py" not in files
+    release = (tmp_path / "c" / "release" / "hw2" / "triangle.ipynb").read_text()
+    assert "# write your answer here" in release and "BEGIN ANSWER" not in release
