@@ -2,7 +2,11 @@
 
 ``python -m benchmarks grading`` (defaults) or ``python -m benchmarks.bench_grading
 [--per-notebook N] [--workers N] [--mode both|sandbox|unsandboxed] [--assignment A ...]
-[--keep DIR]``.
+[--keep DIR] [--source DIR [--copies N]]``.
+
+``--source DIR``: another nbgrader course (its root, as ``python -m autograder grade
+--source`` takes it); the batch is its own class, ``DIR/submitted/``, ``--copies`` times
+over (default 10), each copy under new student ids.
 
 The batch: for every notebook, ``--per-notebook`` submissions (default 12) cycling through
 the instructor's solution and the ``autograder.samples`` variants (correct and buggy). Stock
@@ -38,6 +42,7 @@ from autograder.notebook import notebook_bytes
 from autograder.phases import ENV_PROFILE
 from autograder.release import ensure_released
 from autograder.sandbox import sandbox_status
+from autograder.source import CourseSource
 from benchmarks.machine import BusySampler
 
 
@@ -56,6 +61,15 @@ def build_batch(course_dir: Path, assignments: list[str], per_notebook: int) -> 
             folder.mkdir(parents=True, exist_ok=True)
             (folder / f"{assignment}.ipynb").write_bytes(notebook_bytes(nb))
     return batch
+
+
+def copy_class(submitted: Path, dest: Path, copies: int) -> Path:
+    """A course's own class (nbgrader's submitted layout) *copies* times over, each copy's
+    students renamed (``<student>-<n>``); returns the batch folder."""
+    for number in range(1, copies + 1):
+        for student in sorted(p for p in submitted.iterdir() if p.is_dir()):
+            shutil.copytree(student, dest / f"{student.name}-{number:02d}")
+    return dest
 
 
 def _env() -> dict[str, str]:
@@ -143,10 +157,13 @@ def run_ours(
     return elapsed, _children_cpu() - cpu
 
 
-def totals(course_dir: Path, assignments: list[str], students: list[str]) -> dict:
+def totals(
+    course_dir: Path, assignments: list[str], students: list[str], source: CourseSource | None
+) -> dict:
     scores = {}
+    course = Course(course_dir, source=source)
     for assignment in assignments:
-        for student, per_test in Course(course_dir).read_scores(assignment, students).items():
+        for student, per_test in course.read_scores(assignment, students).items():
             scores[(assignment, student)] = sum(s for s, _ in per_test.values())
     return scores
 
@@ -165,6 +182,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", type=Path, help="work in this folder and keep it")
     parser.add_argument("--skip-stock", action="store_true")
     parser.add_argument(
+        "--source",
+        type=Path,
+        metavar="DIR",
+        help="another nbgrader course (its root): its own class, submitted/, is the batch",
+    )
+    parser.add_argument(
+        "--copies", type=int, default=10, help="with --source: the class this many times over"
+    )
+    parser.add_argument(
         "--profile",
         action="store_true",
         help="also print where our grader's seconds go, phase by phase, and the floor: the "
@@ -172,7 +198,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args([] if argv is None else argv)
     workers = args.workers or default_workers()
-    assignments = args.assignment or list_assignments()
+    source = CourseSource.open(args.source) if args.source is not None else None
+    if source is not None:
+        assignments = args.assignment or source.assignments()
+    else:
+        assignments = args.assignment or list_assignments()
     modes = {"both": [False, True], "sandbox": [True], "unsandboxed": [False]}[args.mode]
     available, reason = sandbox_status()
     if True in modes and not available:
@@ -187,18 +217,29 @@ def main(argv: list[str] | None = None) -> int:
         for name, course in courses.items():
             if course.exists():
                 shutil.rmtree(course)
-            if name == "stock":
+            if name == "stock" and source is not None:
+                # the instructor's own course, released by nbgrader's command line
+                shutil.copytree(source.root, course, ignore=shutil.ignore_patterns("submitted"))
+                for assignment in assignments:
+                    _nbgrader(course, "generate_assignment", assignment, "--force")
+            elif name == "stock":
                 built = Course(course).make(assignments, stock=True)
                 for assignment in assignments:
                     built.release(assignment)
             else:
                 # as `python -m autograder release` leaves it (with its stamps and the
                 # students' zips): the timed run grades, it does not release again
-                ensure_released(Course(course), assignments)
-        batch = build_batch(courses["stock"], assignments, args.per_notebook)
-        n = len(assignments) * args.per_notebook
+                ensure_released(Course(course, source=source), assignments)
+        if source is not None:
+            batch = copy_class(source.root / "submitted", root / "batch", args.copies)
+            n = len(list(batch.glob("*/*/*.ipynb")))
+            what = f"{args.copies} copies of {source.root.name}'s class"
+        else:
+            batch = build_batch(courses["stock"], assignments, args.per_notebook)
+            n = len(assignments) * args.per_notebook
+            what = f"{args.per_notebook} per notebook x {len(assignments)}"
         print(
-            f"batch: {n} notebooks ({args.per_notebook} per notebook x {len(assignments)}); "
+            f"batch: {n} notebooks ({what}); "
             f"ours: {workers} workers; cores: {default_workers()}; load average "
             + " ".join(f"{x:.1f}" for x in os.getloadavg())
         )
@@ -224,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
         students = sorted(p.name for p in batch.iterdir())
         if "stock" in timings:
             stock_wall, stock_cpu = timings["stock"]
-            reference = totals(courses["stock"], assignments, students)
+            reference = totals(courses["stock"], assignments, students, source)
             for sandbox in modes:
                 label = _label(sandbox)
                 wall, cpu = timings[label]
@@ -236,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
                     f"{label}: throughput ratio ours/stock {stock_wall / wall:.2f}x "
                     f"(wall clock){cpu_ratio}"
                 )
-                got = totals(courses[label], assignments, students)
+                got = totals(courses[label], assignments, students, None)
                 differ = sorted(k for k in got if abs(got[k] - reference.get(k, -1)) > 1e-9)
                 print(f"  same total score as stock for {len(got) - len(differ)} of {len(got)}")
                 if differ:
@@ -297,6 +338,13 @@ def print_profile(
             f"({cpu / n:.3f} CPU s per notebook against {floor / n:.3f}); "
             f"load average {load}"
         )
+
+
+def _nbgrader(course: Path, *args: str) -> None:
+    nbgrader = str(Path(sys.executable).parent / "nbgrader")
+    proc = subprocess.run([nbgrader, *args], cwd=course, env=_env(), capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"nbgrader {' '.join(args)} failed:\n{proc.stderr[-2000:]}")
 
 
 def _label(sandbox: bool) -> str:
