@@ -230,3 +230,19 @@ def test_the_release_of_another_course_is_nbgraders(tmp_path):
     assert "misconceptions.toml" not in files and "sample_answers.py" not in files
     release = (tmp_path / "c" / "release" / "hw2" / "triangle.ipynb").read_text()
     assert "# write your answer here" in release and "BEGIN ANSWER" not in release
+
+
+def test_the_documentation_course_from_a_canvas_zip(tmp_path):
+    """The class as Canvas's "Download Submissions" gives it, one file per student and
+    file: the same grades as the folder, the students by their Canvas user ids."""
+    stock = stock_grades(DOCS_COURSE, DOCS_COURSE / "submitted", tmp_path, ["ps1"])
+    ids = {"bitdiddle": "101", "hacker": "102"}
+    archive = tmp_path / "submissions.zip"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        for student, number in ids.items():
+            for path in sorted((DOCS_COURSE / "submitted" / student / "ps1").iterdir()):
+                if path.suffix == ".ipynb":
+                    zipped.write(path, f"{student}ben_{number}_90{number}_{path.name}")
+    ours, _ = our_grades(DOCS_COURSE, archive, tmp_path, "--assignment", "ps1")
+    renamed = {(ids[k[0]], *k[1:]): v for k, v in stock.items()}
+    assert not _differences(renamed, ours)
