@@ -338,11 +338,18 @@ class TimedCells:
 _COLLECTED: dict[str, Any] = {"submissions": [], "workers": []}
 
 
-def collect(assignment: str, student: str, record: dict[str, Any] | None, canary: bool) -> None:
-    """Keep a submission's record (from its outcome) for :func:`write_profile`."""
+def collect(
+    assignment: str,
+    student: str,
+    record: dict[str, Any] | None,
+    canary: bool,
+    held: bool = False,
+) -> None:
+    """Keep a submission's record (from its outcome) for :func:`write_profile`; ``held``:
+    graded beside the canary, before its verdict (:mod:`autograder.grading.hold`)."""
     if record:
         _COLLECTED["submissions"].append(
-            {"assignment": assignment, "student": student, "canary": canary, **record}
+            {"assignment": assignment, "student": student, "canary": canary, "held": held} | record
         )
 
 

@@ -24,9 +24,10 @@ from typing import Any
 from autograder import phases
 from autograder.course import Course
 from autograder.faults import Fault, faults_as_errors
-from autograder.files import folder_digest, sweep_orphans
-from autograder.grading.canary import canary_problem, remove_canary
+from autograder.files import folder_digest, sweep_orphans, write_atomic
+from autograder.grading.canary import canary_problem, refusal, remove_canary
 from autograder.grading.gradebook import share_engines
+from autograder.grading.hold import discard, make_held, transfer, verdict_marker
 from autograder.grading.ledger import LEDGER_VERSION, Ledger
 from autograder.grading.pool import Task, WorkerPool, WorkerPoolBroken
 from autograder.grading.task import autograde_task, failed_outcome, failure_cause, worker_init
@@ -78,14 +79,26 @@ def pool_executor(
     )
 
     def run(
-        jobs: list[tuple[str, str]], feedback: bool | None = None
+        jobs: list[tuple[str, str]],
+        feedback: bool | None = None,
+        *,
+        no_pages: Collection[tuple[str, str]] = (),
+        hold: tuple[Course, str] | None = None,
     ) -> Iterator[tuple[str, str, dict[str, Any]]]:
         pages = default_feedback if feedback is None else feedback
         tasks = [
             Task(
                 key=(assignment, student),
                 func=autograde_task,
-                args=(course, assignment, student, sandbox, pages, prewarm),
+                args=(
+                    course,
+                    assignment,
+                    student,
+                    sandbox,
+                    pages and (assignment, student) not in no_pages,
+                    prewarm,
+                    None if (assignment, student) in no_pages else hold,
+                ),
                 timeout=timeout,
             )
             for assignment, student in jobs
@@ -101,6 +114,8 @@ def pool_executor(
                 yield assignment, student, value
         except WorkerPoolBroken as exc:
             raise GradingError(str(exc)) from exc
+
+    run.holds = True  # type: ignore[attr-defined]
 
     with pool:
         yield run
@@ -255,6 +270,31 @@ def _grade(
         else:
             zeros.append(sub)
     checked = [canaries[a] for a in sorted({a for a, _ in jobs}) if a in canaries]
+
+    def start_class(jobs: list[tuple[str, str]]) -> None:
+        """What follows a verdict (or comes first, with no canary): the zero scores, the
+        submissions in the course, the reused results recorded, the students."""
+        for sub in zeros:
+            course.record_zero_scores(sub.assignment, sub.student)
+            scores = course.read_scores(sub.assignment, [sub.student])
+            result = SubmissionResult(sub.student, sub.assignment, flags=list(sub.flags))
+            result.scores = scores.get(sub.student, {})
+            result.missing = list(sub.missing)
+            pending.append(result)
+        for assignment, student in jobs:
+            sub = by_key[(assignment, student)]
+            with faults_as_errors(f"writing {course.root.name}/submitted/{student}"):
+                course.write_submission(assignment, student, sub.notebooks)
+        for result in pending:
+            finish(result)
+        if jobs:
+            course.ensure_students(sorted({s for _, s in jobs}))
+
+    def graded(assignment: str, student: str, value: dict[str, Any]) -> None:
+        held = bool(value.get("held"))
+        phases.collect(assignment, student, value.get("profile"), canary=False, held=held)
+        finish(_result(course, by_key[(assignment, student)], value, feedback))
+
     with contextlib.ExitStack() as stack:
         if checked:  # entered first, so left last: after the workers stopped
             stack.enter_context(_canary_cleanup(course, checked[0].student))
@@ -269,66 +309,164 @@ def _grade(
                     timeout=timeout,
                 )
             )
-        if checked:
-            started = time.monotonic()
-            costs = _check_canaries(course, checked, run, sandbox)
-            jobs = longest_first(jobs, costs)
-            if on_canary is not None:
-                on_canary([c.assignment for c in checked], time.monotonic() - started)
-        for sub in zeros:
-            course.record_zero_scores(sub.assignment, sub.student)
-            scores = course.read_scores(sub.assignment, [sub.student])
-            result = SubmissionResult(sub.student, sub.assignment, flags=list(sub.flags))
-            result.scores = scores.get(sub.student, {})
-            result.missing = list(sub.missing)
-            pending.append(result)
-        for assignment, student in jobs:
-            sub = by_key[(assignment, student)]
-            with faults_as_errors(f"writing {course.root.name}/submitted/{student}"):
-                course.write_submission(assignment, student, sub.notebooks)
-        for result in pending:
-            finish(result)
-        outcomes = iter(())
-        if jobs:
-            course.ensure_students(sorted({s for _, s in jobs}))
-            outcomes = run(jobs)
+        if checked and getattr(run, "holds", False):
+            # the canary beside the class: the students it leaves room for are held
+            jobs = longest_first(jobs, recorded_costs(course))
+            outcomes = _beside_the_canary(
+                course, checked, jobs, by_key, run, sandbox, stack, start_class, on_canary
+            )
+        else:
+            if checked:  # the canary first, alone: its verdict before any student starts
+                started = time.monotonic()
+                costs = _check_canaries(course, checked, run, sandbox)
+                jobs = longest_first(jobs, costs)
+                if on_canary is not None:
+                    on_canary([c.assignment for c in checked], time.monotonic() - started)
+            start_class(jobs)
+            outcomes = run(jobs) if jobs else iter(())
         try:
             for assignment, student, value in outcomes:
-                phases.collect(assignment, student, value.get("profile"), canary=False)
-                sub = by_key[(assignment, student)]
-                fault = Fault.from_dict(value["fault"]) if value.get("fault") else None
-                if fault is not None and fault.fatal:
-                    raise GraderFault(fault.message(f"while grading {assignment}/{student}"), fault)
-                result = SubmissionResult(student, assignment, flags=list(sub.flags))
-                result.missing = list(sub.missing)
-                for flag in value["flags"]:
-                    if flag not in result.flags:
-                        result.flags.append(flag)
-                result.ok = bool(value["success"])
-                result.seconds = value["seconds"]
-                result.diagnoses = dict(value.get("diagnoses") or {})
-                if fault is not None:  # a worker died: not this notebook's result
-                    result.ok = False
-                    result.error = fault.what
-                    result.fault = fault.what
-                    result.flags.append(f"not graded: {fault.what}; the next run grades it again")
-                elif not result.ok:
-                    cause = value.get("cause") or failure_cause(value["error"], value["log"])
-                    result.error = cause.replace(str(course.root), "<course>")
-                    log = write_failure_log(course, assignment, student, value)
-                    result.flags.append(f"could not be graded: {result.error} (full log: {log})")
-                elif feedback and not value.get("feedback"):
-                    log = write_failure_log(course, assignment, student, value)
-                    result.flags.append(
-                        f"no feedback page: it could not be written (full log: {log})"
-                    )
-                result.scores = course.read_scores(assignment, [student]).get(student, {})
-                finish(result)
+                graded(assignment, student, value)
         finally:
             close = getattr(outcomes, "close", None)
             if close is not None:  # stops the workers now, not when the generator is collected
                 close()
     return results
+
+
+def _result(
+    course: Course, sub: PreparedSubmission, value: dict[str, Any], feedback: bool
+) -> SubmissionResult:
+    """A graded submission's result, from its outcome and the course's gradebook."""
+    assignment, student = sub.assignment, sub.student
+    fault = Fault.from_dict(value["fault"]) if value.get("fault") else None
+    if fault is not None and fault.fatal:
+        raise GraderFault(fault.message(f"while grading {assignment}/{student}"), fault)
+    result = SubmissionResult(student, assignment, flags=list(sub.flags))
+    result.missing = list(sub.missing)
+    for flag in value["flags"]:
+        if flag not in result.flags:
+            result.flags.append(flag)
+    result.ok = bool(value["success"])
+    result.seconds = value["seconds"]
+    result.diagnoses = dict(value.get("diagnoses") or {})
+    if fault is not None:  # a worker died: not this notebook's result
+        result.ok = False
+        result.error = fault.what
+        result.fault = fault.what
+        result.flags.append(f"not graded: {fault.what}; the next run grades it again")
+    elif not result.ok:
+        cause = value.get("cause") or failure_cause(value["error"], value["log"])
+        result.error = cause.replace(str(course.root), "<course>")
+        log = write_failure_log(course, assignment, student, value)
+        result.flags.append(f"could not be graded: {result.error} (full log: {log})")
+    elif feedback and not value.get("feedback"):
+        log = write_failure_log(course, assignment, student, value)
+        result.flags.append(f"no feedback page: it could not be written (full log: {log})")
+    result.scores = course.read_scores(assignment, [student]).get(student, {})
+    return result
+
+
+def _beside_the_canary(
+    course: Course,
+    canaries: list[PreparedSubmission],
+    jobs: list[tuple[str, str]],
+    by_key: dict[tuple[str, str], PreparedSubmission],
+    run: Run,
+    sandbox: bool,
+    stack: contextlib.ExitStack,
+    start_class: Callable[[list[tuple[str, str]]], None],
+    on_canary: Callable[[list[str], float], None] | None,
+) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """The canaries and the class in one stream on the same workers, the canaries first;
+    the students that start before the verdict are graded in the scratch course of
+    :mod:`autograder.grading.hold` and their outcomes held. Raises :class:`CanaryFailed` at
+    the first canary short of full marks (the held results go with the scratch course);
+    when every canary passed, starts the class in the course (:func:`start_class`), writes
+    the verdict's marker, moves the held results into the course and yields them, then
+    yields the others as they finish."""
+    student = canaries[0].student
+    held = make_held(course, {a for a, _ in jobs}, {s for _, s in jobs})
+    stack.callback(discard, course)  # left before the canary's cleanup, after the workers
+    marker = verdict_marker(course)
+    stack.callback(marker.unlink, missing_ok=True)
+    for assignment, who in jobs:
+        held.write_submission(assignment, who, by_key[(assignment, who)].notebooks)
+    for canary in canaries:
+        course.write_submission(canary.assignment, student, canary.notebooks)
+    course.ensure_students([student])
+    checks = [(c.assignment, student) for c in canaries]
+    started = time.monotonic()
+    stream = run([*checks, *jobs], no_pages=checks, hold=(held, str(marker)))
+    waiting, costs, early = set(checks), {}, []
+    try:
+        for assignment, who, value in stream:
+            if (assignment, who) in waiting:
+                phases.collect(assignment, who, value.get("profile"), canary=True)
+                problem = canary_problem(course, assignment, who, value, sandbox)
+                if problem is not None:
+                    raise CanaryFailed(refusal(problem, len(early)))
+                costs[assignment] = float(value.get("seconds") or 0.0)
+                waiting.discard((assignment, who))
+                if waiting:
+                    continue
+                remove_canary(course, student)
+                record_costs(course, costs)
+                start_class(jobs)
+                marker.touch()
+                if on_canary is not None:
+                    on_canary(sorted(costs), time.monotonic() - started)
+                for item in early:
+                    yield _unhold(held, course, *item)
+                early = []
+            elif waiting:
+                early.append((assignment, who, value))
+            else:
+                yield _unhold(held, course, assignment, who, value)
+    finally:
+        close = getattr(stream, "close", None)
+        if close is not None:
+            close()
+
+
+def _unhold(
+    held: Course, course: Course, assignment: str, student: str, value: dict[str, Any]
+) -> tuple[str, str, dict[str, Any]]:
+    """An outcome graded in the scratch course, made the course's: its result moved in
+    (:func:`~autograder.grading.hold.transfer`), its texts naming the course's folder."""
+    if value.get("held"):
+        transfer(held, course, assignment, student)
+        old, new = str(held.root), str(course.root)
+        for key in ("error", "log", "cause"):
+            if isinstance(value.get(key), str):
+                value[key] = value[key].replace(old, new)
+        value["flags"] = [flag.replace(old, new) for flag in value.get("flags", [])]
+    return assignment, student, value
+
+
+#: The canary's seconds per assignment, from the last run that graded it (the class is
+#: graded longest assignment first).
+COSTS_NAME = ".canary-seconds.json"
+
+
+def recorded_costs(course: Course) -> dict[str, float]:
+    """Each assignment's canary seconds as the last run recorded them ({}: none)."""
+    import json
+
+    try:
+        data = json.loads((course.root / COSTS_NAME).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {str(k): float(v) for k, v in data.items() if isinstance(v, int | float)}
+
+
+def record_costs(course: Course, costs: dict[str, float]) -> None:
+    """Keep this run's canary seconds (with the earlier runs' of other assignments)."""
+    import json
+
+    merged = {**recorded_costs(course), **{k: round(v, 3) for k, v in costs.items()}}
+    with contextlib.suppress(OSError):  # only an order: a full disk costs nothing
+        write_atomic(course.root / COSTS_NAME, json.dumps(merged, sort_keys=True) + "\n")
 
 
 @contextlib.contextmanager
@@ -361,7 +499,7 @@ def _check_canaries(
         phases.collect(assignment, student, value.get("profile"), canary=True)
         problem = canary_problem(course, assignment, student, value, sandbox)
         if problem is not None:
-            raise CanaryFailed(problem)
+            raise CanaryFailed(refusal(problem))
         seconds[assignment] = float(value.get("seconds") or 0.0)
     remove_canary(course, student)
     return seconds

@@ -138,13 +138,23 @@ def _failed_import(course: Course, assignment: str, student: str, sandbox: bool)
     return None
 
 
+def refusal(problem: str, set_aside: int = 0) -> str:
+    """The run's refusal: the canary's *problem*, and that nothing was written (the
+    *set_aside* students graded beside the canary thrown away with it)."""
+    if set_aside:
+        students = "student" if set_aside == 1 else "students"
+        return f"{problem}; nothing was written ({set_aside} {students} graded beside it set aside)"
+    return f"{problem}; nothing was graded or written"
+
+
 def canary_problem(
     course: Course, assignment: str, student: str, outcome: Mapping[str, Any], sandbox: bool
 ) -> str | None:
     """Why the canary *student*'s graded solution of *assignment* shows a broken grading
-    environment (one line), or None when it got every autograded point."""
+    environment (one line; the caller says what was kept: :func:`refusal`), or None when it
+    got every autograded point."""
     prefix = f"the instructor's solution of {assignment} "
-    suffix = "; nothing was graded or written"
+    suffix = ""
     if not outcome.get("success"):
         cause = outcome.get("cause") or outcome.get("error") or "unknown error"
         cause = str(cause).replace(str(course.root), "<course>")

@@ -6,6 +6,7 @@ starts (:func:`worker_init`) and for each submission (:func:`autograde_task`: nb
 from __future__ import annotations
 
 import functools
+import os
 import re
 from typing import Any
 
@@ -23,9 +24,14 @@ def autograde_task(
     sandbox: bool,
     feedback: bool = False,
     prewarm: bool = False,
+    hold: tuple[Course, str] | None = None,
 ) -> dict[str, Any]:
     """Autograde one submission with nbgrader's Autograde converter, then (optionally)
     write its feedback with GenerateFeedback.
+
+    ``hold``: (the scratch course of held students, the verdict's marker file): while the
+    marker does not exist (the canary has not passed yet), the submission is graded in the
+    scratch course, and the outcome says so (``held``; :mod:`autograder.grading.hold`).
 
     Returns ``success``, ``error``, ``log``, ``cause`` (one line: the real exception of a
     failure, see :func:`failure_cause`), ``flags`` (the notebook's flags), ``diagnoses``
@@ -38,6 +44,10 @@ def autograde_task(
     from nbgrader.utils import capture_log
 
     phases.start_record()
+    held = hold is not None and not os.path.exists(hold[1])
+    if held:
+        assert hold is not None
+        course = hold[0]
     config = autograde_config(course, sandbox=sandbox, prewarm=prewarm)
     config.CourseDirectory.assignment_id = assignment
     config.CourseDirectory.student_id = student
@@ -55,6 +65,7 @@ def autograde_task(
         "flags": flags,
         "diagnoses": collect_notebook_diagnoses(course.autograded_dir(student, assignment)),
         "feedback": False,
+        "held": held,
     }
     out["cause"] = "" if out["success"] else failure_cause(out["error"], out["log"])
     if feedback and out["success"]:

@@ -111,15 +111,17 @@ def run_cli(
     prefix: list[str] | None = None,
     timeout=900,
     tmpdir: Path | None = None,
+    env: dict[str, str] | None = None,
 ):
     """Run the command line (optionally under ``prefix``, e.g. nsenter; with ``tmpdir`` as
-    its temporary folder); returns the CompletedProcess (text)."""
+    its temporary folder; ``env``: its environment instead of :func:`environment`'s);
+    returns the CompletedProcess (text)."""
     return subprocess.run(
         [*(prefix or []), *cli_command(*args)],
         cwd=cwd,
         capture_output=True,
         text=True,
-        env=environment(tmpdir),
+        env=env if env is not None else environment(tmpdir),
         timeout=timeout,
     )
 

@@ -137,7 +137,8 @@ def check(source: str, grade_id: str, points: float) -> nbformat.NotebookNode:
     )
 
 
-def _notebook(cells: list) -> nbformat.NotebookNode:
+def notebook(cells: list) -> nbformat.NotebookNode:
+    """A Python notebook of *cells*."""
     nb = new_notebook(cells=cells)
     nb.metadata["kernelspec"] = {
         "name": "python3",
@@ -204,7 +205,7 @@ def write_style_course(root: Path) -> Path:
     (root / "source" / "hw2").mkdir(parents=True)
     (root / "nbgrader_config.py").write_text(STYLE_CONFIG)
     nbformat.write(
-        _notebook(
+        notebook(
             [
                 new_markdown_cell("**Stats 101.** Fill in your name, then restart and run all."),
                 new_code_cell('NAME = ""'),
@@ -221,7 +222,7 @@ def write_style_course(root: Path) -> Path:
         "    with open(path, newline='') as fh:\n"
         "        return [float(row['value']) for row in csv.DictReader(fh)]\n"
     )
-    analysis = _notebook(
+    analysis = notebook(
         [
             new_markdown_cell("# Analysis\nThe data file is `data/values.csv`."),
             new_code_cell("import numpy as np\nfrom scipy import stats\n\nimport tools"),
@@ -248,7 +249,7 @@ def write_style_course(root: Path) -> Path:
             ),
         ]
     )
-    essay = _notebook(
+    essay = notebook(
         [
             new_markdown_cell("# Essay"),
             new_markdown_cell(
@@ -279,7 +280,7 @@ def write_style_course(root: Path) -> Path:
     )
     nbformat.write(analysis, hw1 / "analysis.ipynb")
     nbformat.write(essay, hw1 / "essay.ipynb")
-    hw2 = _notebook(
+    hw2 = notebook(
         [
             new_code_cell("import math"),
             answer(
