@@ -83,9 +83,15 @@ def pool_executor(
         feedback: bool | None = None,
         *,
         no_pages: Collection[tuple[str, str]] = (),
-        hold: tuple[Course, str] | None = None,
+        hold: tuple[Course, str, Collection[tuple[str, str]]] | None = None,
     ) -> Iterator[tuple[str, str, dict[str, Any]]]:
         pages = default_feedback if feedback is None else feedback
+
+        def held(key: tuple[str, str]) -> tuple[Course | None, str] | None:
+            if hold is None or key in no_pages:
+                return None
+            return (hold[0] if key in hold[2] else None, hold[1])
+
         tasks = [
             Task(
                 key=(assignment, student),
@@ -97,7 +103,7 @@ def pool_executor(
                     sandbox,
                     pages and (assignment, student) not in no_pages,
                     prewarm,
-                    None if (assignment, student) in no_pages else hold,
+                    held((assignment, student)),
                 ),
                 timeout=timeout,
             )
@@ -313,7 +319,16 @@ def _grade(
             # the canary beside the class: the students it leaves room for are held
             jobs = longest_first(jobs, recorded_costs(course))
             outcomes = _beside_the_canary(
-                course, checked, jobs, by_key, run, sandbox, stack, start_class, on_canary
+                course,
+                checked,
+                jobs,
+                by_key,
+                run,
+                sandbox,
+                stack,
+                start_class,
+                on_canary,
+                min(workers, len(jobs)),
             )
         else:
             if checked:  # the canary first, alone: its verdict before any student starts
@@ -377,6 +392,7 @@ def _beside_the_canary(
     stack: contextlib.ExitStack,
     start_class: Callable[[list[tuple[str, str]]], None],
     on_canary: Callable[[list[str], float], None] | None,
+    workers: int,
 ) -> Iterator[tuple[str, str, dict[str, Any]]]:
     """The canaries and the class in one stream on the same workers, the canaries first;
     the students that start before the verdict are graded in the scratch course of
@@ -386,18 +402,28 @@ def _beside_the_canary(
     the verdict's marker, moves the held results into the course and yields them, then
     yields the others as they finish."""
     student = canaries[0].student
-    held = make_held(course, {a for a, _ in jobs}, {s for _, s in jobs})
+    # the students that may start before the verdict are copied into the scratch course;
+    # one after them that starts before it waits for it
+    # (a Dask task carries its files: every student may be held, none is copied)
+    takes_files = getattr(run, "takes_files", False)
+    holdable = jobs if takes_files else jobs[: HELD_PER_WORKER * workers]
+    held = make_held(course, {a for a, _ in holdable}, {s for _, s in holdable})
     stack.callback(discard, course)  # left before the canary's cleanup, after the workers
     marker = verdict_marker(course)
     stack.callback(marker.unlink, missing_ok=True)
-    for assignment, who in jobs:
+    for assignment, who in [] if takes_files else holdable:
         held.write_submission(assignment, who, by_key[(assignment, who)].notebooks)
     for canary in canaries:
         course.write_submission(canary.assignment, student, canary.notebooks)
     course.ensure_students([student])
     checks = [(c.assignment, student) for c in canaries]
     started = time.monotonic()
-    stream = run([*checks, *jobs], no_pages=checks, hold=(held, str(marker)))
+    hold = (held, str(marker), set(holdable))
+    if takes_files:
+        files = {key: by_key[key].notebooks for key in jobs}
+        stream = run([*checks, *jobs], no_pages=checks, hold=hold, files=files)
+    else:
+        stream = run([*checks, *jobs], no_pages=checks, hold=hold)
     waiting, costs, early = set(checks), {}, []
     try:
         for assignment, who, value in stream:
@@ -443,6 +469,10 @@ def _unhold(
         value["flags"] = [flag.replace(old, new) for flag in value.get("flags", [])]
     return assignment, student, value
 
+
+#: How many students per worker are copied into the scratch course, to be graded beside
+#: the canary: more than the canary leaves room for (one that starts later waits for it).
+HELD_PER_WORKER = 8
 
 #: The canary's seconds per assignment, from the last run that graded it (the class is
 #: graded longest assignment first).

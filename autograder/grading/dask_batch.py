@@ -37,12 +37,13 @@ from __future__ import annotations
 import contextlib
 import io
 import logging
+import os
 import shutil
 import sys
 import tempfile
 import time
 import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator, Mapping
 from concurrent.futures import CancelledError
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
@@ -256,11 +257,15 @@ def grade_remote(
     timeout: float,
     prewarm: bool,
     config: bytes | None = None,
+    hold: tuple[str, str] | None = None,
 ) -> dict[str, Any]:
     """On a Dask worker: grade one submission in a private temporary course directory, in
     the worker's grading process (:class:`GradingProcess`), stopped after ``timeout``
     seconds. ``config``: the course's ``nbgrader_config.py`` (None: this repository's
-    course, whose configuration the worker has).
+    course, whose configuration the worker has). ``hold``: (the gradebook URL of the
+    scratch course of held students, the verdict's marker file): before the verdict, the
+    submission is graded into that gradebook, and the outcome says ``held``
+    (:mod:`autograder.grading.hold`).
 
     Returns :func:`~autograder.grading.task.autograde_task`'s outcome plus ``seconds``,
     ``autograded`` and ``feedback_files`` (relative path -> bytes). The temporary folder's
@@ -271,6 +276,10 @@ def grade_remote(
     # its owner recorded: a worker killed while it grades (by its nanny, by the cluster's
     # close) cannot remove it, the next sweep does (autograder.files.sweep_orphans)
     tmp = owned_tempdir(BATCH_PREFIX)
+    held = hold is not None and not os.path.exists(hold[1])
+    if held:
+        assert hold is not None
+        db_url = hold[0]
     try:
         course = Course(tmp, db_url, _worker_source(tmp, config))
         with zipfile.ZipFile(io.BytesIO(source_zip)) as archive:
@@ -285,6 +294,7 @@ def grade_remote(
         out["flags"] = [flag.replace(root, shown_root) for flag in out["flags"]]
         out["autograded"] = read_tree(course.autograded_dir(student, assignment))
         out["feedback_files"] = read_tree(course.feedback_dir(student, assignment))
+        out["held"] = held
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     out["seconds"] = time.monotonic() - start
@@ -404,11 +414,32 @@ def dask_executor(
         default_feedback = feedback
 
         def run(
-            jobs: list[tuple[str, str]], feedback: bool | None = None
+            jobs: list[tuple[str, str]],
+            feedback: bool | None = None,
+            *,
+            no_pages: Collection[tuple[str, str]] = (),
+            hold: tuple[Course, str, Collection[tuple[str, str]]] | None = None,
+            files: Mapping[tuple[str, str], Mapping[str, bytes]] | None = None,
         ) -> Iterator[tuple[str, str, dict[str, Any]]]:
             pages = default_feedback if feedback is None else feedback
-            return _collect(client, course, jobs, sandbox, pages, timeout, prewarm, sources)
+            return _collect(
+                client,
+                course,
+                jobs,
+                sandbox,
+                pages,
+                timeout,
+                prewarm,
+                sources,
+                no_pages=no_pages,
+                hold=hold,
+                files=files or {},
+            )
 
+        # the workers of a local cluster reach the scratch course of the students graded
+        # beside the canary (autograder.grading.hold); a scheduler's may be elsewhere
+        run.holds = isinstance(dask, int)  # type: ignore[attr-defined]
+        run.takes_files = True  # type: ignore[attr-defined]
         try:
             yield run
         finally:
@@ -426,6 +457,10 @@ def _collect(
     timeout: float,
     prewarm: bool,
     sources: dict[str, Any],
+    *,
+    no_pages: Collection[tuple[str, str]] = (),
+    hold: tuple[Course, str, Collection[tuple[str, str]]] | None = None,
+    files: Mapping[tuple[str, str], Mapping[str, bytes]],
 ) -> Iterator[tuple[str, str, dict[str, Any]]]:
     from distributed import as_completed
     from distributed.comm import CommClosedError
@@ -436,20 +471,26 @@ def _collect(
         # the worker, and every task that needs it cancelled)
         sources[a] = client.submit(bytes, zip_tree(course.source_dir(a)), pure=False)
     futures = {}
+    held = hold[0] if hold is not None else None
     for assignment, student in jobs:
+        key = (assignment, student)
+        given = files.get(key)
         future = client.submit(
             grade_remote,
             sources[assignment],
             course.db_url,
             assignment,
             student,
-            read_tree(course.submitted_dir(student, assignment)),
+            dict(given)
+            if given is not None
+            else read_tree(course.submitted_dir(student, assignment)),
             sandbox,
-            feedback,
+            feedback and key not in no_pages,
             str(course.root),
             timeout,
             prewarm,
             _course_config_file(course),
+            (held.db_url, hold[1]) if held is not None and key not in no_pages else None,
             retries=RETRIES,
             pure=False,
         )
@@ -470,10 +511,11 @@ def _collect(
                 error = f"{type(exc).__name__}: {exc}"
                 value = failed_outcome(error, time.monotonic() - submitted_at, exc)
             else:
-                write_tree(course.autograded_dir(student, assignment), value.pop("autograded"))
+                into = held if value.get("held") and held is not None else course
+                write_tree(into.autograded_dir(student, assignment), value.pop("autograded"))
                 pages = value.pop("feedback_files")
                 if pages:
-                    write_tree(course.feedback_dir(student, assignment), pages)
+                    write_tree(into.feedback_dir(student, assignment), pages)
             yield assignment, student, value
     finally:  # the caller stopped early (a failed canary): what is left is not wanted
         if futures:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import time
 from typing import Any
 
 from autograder import phases
@@ -24,14 +25,15 @@ def autograde_task(
     sandbox: bool,
     feedback: bool = False,
     prewarm: bool = False,
-    hold: tuple[Course, str] | None = None,
+    hold: tuple[Course | None, str] | None = None,
 ) -> dict[str, Any]:
     """Autograde one submission with nbgrader's Autograde converter, then (optionally)
     write its feedback with GenerateFeedback.
 
     ``hold``: (the scratch course of held students, the verdict's marker file): while the
     marker does not exist (the canary has not passed yet), the submission is graded in the
-    scratch course, and the outcome says so (``held``; :mod:`autograder.grading.hold`).
+    scratch course, and the outcome says so (``held``; :mod:`autograder.grading.hold`);
+    with no scratch course (a submission not copied there), it waits for the marker.
 
     Returns ``success``, ``error``, ``log``, ``cause`` (one line: the real exception of a
     failure, see :func:`failure_cause`), ``flags`` (the notebook's flags), ``diagnoses``
@@ -44,10 +46,12 @@ def autograde_task(
     from nbgrader.utils import capture_log
 
     phases.start_record()
-    held = hold is not None and not os.path.exists(hold[1])
-    if held:
-        assert hold is not None
-        course = hold[0]
+    held = False
+    if hold is not None and not os.path.exists(hold[1]):
+        if hold[0] is not None:
+            course, held = hold[0], True
+        else:
+            wait_for(hold[1])
     config = autograde_config(course, sandbox=sandbox, prewarm=prewarm)
     config.CourseDirectory.assignment_id = assignment
     config.CourseDirectory.student_id = student
@@ -80,6 +84,13 @@ def autograde_task(
     out["fault"] = fault.to_dict() if fault is not None else None
     out["profile"] = phases.take_record()
     return out
+
+
+def wait_for(marker: str, step: float = 0.05) -> None:
+    """Wait until the file *marker* exists (the canary's verdict; the task's own time limit
+    bounds the wait, and a refusal stops the worker)."""
+    while not os.path.exists(marker):
+        time.sleep(step)
 
 
 def generate_feedback(

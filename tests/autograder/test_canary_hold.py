@@ -68,10 +68,11 @@ def _state(course: Path, out: Path) -> dict:
     }
 
 
-def test_a_refusal_leaves_the_course_as_it_was(tmp_path):
+@pytest.mark.parametrize("executor", [["--workers", "2"], ["--dask", "local:2"]], ids=str)
+def test_a_refusal_leaves_the_course_as_it_was(tmp_path, executor):
     source = _course(tmp_path / "slow-course")
     course, out = tmp_path / "course", tmp_path / "out"
-    args = ("--source", source, "--course", course, "--out", out, "--workers", "2")
+    args = ("--source", source, "--course", course, "--out", out, *executor)
     done = run_cli("release", "--source", source, "--course", course, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     first = _class(course / "release" / "slow", tmp_path / "first", ["ann", "ben"])
@@ -94,3 +95,30 @@ def test_a_refusal_leaves_the_course_as_it_was(tmp_path):
     assert _state(course, out) == before
     assert not (course / "held").exists()
     assert not list(course.glob(".canary-passed-*"))
+
+
+def test_students_past_the_scratch_course_wait_for_the_verdict(tmp_path, monkeypatch, capsys):
+    """Only the first students (``HELD_PER_WORKER`` a worker) are copied into the scratch
+    course; one after them that starts before the verdict waits for it, so that a refusal
+    still leaves nothing, and a pass grades them in the course."""
+    from autograder.__main__ import main
+    from autograder.grading import batch
+
+    monkeypatch.setattr(batch, "HELD_PER_WORKER", 1)
+    source = _course(tmp_path / "slow-course")
+    course, out = tmp_path / "course", tmp_path / "out"
+    args = ["--source", source, "--course", course, "--out", out, "--workers", "2"]
+    assert main(["release", *map(str, args[:4])]) == 0
+    students = ["ann", "ben", "cid", "dee", "eve", "fay"]
+    batch_dir = _class(course / "release" / "slow", tmp_path / "class", students)
+    monkeypatch.setenv("AUTOGRADER_SAFE_EXECUTE", LIMITS)
+    capsys.readouterr()
+    assert main(["grade", str(batch_dir), *map(str, args), "--no-progress"]) == 1
+    line = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "refusing to grade" in line and "set aside" in line, line
+    assert json.loads(gradebook_dump(course))["students"] == []
+    assert not (course / "ledger.jsonl").exists() and not out.exists()
+    monkeypatch.delenv("AUTOGRADER_SAFE_EXECUTE")
+    assert main(["grade", str(batch_dir), *map(str, args), "--no-progress"]) == 0
+    grades = (out / "grades.csv").read_text()
+    assert all(f",{student},,,,1.0,0.0,1.0,1.0," in grades for student in students), grades
