@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "COMM_TARGET",
     "FUNCTION_TAGS",
     "KERNEL_MODULE",
     "MAX_DEPTH",
@@ -56,6 +57,9 @@ __all__ = [
 KERNEL_MODULE = "linlib._remote"
 #: The MIME type of the display data that carries a reply to the grader.
 REPLY_MIME = "application/x-autograder-reply"
+#: The comm target the kernel's side listens on once asked (``op`` ``listen``): the later
+#: requests come as comm messages, the replies as the comm's messages (no cell is run).
+COMM_TARGET = "autograder.recheck"
 #: numpy dtype kinds that are plain data: booleans, integers, floats, complex, str.
 PLAIN_KINDS = frozenset("biufcU")
 #: Deepest nesting of containers that crosses.
