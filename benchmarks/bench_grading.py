@@ -116,10 +116,12 @@ def run_ours(
     sandbox: bool,
     profile: Path | None = None,
     spans: dict[str, tuple[float, float, BusySampler]] | None = None,
+    regrade: bool = False,
 ) -> tuple[float, float]:
     """Time ``python -m autograder grade`` on the batch: (wall, CPU of its process tree);
     ``spans``: filled with the run's (start, end, the machine's busy cores sampled)
-    under the key ``"run"``, for the profile's timeline."""
+    under the key ``"run"``, for the profile's timeline; ``regrade``: grade again what the
+    course's ledger holds (a second run on the same course)."""
     command = [
         sys.executable,
         "-m",
@@ -135,6 +137,8 @@ def run_ours(
         "--no-feedback",
         "--no-progress",
     ]
+    if regrade:
+        command.append("--regrade")
     if not sandbox:
         command.append("--unsandboxed")
     env = _env()
@@ -189,6 +193,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--copies", type=int, default=10, help="with --source: the class this many times over"
+    )
+    parser.add_argument(
+        "--scaling",
+        action="store_true",
+        help="with --profile: also grade with one worker, and print the ratio at 1 and at "
+        "--workers, and the model of it at 4, 8 and 16 cores",
     )
     parser.add_argument(
         "--profile",
@@ -284,6 +294,8 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"  differ: {differ[:6]}")
         if args.profile:
             print_profile(root, modes, timings, batch, courses, n, spans, workers)
+        if args.profile and args.scaling and True in modes and "stock" in timings:
+            print_scaling(root, timings, batch, courses, n, spans, workers)
     finally:
         if args.keep is None:
             shutil.rmtree(root, ignore_errors=True)
@@ -338,6 +350,51 @@ def print_profile(
             f"({cpu / n:.3f} CPU s per notebook against {floor / n:.3f}); "
             f"load average {load}"
         )
+        began, ended, busy = spans[label]["run"]
+        used = busy.busy(began, ended)
+        cores = default_workers()
+        idle = max(cores * (ended - began) - used, 0.0)
+        stock_wall = stock[0] if stock else None
+        print(gp.targets(summary, n, floor, wall, stock_wall, used, idle, cores))
+
+
+def print_scaling(
+    root: Path,
+    timings: dict[str, tuple[float, float]],
+    batch: Path,
+    courses: dict[str, Path],
+    n: int,
+    spans: dict[str, dict[str, tuple[float, float, BusySampler]]],
+    workers: int,
+) -> None:
+    """Our sandboxed run again with one worker, in the same run as the others: the ratio
+    at 1 and at ``workers``, measured, and the model of it at 4, 8 and 16 cores (from the
+    ``workers`` run's profile: stock nbgrader is sequential, ours spreads its CPU)."""
+    from benchmarks import grading_profile as gp
+
+    label = _label(True)
+    stock = timings["stock"][0]
+    profile = root / "profile-one-worker.json"
+    shutil.rmtree(root / "out", ignore_errors=True)
+    single: dict[str, tuple[float, float, BusySampler]] = {}
+    wall, _ = run_ours(courses[label], batch, root / "out", 1, True, profile, single, regrade=True)
+    print(f"\nours sandboxed, 1 worker: {wall:.1f} s, {stock / wall:.2f}x stock nbgrader")
+    print(
+        f"ours sandboxed, {workers} workers: {timings[label][0]:.1f} s, "
+        f"{stock / timings[label][0]:.2f}x stock nbgrader"
+    )
+    summary = gp.summarise(gp.load(root / f"profile-{label.replace(' ', '-')}.json"))
+    began, ended, _ = spans[label]["run"]
+    first, last = gp.span(gp.load(root / f"profile-{label.replace(' ', '-')}.json")) or (
+        began,
+        ended,
+    )
+    serial = (first - began) + (ended - last)
+    print(
+        f"\nThe model (from the {workers}-worker run: {serial:.1f} s before the first "
+        f"notebook and after the last; stock {stock:.1f} s):\n"
+    )
+    print(gp.model(summary, serial, stock, [1, workers, 4, 8, 16]))
 
 
 def _nbgrader(course: Path, *args: str) -> None:

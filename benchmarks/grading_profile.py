@@ -243,6 +243,12 @@ def _covered(intervals: list[tuple[float, float]], low: float, high: float, belo
     return seconds
 
 
+def span(profile: dict[str, Any]) -> tuple[float, float] | None:
+    """When the run's first notebook began and its last ended (epoch seconds), or None."""
+    subs = [(s["began"], s["ended"]) for s in profile["submissions"] if "began" in s]
+    return (min(a for a, _ in subs), max(b for _, b in subs)) if subs else None
+
+
 def timeline(
     profile: dict[str, Any], busy: Any, started: float, ended: float, cores: int, workers: int
 ) -> str:
@@ -257,14 +263,21 @@ def timeline(
     graded = [(s["began"], s["ended"]) for s in subs if not s["canary"]]
     if not graded:
         return "no notebook was graded: no timeline"
-    first = min(a for a, _ in canary or graded)
+    first = min(a for a, _ in canary + graded)
     stages = [("start: the grader, intake, the workers' start", started, first)]
+    class_start, class_end = min(a for a, _ in graded), max(b for _, b in graded)
+    held = sum(1 for s in subs if s.get("held"))
     if canary:
         last_canary = max(b for _, b in canary)
-        stages.append(("the canary (the instructor's solutions)", first, last_canary))
-        stages.append(("between the canary and the class", last_canary, min(a for a, _ in graded)))
-    class_start, class_end = min(a for a, _ in graded), max(b for _, b in graded)
-    stages.append(("the class", class_start, class_end))
+        if class_start < last_canary:  # the class beside the canary (held until its verdict)
+            stages.append((f"the canary, the class beside it ({held} held)", first, last_canary))
+            stages.append(("the class after the verdict", last_canary, class_end))
+        else:
+            stages.append(("the canary (the instructor's solutions)", first, last_canary))
+            stages.append(("between the canary and the class", last_canary, class_start))
+            stages.append(("the class", class_start, class_end))
+    else:
+        stages.append(("the class", class_start, class_end))
     stages.append(("end: scores read, reports written, workers stopped", class_end, ended))
     lines = [
         f"The run in time ({cores} cores, {workers} workers; the machine's busy cores from "
@@ -296,3 +309,94 @@ def timeline(
         f"run's {used:.1f} busy core-seconds would take {used / cores:.1f} s.",
     ]
     return "\n".join(lines)
+
+
+#: The run's targets (issue 39): our CPU at most this many times the floor's, and our
+#: throughput at least this many times stock nbgrader's.
+FLOOR_TARGET = 1.25
+STOCK_TARGET = 3.5
+
+
+def above_floor(summary: dict[str, Any], n: int) -> list[tuple[str, float]]:
+    """Per notebook, the CPU seconds of every cost above the notebooks' own cells (what the
+    floor does not run), largest first: the phases but the cells, the canary, the workers'
+    start and the grader's process."""
+    rows = [
+        (name, _cpu(values) / n)
+        for name, values in summary["total"].items()
+        if not name.startswith("cells:")
+    ]
+    rows += [(name, _cpu(values) / n) for name, values in summary["run"].items()]
+    return sorted(rows, key=lambda row: -row[1])
+
+
+def targets(
+    summary: dict[str, Any],
+    n: int,
+    floor: float,
+    wall: float,
+    stock_wall: float | None,
+    busy: float,
+    idle: float,
+    cores: int,
+) -> str:
+    """The two targets side by side, each met or, with the arithmetic, held back by what:
+    ``floor`` the floor's CPU seconds, ``wall`` our run's seconds, ``stock_wall`` stock
+    nbgrader's (None: not run), ``busy`` and ``idle`` the run's core-seconds."""
+    cpu = run_cpu(summary)
+    ratio = cpu / floor
+    extra = above_floor(summary, n)
+    lines = ["", "Targets (issue 39), this run:", ""]
+    verdict = "met" if ratio <= FLOOR_TARGET else "not met"
+    lines.append(
+        f"- at most {FLOOR_TARGET}x the floor: {ratio:.2f}x, {verdict} ({cpu / n:.3f} CPU s "
+        f"a notebook against the floor's {floor / n:.3f})"
+    )
+    if ratio > FLOOR_TARGET:
+        room = (FLOOR_TARGET - 1) * floor / n
+        cells = cpu / n - sum(cost for _, cost in extra)
+        shown = ", ".join(f"{name} {cost:.3f}" for name, cost in extra if cost >= 0.005)
+        lines.append(
+            f"  what the floor does not run, a notebook: {shown} (in all "
+            f"{sum(c for _, c in extra):.3f}; the cells themselves {cells:.3f}); "
+            f"{FLOOR_TARGET}x leaves {room:.3f} for all of it"
+        )
+    if stock_wall is not None:
+        achieved = stock_wall / wall
+        bound = stock_wall / (busy / cores)
+        verdict = "met" if achieved >= STOCK_TARGET else "not met"
+        lines.append(
+            f"- at least {STOCK_TARGET}x stock nbgrader: {achieved:.2f}x, {verdict} "
+            f"({stock_wall:.1f} s against {wall:.1f} s)"
+        )
+        if achieved < STOCK_TARGET:
+            needed = stock_wall / STOCK_TARGET
+            lines.append(
+                f"  the run's {busy:.1f} busy core-seconds on {cores} cores never idle would "
+                f"take {busy / cores:.1f} s: {bound:.2f}x at most; {STOCK_TARGET}x needs "
+                f"{needed:.1f} s, {max(busy - cores * needed, 0):.1f} busy core-seconds fewer "
+                f"and no idle one ({idle:.1f} idle here)"
+            )
+    return "\n".join(lines)
+
+
+def model(summary: dict[str, Any], serial: float, stock_wall: float, workers: list[int]) -> str:
+    """Our run on more cores, on paper: ``serial`` seconds that do not shrink (the
+    grader's start before the first notebook, the workers' start in it, and its end after
+    the last), the notebooks' and the canary's CPU spread over the cores, and half a
+    notebook's wall clock at the end (the last notebook alone); stock nbgrader is
+    sequential and stays ``stock_wall``."""
+    canary = summary["run"]["canary (the instructor's solutions)"]
+    cpu = sum(_cpu(v) for v in summary["total"].values()) + _cpu(canary)
+    n = sum(summary["counts"].values())
+    mean = summary["waits"][0] / n if n else 0.0
+    rows = [
+        f"spread over the cores: {cpu:.1f} CPU s (the notebooks' and the canary's)",
+        "",
+        "| cores (one worker each) | ours (s) | ratio to stock |",
+        "|---|---|---|",
+    ]
+    for k in workers:
+        ours = serial + cpu / k + mean / 2
+        rows.append(f"| {k} | {ours:.1f} | {stock_wall / ours:.2f}x |")
+    return "\n".join(rows)
