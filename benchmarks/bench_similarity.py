@@ -87,6 +87,33 @@ class PlantedScores:
         copied = len(self.scores("copied"))
         return found / max(1, found + wrong), found / max(1, copied), found, wrong
 
+    def ranking(self) -> tuple[float, str, dict[str, tuple[int, int]]]:
+        """Each exercise's pairs ranked by score, copies against the pairs that are no copy
+        (independent, reference-only): the mean over the exercises of the precision at k
+        (k: the exercise's copied pairs; the share of its k best pairs that are copies),
+        the worst exercise, and per kind of copy how many of its pairs a pair that is no
+        copy outranks (ties count against the copy), of how many."""
+        by_exercise: dict[str, list[tuple[float, bool, str]]] = defaultdict(list)
+        for label in ("copied", "independent", "reference"):
+            for score, exercise, _, _, kind in self.pairs.get(label, []):
+                by_exercise[exercise].append((score, label == "copied", kind))
+        precisions: list[tuple[float, str]] = []
+        kinds: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+        for exercise, pairs in by_exercise.items():
+            copies = [p for p in pairs if p[1]]
+            if not copies:
+                continue
+            best = sorted(pairs, key=lambda p: (-p[0], p[1]))[: len(copies)]
+            precisions.append((sum(p[1] for p in best) / len(copies), exercise))
+            others = [p[0] for p in pairs if not p[1]]
+            top_other = max(others, default=-1.0)
+            for score, _, kind in copies:
+                kinds[kind][1] += 1
+                kinds[kind][0] += score <= top_other
+        mean = statistics.mean(p for p, _ in precisions) if precisions else 1.0
+        worst = min(precisions, default=(1.0, ""))
+        return mean, f"{worst[0]:.2f} ({worst[1]})", {k: (v[0], v[1]) for k, v in kinds.items()}
+
 
 def score_planted(classes: list[PlantedClass], run: SimilarityRun) -> PlantedScores:
     """Label every pair of every exercise of *classes* (:meth:`PlantedClass.label`) and give
@@ -162,6 +189,13 @@ def print_planted(scores: PlantedScores) -> None:
         f"at the threshold {threshold}: precision {precision:.3f}, recall {recall:.3f} "
         f"({found} copied pairs found, {wrong} other pairs above it)"
     )
+    mean, worst, kinds_ranked = scores.ranking()
+    print(
+        f"ranked within each exercise: precision at k (k: its copied pairs) {mean:.3f} on "
+        f"average, the worst exercise {worst}"
+    )
+    for kind, (outranked, total) in sorted(kinds_ranked.items()):
+        print(f"  {kind}: {outranked} of {total} outranked by a pair that is no copy")
 
 
 def scale_class(students: int, seed: int = 0) -> list[tuple[str, str, dict[str, bytes]]]:

@@ -4,7 +4,8 @@ demo pair and for its planted test set (:func:`planted_class`).
 The disguises a copier uses, each a function of the answer's source that keeps what it
 computes: :func:`rename_locals` (local variables renamed), :func:`add_comments` (comment
 lines and blank lines between statements), :func:`reorder_functions` (the functions of a
-cell in another order); and a loop turned into a comprehension, which is written by hand
+cell in another order), :func:`reorder_statements` (independent statements swapped); and a
+loop turned into a comprehension, which is written by hand
 (:data:`LOOP_TO_COMPREHENSION`, the sample answer's loop rewritten and nothing else).
 """
 
@@ -163,6 +164,70 @@ def reorder_functions(code: str) -> str:
         text = "\n".join(lines[first - 1 : node.end_lineno])
         (blocks if isinstance(node, ast.FunctionDef) else others).append(text)
     return "\n".join([*others, "", *("\n\n" + b for b in reversed(blocks))]).strip("\n") + "\n"
+
+
+def _names(node: ast.AST) -> tuple[set[str], set[str]]:
+    """The names a statement reads and those it writes (a method called on a name, or an
+    item or attribute assigned, writes that name)."""
+    reads, writes = set(), set()
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.Name):
+            (writes if isinstance(inner.ctx, ast.Store | ast.Del) else reads).add(inner.id)
+        elif isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute):
+            target = inner.func.value
+            if isinstance(target, ast.Name):
+                writes.add(target.id)
+        elif isinstance(inner, ast.Subscript | ast.Attribute) and isinstance(
+            inner.ctx, ast.Store | ast.Del
+        ):
+            if isinstance(inner.value, ast.Name):
+                writes.add(inner.value.id)
+    return reads, writes
+
+
+_MOVABLE = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr)
+
+
+def _independent(a: ast.stmt, b: ast.stmt) -> bool:
+    """Whether two statements may change places: neither writes what the other reads or
+    writes, and both are plain statements (no control flow)."""
+    if not isinstance(a, _MOVABLE) or not isinstance(b, _MOVABLE):
+        return False
+    reads_a, writes_a = _names(a)
+    reads_b, writes_b = _names(b)
+    return not (writes_a & (reads_b | writes_b) or writes_b & reads_a)
+
+
+def reorder_statements(code: str, seed: int = 0) -> str:
+    """*code* with some independent statements swapped, each with the one after it: in
+    every block (a function's body, a loop's), a pair of adjacent plain statements that
+    neither reads nor writes what the other writes (a copier's disguise that keeps what the
+    code computes). Comments and blank lines stay where they were."""
+    rng = random.Random(seed)
+    tree = ast.parse(code)
+    lines = code.split("\n")
+    moves: list[tuple[int, int, int, int]] = []  # (first a, last a, first b, last b), 0-based
+    for node in ast.walk(tree):
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(node, name, None)
+            if not isinstance(block, list):
+                continue
+            index = 0
+            while index + 1 < len(block):
+                a, b = block[index], block[index + 1]
+                if _independent(a, b) and rng.random() < 0.7:
+                    moves.append((a.lineno - 1, a.end_lineno - 1, b.lineno - 1, b.end_lineno - 1))
+                    index += 2
+                else:
+                    index += 1
+    for first_a, last_a, first_b, last_b in sorted(moves, reverse=True):
+        a, gap, b = (
+            lines[first_a : last_a + 1],
+            lines[last_a + 1 : first_b],
+            lines[first_b : last_b + 1],
+        )
+        lines[first_a : last_b + 1] = b + gap + a
+    return "\n".join(lines)
 
 
 #: (assignment, sample answer's name) -> that answer with one of its loops written as a
@@ -330,6 +395,18 @@ def planted_class(source_nb: str | Path, assignment: str, seed: int = 0) -> Plan
                     origin,
                     "functions reordered, renamed",
                 )
+                both = reorder_statements(reorder_functions(two), rng.randrange(99))
+                if both != reorder_functions(two):
+                    put(
+                        f"{cell}.{name}.with_helper.shuffled",
+                        cell,
+                        rename_locals(both, rng.randrange(99)),
+                        origin,
+                        "functions and statements reordered, renamed",
+                    )
+            shuffled = reorder_statements(code, rng.randrange(99))
+            if shuffled != code:
+                put(f"{cell}.{name}.shuffled", cell, shuffled, name, "statements reordered")
             loop = LOOP_TO_COMPREHENSION.get((assignment, name))
             if loop is not None:
                 put(f"{cell}.{name}.comprehension", cell, loop, name, "loop as a comprehension")

@@ -37,10 +37,13 @@ from __future__ import annotations
 import functools
 import io
 import statistics
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from autograder.similarity.statements import keys_of, statements
 
 
 @dataclass(frozen=True)
@@ -170,6 +173,64 @@ def _shared_counts(prints: list, usable: list[int]) -> tuple[np.ndarray, np.ndar
     return index[shared.row], index[shared.col], shared.data
 
 
+@functools.lru_cache(maxsize=16)
+def statement_boilerplate(code: str) -> frozenset[str]:
+    """The statements of the course's own code, once per process and notebook."""
+    return frozenset(keys_of(code))
+
+
+Kept = list[tuple[str, int, tuple[int, int]]]
+
+
+def statement_score(
+    a: Kept, b: Kept
+) -> tuple[float, float, float, list[tuple[int, int]], list[tuple[int, int]]] | None:
+    """Two answers compared as multisets of statements (:mod:`.statements`): the score,
+    each one's share held by the other, and the matched statements' lines; None when
+    either has no statement of its own."""
+    own_a, own_b = sum(w for _, w, _ in a), sum(w for _, w, _ in b)
+    if not own_a or not own_b:
+        return None
+    left = Counter(key for key, _, _ in b)
+    right = Counter(key for key, _, _ in a)
+
+    def matched(items: Kept, other: Counter[str]) -> tuple[int, list[tuple[int, int]]]:
+        budget, weight, spans = Counter(other), 0, []
+        for key, w, span in items:
+            if budget[key] > 0:
+                budget[key] -= 1
+                weight += w
+                spans.append(span)
+        return weight, _merge(spans)
+
+    match_a, lines_a = matched(a, left)
+    match_b, lines_b = matched(b, right)
+    score = (match_a + match_b) / (own_a + own_b)
+    return score, match_a / own_a, match_b / own_b, lines_a, lines_b
+
+
+def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Line ranges sorted and merged where they touch."""
+    out: list[tuple[int, int]] = []
+    for first, last in sorted(spans):
+        if out and first <= out[-1][1] + 1:
+            out[-1] = (out[-1][0], max(out[-1][1], last))
+        else:
+            out.append((first, last))
+    return out
+
+
+def _line_spans(code: str, ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """1-based line ranges of *code* as character ranges."""
+    starts = _line_starts(code)
+    count = len(starts) - 1
+    return [
+        (int(starts[first - 1]), int(starts[min(last, count)]) - 1)
+        for first, last in ranges
+        if 1 <= first <= count
+    ]
+
+
 def compare_exercise(
     exercise: str,
     answers: Sequence[tuple[str, str]],
@@ -211,6 +272,17 @@ def compare_exercise(
     result.compared = len(usable)
     result.too_short = sorted(answers[i][0] for i in range(n) if i not in kept)
 
+    # the same answers as sets of statements (statements.py): a reordered copy matches
+    stmts = [statements(code) for _, code in answers]
+    held: Counter[str] = Counter()
+    for found in stmts:
+        held.update(set(found.counts()))
+    drop = statement_boilerplate(boilerplate) | {key for key, c in held.items() if c > cap}
+    kept_stmts = [
+        [(key, weight, lines) for key, weight, lines in found.items if key not in drop]
+        for found in stmts
+    ]
+
     first, second, shared = _shared_counts(prints, usable)
     result.candidate_pairs = len(shared)
     # how far one shared fingerprint can reach: k characters at each place it occurs
@@ -241,11 +313,19 @@ def compare_exercise(
         else:
             _, (sim_a, sim_b), (slices_a, slices_b) = compare_files(fa, fb)
         score = (sim_a * own_a + sim_b * own_b) / (own_a + own_b)
-        if score < settings.list_floor:
-            continue
         (sa, code_a), (sb, code_b) = answers[i], answers[j]
-        spans_a, spans_b = _spans(slices_a, code_a), _spans(slices_b, code_b)
-        lines_a, lines_b = lines(i, spans_a), lines(j, spans_b)
+        by_statements = statement_score(kept_stmts[i], kept_stmts[j])
+        if by_statements is not None and by_statements[0] > score:
+            score, sim_a, sim_b, lines_a, lines_b = by_statements
+            if score < settings.list_floor:
+                continue
+            spans_a = _line_spans(code_a, lines_a)
+            spans_b = _line_spans(code_b, lines_b)
+        else:
+            if score < settings.list_floor:
+                continue
+            spans_a, spans_b = _spans(slices_a, code_a), _spans(slices_b, code_b)
+            lines_a, lines_b = lines(i, spans_a), lines(j, spans_b)
         if sb < sa:
             sa, sb, spans_a, spans_b = sb, sa, spans_b, spans_a
             sim_a, sim_b, lines_a, lines_b = sim_b, sim_a, lines_b, lines_a
