@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import re
 import signal
 import sys
 import threading
@@ -444,7 +445,14 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if on_main_thread:
             signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
-    print(run.summary)
+    print(_terminal_text(run.summary))
+    reused = sum(1 for result in run.results if result.skipped)
+    if reused:
+        graded = len(run.results) - reused
+        print(
+            f"graded {graded} submission{'s' * (graded != 1)}, reused {reused} recorded "
+            "result(s) unchanged since they were graded (--regrade grades them again)"
+        )
     written = ["results.json", "grades.csv", "summary.md"]
     if args.command == "demo" or not args.no_feedback:
         written.append("feedback/")
@@ -452,6 +460,15 @@ def main(argv: list[str] | None = None) -> int:
         written += ["similarity.html", "similarity.csv"]
     print(f"wrote {', '.join(written)} in {_shown_path(run.out_dir)}")
     return 0
+
+
+def _terminal_text(markdown: str) -> str:
+    """summary.md for the terminal: the three entities it escapes (against markup in a
+    student's file names and flags, for a Markdown viewer) shown as the characters they
+    stand for. Numeric entities stay escaped: they could stand for a terminal's control
+    characters, and a control character a student put in a file name is shown as "?"."""
+    text = markdown.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+    return re.sub(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", "?", text)
 
 
 def _shown_path(path: Path) -> str:

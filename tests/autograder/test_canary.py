@@ -175,9 +175,12 @@ def test_a_rerun_reuses_and_regrade_grades_again(class_dir):
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "grading environment checked" not in proc.stderr
     assert len(_ledger_lines(course_dir)) == before
+    # not in silence: the run says it graded nothing and reused every result
+    assert "graded 0 submissions, reused 2 recorded result(s)" in proc.stdout
 
     proc = _cli([*args, "--regrade", "--student", "full"], class_dir)
     assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "graded 1 submission, reused 1 recorded result(s)" in proc.stdout
     assert "grading environment checked" in proc.stderr
     added = _ledger_lines(course_dir)[before:]
     assert [e["student"] for e in added] == ["full"]

@@ -22,3 +22,15 @@ def test_student_chosen_names_are_inert_markdown():
     assert "<script>" not in rest and "&lt;script&gt;" in rest
     assert "[here](" not in rest and "\\[here\\](" in rest
     assert "second line" in line  # one line per submission
+
+
+def test_the_terminal_shows_the_characters_not_their_entities():
+    """The summary printed by the command line: the entities summary.md escapes shown as
+    their characters (no "-&gt;" in a terminal), a student's control characters as "?"."""
+    from autograder.__main__ import _terminal_text
+
+    result = SubmissionResult("ann", "01_hyperplanes", scores={"t": (1.0, 1.0)})
+    flags = {"01_hyperplanes/ann": ["locked flag changed: t (locked -> unlocked)", "a\x1b[2Jb & c"]}
+    shown = _terminal_text(summary_text(summarise([result]), flags))
+    assert "(locked -> unlocked)" in shown and "&gt;" not in shown
+    assert "a?\\[2Jb & c" in shown and "\x1b" not in shown
