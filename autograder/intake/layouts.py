@@ -36,7 +36,7 @@ from typing import TypeVar
 
 from autograder.intake.read import FileEntry, IntakeLimits, read_files
 from autograder.models import RawSubmission, SubmissionsError
-from autograder.text import LISTED, first_line
+from autograder.text import LISTED, first_line, listing
 
 _V = TypeVar("_V")
 
@@ -99,7 +99,16 @@ def read_submissions(
     if layout == "auto":
         layout, files = detect_layout(files)
     if layout == "nbgrader":
-        return _group_nbgrader(files, assignment)
+        grouped = _group_nbgrader(files, assignment)
+        if not grouped and assignment is not None:
+            others = sorted({PurePosixPath(name).parts[1] for name in files})
+            if others:
+                raise SubmissionsError(
+                    f"no submission of {assignment} in {path.name}: its folders are of "
+                    f"{listing(repr(o) for o in others)} (<student>/<assignment>/); check "
+                    "--assignment"
+                )
+        return grouped
     if layout == "exchange":
         return _group_exchange(files, assignment)
     return _group_lms(files, layout, assignment)

@@ -49,6 +49,21 @@ def test_nbgrader_folder(tmp_path):
     assert [(r.assignment, r.student) for r in only] == [("02_perceptron_update", "bob")]
 
 
+def test_a_folder_of_another_assignment_names_what_it_holds(tmp_path):
+    """--assignment X on a folder of Y's submissions: the folders' assignments named, as the
+    zip's path names what its notebooks look like (issue 41)."""
+    for student in ("alice", "bob"):
+        folder = tmp_path / "class" / student / "ps2"
+        folder.mkdir(parents=True)
+        (folder / "problem1.ipynb").write_bytes(NB)
+    with pytest.raises(SubmissionsError) as caught:
+        read_submissions(tmp_path / "class", assignment="ps1")
+    assert str(caught.value) == (
+        "no submission of ps1 in class: its folders are of 'ps2' (<student>/<assignment>/); "
+        "check --assignment"
+    )
+
+
 def test_nbgrader_zip_with_wrapping_folder(tmp_path):
     archive = _zip(
         tmp_path / "class.zip",
