@@ -246,3 +246,20 @@ def test_the_documentation_course_from_a_canvas_zip(tmp_path):
     ours, _ = our_grades(DOCS_COURSE, archive, tmp_path, "--assignment", "ps1")
     renamed = {(ids[k[0]], *k[1:]): v for k, v in stock.items()}
     assert not _differences(renamed, ours)
+
+
+def test_the_courses_cell_timeout_is_honoured(tmp_path):
+    """nbgrader's ``Execute.timeout`` in the course's nbgrader_config.py is the sandboxed
+    kernel's cell limit: a student's cell that sleeps past 3 s is interrupted at 3 s (the
+    grader's own default is 30 s), and the answer is still decided by the re-check."""
+    course = write_style_course(tmp_path / "stats-101")
+    config = course / "nbgrader_config.py"
+    config.write_text(config.read_text().replace("c.Execute.timeout = 60", "c.Execute.timeout = 3"))
+    release = stock_release(course, tmp_path, "hw2")
+    slow = {"hyp": "import time\n\n\ndef hyp(a, b):\n    return math.hypot(a, b)\n\n\ntime.sleep(8)"}
+    hand_in(release, tmp_path / "submitted", "zoe", slow)
+    ours, _ = our_grades(course, tmp_path / "submitted", tmp_path)
+    grades = (tmp_path / "ours" / "out" / "grades.csv").read_text()
+    row = next(line for line in grades.splitlines() if line.startswith("hw2,") and ",zoe," in line)
+    assert "time-out: cell(s) #" in row and "(3 s)" in row, row
+    assert ours[("zoe", "hw2", "triangle", "hyp_test")] == (1.0, False)
