@@ -256,7 +256,9 @@ def test_the_courses_cell_timeout_is_honoured(tmp_path):
     config = course / "nbgrader_config.py"
     config.write_text(config.read_text().replace("c.Execute.timeout = 60", "c.Execute.timeout = 3"))
     release = stock_release(course, tmp_path, "hw2")
-    slow = {"hyp": "import time\n\n\ndef hyp(a, b):\n    return math.hypot(a, b)\n\n\ntime.sleep(8)"}
+    slow = {
+        "hyp": "import time\n\n\ndef hyp(a, b):\n    return math.hypot(a, b)\n\n\ntime.sleep(8)"
+    }
     hand_in(release, tmp_path / "submitted", "zoe", slow)
     ours, _ = our_grades(course, tmp_path / "submitted", tmp_path)
     grades = (tmp_path / "ours" / "out" / "grades.csv").read_text()
