@@ -16,9 +16,11 @@ it do the disabling inside the student's sandboxed kernel with
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import inspect
 import io
+import json
 import os
 import sys
 import types
@@ -29,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from linlib import _build
+from linlib.grader_kernel_wire import NotPlainData, decode, encode
 
 __all__ = [
     "ReferenceDisabledError",
@@ -38,6 +41,7 @@ __all__ = [
     "assert_true",
     "call_student",
     "disabled_references",
+    "recording_references",
     "references_in_place_of",
 ]
 
@@ -638,6 +642,147 @@ def _reference_object(name: str) -> Any:
     return target
 
 
+# ---------------------------------------------------------------------------------------
+# The library's answers in a student build
+# ---------------------------------------------------------------------------------------
+
+#: While :func:`recording_references` runs: the labels it records and what it recorded.
+_recording: tuple[frozenset[str], dict[str, list[list[Any]]]] | None = None
+
+
+@contextlib.contextmanager
+def recording_references(labels: Iterable[str]) -> Iterator[dict[str, list[list[Any]]]]:
+    """Record what the named references answer when a test's ``use_reference`` uses them.
+
+    For the release (``autograder/release/replays.py``): the release's test cells are run
+    with the instructor's solutions, and every call that a solution makes of a reference
+    named in *labels* (``module.qualname``, as in ``linlib._build.STUBS``) that
+    :func:`references_in_place_of` put in place is recorded: its arguments, bound to the
+    reference's parameters by name, and its result, both in the wire format of
+    :mod:`linlib.grader_kernel_wire`. A call whose arguments or result are not plain data
+    (a function, say) is not recorded. Yields ``{label: [[arguments, result], ...]}``,
+    filled as the calls come; a student build carries it as ``linlib._build.REPLAYS``.
+
+    Examples
+    --------
+    >>> from linlib.grading import call_student, recording_references
+    >>> def first_step(x, y):  # a later exercise that calls the student's update
+    ...     return perceptron_update([0.0], 0.0, x, y)
+    >>> with recording_references(["linlib.perceptron.perceptron_update"]) as calls:
+    ...     call_student(first_step, [2.0], 1, use_reference=["perceptron_update"])
+    (array([2.]), 1.0, True)
+    >>> len(calls["linlib.perceptron.perceptron_update"])
+    1
+
+    Introduced in 02 — the perceptron update rule (the first test that uses a reference).
+    """
+    global _recording
+    if _recording is not None:
+        raise RuntimeError("recording_references is already recording")
+    calls: dict[str, list[list[Any]]] = {}
+    _recording = (frozenset(labels), calls)
+    try:
+        yield calls
+    finally:
+        _recording = None
+
+
+def _recorded(target: Callable[..., Any]) -> Callable[..., Any]:
+    """*target*, or, while :func:`recording_references` records it, *target* recording."""
+    if _recording is None:
+        return target
+    labels, calls = _recording
+    label = _build.qualified_name(target)
+    if label not in labels:
+        return target
+    signature = inspect.signature(target)
+
+    def recorded(*args: Any, **kwargs: Any) -> Any:
+        try:
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            arguments = encode(dict(bound.arguments))  # before the call: it might change them
+        except (TypeError, NotPlainData):
+            arguments = None
+        result = target(*args, **kwargs)
+        if arguments is not None:
+            try:
+                entry = [arguments, encode(result)]
+            except NotPlainData:
+                return result
+            known = calls.setdefault(label, [])
+            if entry not in known:
+                known.append(entry)
+        return result
+
+    return functools.update_wrapper(recorded, target, updated=())
+
+
+@functools.cache
+def _replays() -> dict[str, list[tuple[dict[str, Any], Any]]]:
+    """This build's recorded answers: label -> [(arguments, encoded result)]."""
+    table = json.loads(_build.REPLAYS)
+    return {
+        label: [(decode(arguments), result) for arguments, result in calls]
+        for label, calls in table.items()
+    }
+
+
+def _same_value(given: Any, recorded: Any) -> bool:
+    """Whether an argument a student's function passes is the one recorded: numbers and
+    arrays of numbers within a relative 1e-9 (lists and arrays alike, integers and floats
+    alike), strings and arrays of strings equal, None for None."""
+    if recorded is None or given is None:
+        return given is recorded
+    try:
+        mine, theirs = np.asarray(given), np.asarray(recorded)
+    except (ValueError, TypeError):
+        return False
+    if mine.shape != theirs.shape:
+        return False
+    if mine.dtype.kind in "biuf" and theirs.dtype.kind in "biuf":
+        return bool(
+            np.allclose(
+                mine.astype(float), theirs.astype(float), rtol=1e-9, atol=1e-12, equal_nan=True
+            )
+        )
+    return mine.dtype.kind == theirs.dtype.kind == "U" and bool(np.array_equal(mine, theirs))
+
+
+def _replayed(stub: Any, own: Any, local: str) -> Callable[..., Any] | None:
+    """For a stubbed reference with recorded answers: a function that gives them.
+
+    A call with the arguments of a recorded call (see :func:`_same_value`) returns the
+    library's recorded result (new objects each time); any other call goes to the
+    student's own function *own* (what the name meant before), as it would without
+    recorded answers. None when the build recorded nothing for *stub*.
+    """
+    calls = _replays().get(_build.qualified_name(stub))
+    if not calls:
+        return None
+    signature = inspect.signature(stub)
+
+    def replayed(*args: Any, **kwargs: Any) -> Any:
+        try:
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+        except TypeError:
+            bound = None
+        if bound is not None:
+            for arguments, result in calls:
+                if arguments.keys() == bound.arguments.keys() and all(
+                    _same_value(bound.arguments[name], value) for name, value in arguments.items()
+                ):
+                    return decode(result)
+        if not callable(own):
+            raise NameError(f"name {local!r} is not defined")
+        return own(*args, **kwargs)
+
+    replayed.__name__ = getattr(stub, "__name__", local)
+    replayed.__qualname__ = getattr(stub, "__qualname__", local)
+    return replayed
+
+
 @contextlib.contextmanager
 def references_in_place_of(
     fn: Callable[..., Any], use_reference: Iterable[str] | Mapping[str, str] = ()
@@ -653,8 +798,10 @@ def references_in_place_of(
     Python function (no ``__globals__``) is left as it is.
 
     In a student build of linlib (the wheel of a release zip), a reference that the build
-    leaves out (a stub, see ``linlib._build``) is not put in place: the student's own
-    function of that name is used, so the visible tests run on the student's code alone.
+    leaves out (a stub, see ``linlib._build``) is answered from the build's recorded
+    answers instead: a call that the instructor's solution makes in the release's test
+    cells gets the library's result, any other call goes to the student's own function of
+    that name (which is all there is when nothing was recorded).
 
     Examples
     --------
@@ -681,8 +828,13 @@ def references_in_place_of(
     objects = {}
     for local, reference in pairs.items():
         target = _reference_object(reference)
-        if not _build.is_stub(target):  # a student build: the student's own function stays
-            objects[local] = target
+        if not _build.is_stub(target):
+            objects[local] = _recorded(target)
+            continue
+        # A student build: the library's recorded answers, or the student's own function.
+        replayed = _replayed(target, namespace.get(local), local)
+        if replayed is not None:
+            objects[local] = replayed
     missing = object()
     saved = {local: namespace.get(local, missing) for local in objects}
     try:
