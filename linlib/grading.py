@@ -83,19 +83,72 @@ def _short(value: Any, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+#: Where this library's code runs from: frames there are left out of the tracebacks a
+#: student sees (with the raisers of disabled references, compiled from a string).
+_LIBRARY_DIR = os.path.dirname(os.path.abspath(__file__))
+_RAISER_FILE = "<disabled reference>"
+
+
+def _library_frame(filename: str) -> bool:
+    if filename == _RAISER_FILE:
+        return True
+    return os.path.dirname(os.path.abspath(filename)) == _LIBRARY_DIR
+
+
+def _student_traceback(error: BaseException) -> list[str]:
+    """IPython's traceback of *error* as a student should read it: the test's lines and the
+    student's own code, without the frames of linlib's files (``call_student``, the checks)
+    between and after them, which explain nothing to a student. Outside IPython, Python's
+    own format of the same frames."""
+    kept = []
+    tb = error.__traceback__
+    while tb is not None:
+        if not _library_frame(tb.tb_frame.f_code.co_filename):
+            kept.append(tb)
+        tb = tb.tb_next
+    trimmed = None
+    for entry in reversed(kept):
+        trimmed = types.TracebackType(trimmed, entry.tb_frame, entry.tb_lasti, entry.tb_lineno)
+    shell = None
+    if "IPython" in sys.modules:
+        from IPython import get_ipython
+
+        shell = get_ipython()
+    if shell is None:
+        import traceback
+
+        return traceback.format_exception(type(error), error, trimmed)
+    return shell.InteractiveTB.structured_traceback(type(error), error, trimmed)
+
+
+def _for_students(error: BaseException) -> BaseException:
+    """*error*, shown by IPython (a notebook, nbgrader's Validate) without linlib's frames:
+    IPython asks an exception's ``_render_traceback_`` for its traceback's lines."""
+    with contextlib.suppress(AttributeError, TypeError):  # an exception without __dict__
+        error._render_traceback_ = functools.partial(_student_traceback, error)  # type: ignore[attr-defined]
+    return error
+
+
+def _failure(message: str) -> AssertionError:
+    """The ``AssertionError`` a check raises (shown without linlib's frames)."""
+    error = AssertionError(message)
+    _for_students(error)
+    return error
+
+
 def _as_number_array(value: Any, name: str, role: str) -> np.ndarray:
     """Convert *value* to a float or complex array, or fail with a message about *role*."""
     try:
         array = np.asarray(value)
     except (ValueError, TypeError) as error:  # ragged nested lists, for instance
-        raise AssertionError(
+        raise _failure(
             f"{name}: the {role} value {_short(value)} is not a number or a rectangular "
             f"array of numbers ({error})."
         ) from None
     if array.dtype == bool:
         return array.astype(float)
     if not (np.issubdtype(array.dtype, np.number)):
-        raise AssertionError(
+        raise _failure(
             f"{name}: expected numbers, but the {role} value is {_short(value)} "
             f"(of type {type(value).__name__})."
         )
@@ -149,14 +202,14 @@ def assert_close(
     Introduced in 01 — hyperplanes.
     """
     if actual is None and expected is not None:
-        raise AssertionError(
+        raise _failure(
             f"{name}: got None. Did the function forget to `return` its result? "
             f"Expected {_short(expected)}."
         )
     got = _as_number_array(actual, name, "returned")
     want = _as_number_array(expected, name, "expected")
     if got.shape != want.shape:
-        raise AssertionError(
+        raise _failure(
             f"{name}: expected shape {want.shape}, got shape {got.shape}. "
             f"Expected {_short(np.asarray(expected))}, got {_short(np.asarray(actual))}."
         )
@@ -188,7 +241,7 @@ def assert_close(
     )
     if got.ndim > 0:
         message += f" Expected {_short(want)}, got {_short(got)}."
-    raise AssertionError(message)
+    raise _failure(message)
 
 
 def assert_labels_equal(actual: Any, expected: Any, *, name: str = "labels") -> None:
@@ -221,11 +274,11 @@ def assert_labels_equal(actual: Any, expected: Any, *, name: str = "labels") -> 
     Introduced in 01 — hyperplanes.
     """
     if actual is None and expected is not None:
-        raise AssertionError(f"{name}: got None. Did the function forget to `return` its result?")
+        raise _failure(f"{name}: got None. Did the function forget to `return` its result?")
     got = np.asarray(actual)
     want = np.asarray(expected)
     if got.shape != want.shape:
-        raise AssertionError(
+        raise _failure(
             f"{name}: expected shape {want.shape}, got shape {got.shape}. "
             f"Expected {_short(want)}, got {_short(got)}."
         )
@@ -249,9 +302,7 @@ def assert_labels_equal(actual: Any, expected: Any, *, name: str = "labels") -> 
         where = key[0] if len(key) == 1 else key
         shown.append(f"at {where}: expected {want[key].item()!r}, got {got[key].item()!r}")
     more = "" if len(wrong) <= 5 else f"; and {len(wrong) - 5} more"
-    raise AssertionError(
-        f"{name}: {len(wrong)} of {got.size} labels differ ({'; '.join(shown)}{more})."
-    )
+    raise _failure(f"{name}: {len(wrong)} of {got.size} labels differ ({'; '.join(shown)}{more}).")
 
 
 def assert_true(condition: Any, message: str = "condition is false") -> None:
@@ -272,7 +323,7 @@ def assert_true(condition: Any, message: str = "condition is false") -> None:
     Introduced in 02 — the perceptron update rule.
     """
     if not bool(condition):
-        raise AssertionError(message)
+        raise _failure(message)
 
 
 def assert_raises(
@@ -311,11 +362,11 @@ def assert_raises(
     except expected_types as error:
         return error
     except Exception as error:
-        raise AssertionError(
+        raise _failure(
             f"{label} should raise {wanted}, but it raised "
             f"{type(error).__name__}: {' '.join(str(error).split())[:200]}"
         ) from None
-    raise AssertionError(f"{label} should raise {wanted}, but it returned normally.")
+    raise _failure(f"{label} should raise {wanted}, but it returned normally.")
 
 
 # ---------------------------------------------------------------------------------------
@@ -363,7 +414,7 @@ def _raiser_code(label: str, original: types.CodeType) -> types.CodeType:
         f"            {message!r})\n"
         "    return disabled\n"
     )
-    outer = compile(source, "<disabled reference>", "exec").co_consts[0]
+    outer = compile(source, _RAISER_FILE, "exec").co_consts[0]
     inner = next(c for c in outer.co_consts if isinstance(c, types.CodeType))
     if inner.co_freevars != freevars:
         raise RuntimeError(f"cannot disable {label}: unexpected closure {freevars}")
@@ -912,9 +963,13 @@ def call_student(
             return remote(args, kwargs, names, use_reference=references)
         return remote(args, kwargs, names)
     if not callable(fn):
-        raise AssertionError(
+        raise _failure(
             f"expected a function, got {_short(fn)} of type {type(fn).__name__}. "
             "Did the solution cell run?"
         )
     with _silenced(), references_in_place_of(fn, references), disabled_references(names):
-        return fn(*args, **kwargs)
+        try:
+            return fn(*args, **kwargs)
+        except Exception as error:  # the student's own error, or a disabled reference's
+            _for_students(error)
+            raise

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import sys
 import warnings
 
@@ -747,3 +748,76 @@ def test_the_full_library_puts_the_reference_in_place_not_a_record():
     assert_close(w, expected[0])
     assert (b, n_updates) == expected[1:]
     assert n_updates > 0  # the student's update never updates: the library's ran
+
+
+# ---------------------------------------------------------------------------------------
+# Tracebacks a student reads: without linlib's frames (issue 41)
+# ---------------------------------------------------------------------------------------
+
+
+def _rendered(error: BaseException) -> str:
+    return "".join(error._render_traceback_())
+
+
+def test_a_failed_check_is_shown_without_the_librarys_frames():
+    """Outside IPython, Python's format of the same frames: the test's own frame and the
+    message, not assert_close's."""
+
+    def test_in_a_cell():
+        assert_close([1.0, 2.0], [1.0, 3.0], name="w")
+
+    with pytest.raises(AssertionError) as info:
+        test_in_a_cell()
+    text = _rendered(info.value)
+    assert "test_in_a_cell" in text and "linlib/grading.py" not in text
+    assert text.rstrip().endswith(str(info.value))
+
+
+def test_a_students_error_is_shown_with_the_students_frames_not_call_students():
+    def students_function(x):
+        return [1, 2][x]
+
+    with pytest.raises(IndexError) as info:
+        call_student(students_function, 5)
+    text = _rendered(info.value)
+    assert "students_function" in text and "return [1, 2][x]" in text
+    assert "linlib/grading.py" not in text
+    with pytest.raises(ReferenceDisabledError) as info:
+        call_student(lambda X: linlib.augment(X), [[1.0]], disable=("augment",))
+    text = _rendered(info.value)
+    assert "<disabled reference>" not in text and "linlib/grading.py" not in text
+    assert "linlib.augment is disabled in this test" in text
+
+
+@pytest.mark.slow
+def test_a_notebook_shows_a_failed_check_without_the_librarys_frames(tmp_path):
+    """In a kernel (IPython asks the exception for its traceback): the error output of a
+    failing test cell holds the test's lines and the message, no frame of linlib."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell(
+            "from linlib.grading import assert_close, call_student\n"
+            "def f(x):\n    return [2.0 * v for v in x]\n"
+        ),
+        nbformat.v4.new_code_cell(
+            "def test():\n"
+            "    got = call_student(f, [1.0, 2.0])\n"
+            "    assert_close(got, [2.0, 5.0], name='f(x)')\n"
+            "test()"
+        ),
+        nbformat.v4.new_code_cell("call_student(lambda x: [1][x], 3)"),
+    ]
+    NotebookClient(nb, allow_errors=True, kernel_name="python3", timeout=120).execute()
+    ansi = re.compile(r"\x1b\[[0-9;]*m")
+    errors = [o for c in nb.cells for o in c.outputs if o.output_type == "error"]
+    assert [e.ename for e in errors] == ["AssertionError", "IndexError"]
+    for error in errors:
+        text = ansi.sub("", "\n".join(error.traceback))
+        assert "linlib" not in text and "linlib/grading.py" not in text, text
+        assert "Cell In[" in text and "hidden" not in text, text
+    first = ansi.sub("", "\n".join(errors[0].traceback))
+    assert "assert_close(got, [2.0, 5.0], name='f(x)')" in first
+    assert first.rstrip().endswith("Expected [2. 5.], got [2. 4.].")
