@@ -340,7 +340,9 @@ def test_terminal_check_lists_whole_messages_and_only_the_wrong_answer(student_d
             cell.source = answers[cell.metadata.nbgrader.grade_id]
     nbformat.write(release, folder / "checked.ipynb")
     command = _readme_check((folder / "README.md").read_text(), notebook)
-    command = [str(folder / command[0]), *command[1:-1], "checked.ipynb"]
+    assert command[0] == ".venv/bin/python", command
+    # the one environment this test keeps for every assignment (_use_assignment)
+    command = [_venv_bin(student_dir, "python"), *command[1:-1], "checked.ipynb"]
     done = _run(command, folder)
     out = done.stdout + done.stderr
     assert done.returncode == 1, out
