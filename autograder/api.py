@@ -537,7 +537,7 @@ def run_demo(
     demo_course = course.Course(course_dir)
     names = list(assignments) if assignments else course.list_assignments()
     if not names:
-        raise GradingError(f"no assignments found in {course.NOTEBOOKS_DIR}")
+        raise GradingError(f"no assignments found in {course.origin.NOTEBOOKS_DIR}")
     if sandbox:
         resolve_sandbox(True)
     with demo_course.lock(wait=wait):
