@@ -21,7 +21,12 @@ def _literal(value: object) -> bool:
         return False
 
 
-def write_config_file(course_dir: Path, config: Config, *, stock: bool = False) -> None:
+def write_config_file(
+    course_dir: Path, config: Config, course_class: type, *, stock: bool = False
+) -> None:
+    """Write the course folder's ``nbgrader_config.py``: the settings of *config* that Python
+    writes back as they are, then, unless *stock*, :func:`formgrader_lines` for
+    *course_class* (the class that opens a course folder)."""
     # A real nbgrader_config.py so that stock `nbgrader ...` commands work in this directory
     # too (the benchmark runs the stock CLI); paths are this run's, never committed.
     lines = [
@@ -41,15 +46,31 @@ def write_config_file(course_dir: Path, config: Config, *, stock: bool = False) 
     if stock:  # plain nbgrader, as its users run it: the benchmark's baseline
         write_atomic(course_dir / "nbgrader_config.py", "\n".join(lines) + "\n")
         return
-    lines += [
+    lines += formgrader_lines(course_class)
+    write_atomic(course_dir / "nbgrader_config.py", "\n".join(lines) + "\n")
+
+
+def formgrader_lines(course_class: type) -> list[str]:
+    """The lines of ``nbgrader_config.py`` with which nbgrader's formgrader (JupyterLab opened
+    in the course folder) renders a submission sanitised and its "Generate feedback" makes
+    the pages ``python -m autograder grade`` makes: the grading layer's
+    :func:`~autograder.grading.config.formgrader_config` of the folder.
+
+    What the file imports is named from the objects imported here, never spelt in a string:
+    the import checker sees that the course's file needs the grading layer (the one import
+    against the layers, let through by name in ``pyproject.toml``), and a function that moves
+    takes its line with it."""
+    from autograder.grading.config import formgrader_config
+
+    course, config = course_class.__qualname__, formgrader_config.__qualname__
+    return [
         "",
         "# nbgrader's formgrader (jupyter lab in this folder) renders a submission sanitised and",
         "# its Generate feedback makes the pages `python -m autograder grade` makes",
         "from pathlib import Path  # noqa: E402",
         "",
-        "from autograder.course import Course  # noqa: E402",
-        "from autograder.grading import formgrader_config  # noqa: E402",
+        f"from {course_class.__module__} import {course}  # noqa: E402",
+        f"from {formgrader_config.__module__} import {config}  # noqa: E402",
         "",
-        "c.merge(formgrader_config(Course(Path(__file__).parent)))",
+        f"c.merge({config}({course}(Path(__file__).parent)))",
     ]
-    write_atomic(course_dir / "nbgrader_config.py", "\n".join(lines) + "\n")

@@ -219,7 +219,7 @@ class Course(CourseGradebook):
             headers.mkdir(exist_ok=True)
             shutil.copyfile(path, headers / f"{trait}.ipynb")
         write_atomic(self.root / RECORD_NAME, self.source.record() + "\n")
-        write_config_file(self.root, self._config, stock=stock)
+        write_config_file(self.root, self._config, Course, stock=stock)
         if not stock:
             _ship_mathjax(self.root)
         return self
