@@ -19,6 +19,7 @@ from autograder.grading import (
     canary_student,
     check_dask_gradebook,
     default_workers,
+    generate_feedback,
     grade_prepared,
     parse_dask_target,
 )
@@ -423,7 +424,7 @@ def grade_prepared_run(
         term = term or TermInput()
         with faults_as_errors("recording the due dates and late penalties in the gradebook"):
             # a page written before its penalty was recorded (or changed) is written again
-            stale = StaleFeedback(graded_course)
+            stale = StaleFeedback(graded_course, generate_feedback)
             settled = settle(
                 graded_course,
                 term.calendar,
