@@ -12,10 +12,10 @@ from pathlib import Path
 
 from autograder import DEMO_COURSE_DIR, DEMO_OUT_DIR, OUT_DIR, course, phases
 from autograder.faults import Fault, faults_as_errors
+from autograder.feedback import StaleFeedback
 from autograder.files import write_atomic
 from autograder.grading import (
     Ledger,
-    StaleFeedback,
     canary_student,
     check_dask_gradebook,
     default_workers,

@@ -15,9 +15,9 @@ from traitlets.config.loader import PyFileConfigLoader
 from traitlets.utils.importstring import import_item
 
 from autograder.course import Course
+from autograder.feedback.sanitise import SafeHTMLExporter, SanitiseNotebook
 from autograder.grading.config import formgrader_config
 from autograder.grading.preprocessors import ShowRubric
-from autograder.grading.sanitise import SafeHTMLExporter, SanitiseNotebook
 
 #: An import line of the file: (module, name).
 IMPORT = re.compile(r"^from (\S+) import (\S+)", re.M)

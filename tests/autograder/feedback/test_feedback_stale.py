@@ -1,4 +1,4 @@
-"""The list of stale feedback pages (autograder/grading/stale_feedback.py): on disk before the
+"""The list of stale feedback pages (autograder/feedback/stale.py): on disk before the
 penalties are committed, read back by the next run, emptied as pages are written again. The
 pages themselves, written again with the penalty, through ``python -m autograder grade``:
 tests/autograder/term/test_term_e2e.py."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 from autograder.course import Course
-from autograder.grading.stale_feedback import STALE_FILE, StaleFeedback
+from autograder.feedback.stale import STALE_FILE, StaleFeedback
 
 
 def _never(course, assignment, student):
