@@ -12,13 +12,14 @@ from pathlib import Path
 
 from autograder import DEMO_COURSE_DIR, DEMO_OUT_DIR, OUT_DIR, course, phases
 from autograder.faults import Fault, faults_as_errors
+from autograder.feedback import StaleFeedback
 from autograder.files import write_atomic
 from autograder.grading import (
     Ledger,
-    StaleFeedback,
     canary_student,
     check_dask_gradebook,
     default_workers,
+    generate_feedback,
     grade_prepared,
     parse_dask_target,
 )
@@ -423,7 +424,7 @@ def grade_prepared_run(
         term = term or TermInput()
         with faults_as_errors("recording the due dates and late penalties in the gradebook"):
             # a page written before its penalty was recorded (or changed) is written again
-            stale = StaleFeedback(graded_course)
+            stale = StaleFeedback(graded_course, generate_feedback)
             settled = settle(
                 graded_course,
                 term.calendar,
@@ -537,7 +538,7 @@ def run_demo(
     demo_course = course.Course(course_dir)
     names = list(assignments) if assignments else course.list_assignments()
     if not names:
-        raise GradingError(f"no assignments found in {course.NOTEBOOKS_DIR}")
+        raise GradingError(f"no assignments found in {course.origin.NOTEBOOKS_DIR}")
     if sandbox:
         resolve_sandbox(True)
     with demo_course.lock(wait=wait):

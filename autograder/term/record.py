@@ -113,7 +113,7 @@ def _record(
     penalties: dict[SubmissionKey, float] = {}
     repriced: set[SubmissionKey] = set()
     with course.gradebook() as gb, warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # SQLAlchemy's autoflush warnings (as in course.py)
+        warnings.simplefilter("ignore")  # autoflush warnings (as in course/gradebook.py)
         results = list(results)
         names = {r.assignment for r in results}
         for name in sorted(names):
