@@ -18,7 +18,7 @@ from nbconvert.preprocessors import Preprocessor
 
 from course_common.assets import MATHJAX_PAGE
 from course_common.assets import TEMPLATES as MATHJAX_TEMPLATES
-from lecture._notebooks import NOTEBOOKS_DIR, course_notebooks, mark_solutions, notebook_title
+from lecture._notebooks import NOTEBOOKS_DIR, course_notebooks, lecture_copy, notebook_title
 from lecture.assets import REVEAL_THEME, TEMPLATES, copy_reveal
 from lecture.layout import TYPE
 from lecture.slides import split_for_slides
@@ -78,7 +78,7 @@ def exporter():
 
 def write_deck(path: Path, out: Path) -> Path:
     """Write the deck of the notebook at *path* into the folder *out*; returns its path."""
-    nb = mark_solutions(nbformat.read(path, as_version=4), fence_markdown=False)
+    nb = lecture_copy(nbformat.read(path, as_version=4), site=False)
     nb.metadata["title"] = notebook_title(nb, path.stem)
     body, _ = exporter().from_notebook_node(nb, resources={"metadata": {"name": path.stem}})
     deck = out / f"{path.stem}.slides.html"

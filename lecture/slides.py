@@ -51,7 +51,7 @@ import nbformat
 from nbgrader.utils import is_solution
 
 from course_common.rubric import is_written_answer, split_rubric
-from lecture._notebooks import ROOT, course_notebooks, is_test
+from lecture._notebooks import ROOT, course_notebooks, is_test, without_student_text
 from lecture.layout import (
     TYPE,
     code_height,
@@ -459,6 +459,7 @@ class _Packer:
 
 
 def _pack(nb: nbformat.NotebookNode) -> _Packer:
+    nb = without_student_text(nb)  # what the lecture shows
     packer = _Packer()
     units: list[Unit] = []
     for index, cell in enumerate(nb.cells):
@@ -550,7 +551,9 @@ def split_for_slides(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """A copy of *nb* whose cells are the deck's pieces: each with its slide type, its
     code's size (tag ``slide-code-<px>``), a figure's drawn size (the output's
     width/height metadata), ``slide-beside`` for code beside its figure, and a ``notes``
-    cell after it for what its speaker notes carry. Graded tests are left out."""
+    cell after it for what its speaker notes carry. Graded tests are left out, and so is
+    what only students need (:func:`lecture.without_student_text`)."""
+    nb = without_student_text(nb)
     out = copy.deepcopy(nb)
     cells = []
     counts: dict[int, int] = {}

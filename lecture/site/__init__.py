@@ -1,8 +1,8 @@
 """The course site: Sphinx + MyST-NB + sphinx-book-theme over lecture copies of the notebooks.
 
 :func:`build_site` copies the course map (``notebooks/README.md``, with a table of
-contents in course order) and every notebook (with the lecture-mode marks of
-:func:`lecture.mark_solutions`) into a staging folder, runs Sphinx on it with the
+contents in course order) and every notebook (as the lecture shows it:
+:func:`lecture.lecture_copy`) into a staging folder, runs Sphinx on it with the
 configuration of ``lecture/site/conf.py``, and copies MathJax next to the pages.
 """
 
@@ -14,7 +14,7 @@ from pathlib import Path
 import nbformat
 
 from course_common.assets import copy_mathjax
-from lecture._notebooks import NOTEBOOKS_DIR, course_notebooks, mark_solutions
+from lecture._notebooks import NOTEBOOKS_DIR, course_notebooks, lecture_copy
 
 CONF_DIR = Path(__file__).resolve().parent
 
@@ -33,7 +33,7 @@ def stage_sources(staging: Path, notebooks_dir: Path = NOTEBOOKS_DIR) -> list[Pa
     notebooks = course_notebooks(notebooks_dir)
     (staging / "index.md").write_text(_index_source(notebooks_dir, notebooks), encoding="utf-8")
     for path in notebooks:
-        nb = mark_solutions(nbformat.read(path, as_version=4), fence_markdown=True)
+        nb = lecture_copy(nbformat.read(path, as_version=4), site=True)
         target = staging / path.parent.name / path.name
         target.parent.mkdir()
         nbformat.write(nb, target)

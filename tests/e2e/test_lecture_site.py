@@ -4,8 +4,10 @@ The build (``python -m lecture build``) is made once into a temporary folder and
 by an HTTP server on 127.0.0.1 started here. Every site page and every deck must load
 with no console error and no request leaving 127.0.0.1, have its math typeset by MathJax
 (rendered elements present, no raw ``$`` left in the prose), and show every stored
-figure; a deck must have at least 15 slides and move on with the arrow keys. The
-build is deterministic: a second build gives the same files.
+figure, and show none of what only students need (nbgrader's solution markers, the advice
+for a notebook run outside the course's environment); a deck must have at least 15 slides
+and move on with the arrow keys. The build is deterministic: a second build gives the same
+files.
 
 Every deck fits a projector: rendered at 1280×720 and at 1920×1080, no slide's content
 is taller (or wider) than the slide, code and text outputs are set at 18 screen pixels or
@@ -201,6 +203,16 @@ class Visit:
         self.context.close()
 
 
+#: What only students need, never on the site or the slides: nbgrader's solution markers
+#: and the advice for a notebook run outside the course's environment.
+STUDENT_TEXT = ("BEGIN SOLUTION", "END SOLUTION", "ModuleNotFoundError", "import linlib` in")
+
+
+def _check_no_student_text(visit: Visit) -> None:
+    text = visit.page.evaluate("document.body.textContent")
+    assert [words for words in STUDENT_TEXT if words in text] == [], "students' text shown"
+
+
 def _check_loaded_offline(visit: Visit) -> None:
     typeset = visit.page.evaluate(MATHJAX_DONE)
     assert visit.outside() == [], "requests leaving 127.0.0.1"
@@ -220,6 +232,7 @@ def test_site_page_offline_math_and_figures(browser, server, page):
     visit = Visit(browser, f"{server}/{page}")
     try:
         _check_loaded_offline(visit)
+        _check_no_student_text(visit)
         if page != "index.html":
             stem = page.split("/")[0]
             figures = visit.page.evaluate(IMAGE_WIDTHS)
@@ -249,6 +262,7 @@ def test_deck_offline_math_and_figures(browser, server, deck):
     try:
         visit.page.wait_for_function("window.Reveal && Reveal.isReady()")
         _check_loaded_offline(visit)
+        _check_no_student_text(visit)
     finally:
         visit.close()
 

@@ -14,7 +14,7 @@ from autograder.notebook import rubrics
 from course_common.assets import mathjax_available
 from course_common.paths import REPO_ROOT
 from course_common.rubric import is_written_answer
-from lecture import course_notebooks, mark_solutions
+from lecture import course_notebooks, lecture_copy, mark_solutions
 from lecture.decks import write_deck
 from lecture.layout import TYPE, fit_image, markdown_blocks
 from lecture.metrics import text_em
@@ -250,6 +250,45 @@ def test_mark_solutions_tags_copies_only():
     assert "tags" not in nb.cells[0].metadata  # the notebook itself is not changed
     plain = mark_solutions(nb, fence_markdown=False)
     assert plain.cells[1].source == nb.cells[1].source
+
+
+ADVICE = (
+    "*If `import linlib` in the first code cell fails (`ModuleNotFoundError`), this notebook is\n"
+    "not running in the course's environment: run the cell again.*"
+)
+
+
+def test_the_lecture_leaves_out_the_solution_markers_and_the_setup_advice():
+    """Site and slides show a solution without nbgrader's marker lines and a title cell
+    without the students' setup advice; everything else stays as it was."""
+    title = new_markdown_cell(f"# 01 · Title\n\nWhat this is about.\n\n{ADVICE}\n\n## Next\nMore.")
+    solution = _solution_cell()
+    solution.source = (
+        'def f(x):\n    """Twice x."""\n'
+        "    ### BEGIN SOLUTION\n    return 2 * x\n    ### END SOLUTION"
+    )
+    nb = new_notebook(cells=[title, solution, _test_cell()])
+    for site in (True, False):
+        shown = lecture_copy(nb, site=site)
+        assert shown.cells[0].source == "# 01 · Title\n\nWhat this is about.\n\n## Next\nMore."
+        assert shown.cells[1].source == 'def f(x):\n    """Twice x."""\n    return 2 * x'
+        assert shown.cells[2].source == nb.cells[2].source  # a test is not a solution
+    assert "BEGIN SOLUTION" in nb.cells[1].source  # the notebook itself is not changed
+    code = [cell.source for cell in split_for_slides(nb).cells if cell.cell_type == "code"]
+    assert code == ['def f(x):\n    """Twice x."""\n    return 2 * x']
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_the_course_notebooks_setup_advice_is_what_the_lecture_leaves_out(path):
+    """Every notebook gives students the advice the lecture leaves out, in the words the
+    lecture recognises (``lecture._notebooks.SETUP_ADVICE``), and has solution markers."""
+    nb = nbformat.read(path, as_version=4)
+    text = "\n".join(cell.source for cell in nb.cells)
+    assert "ModuleNotFoundError" in text and "### BEGIN SOLUTION" in text
+    for site in (True, False):
+        shown = "\n".join(cell.source for cell in lecture_copy(nb, site=site).cells)
+        assert "ModuleNotFoundError" not in shown
+        assert "BEGIN SOLUTION" not in shown and "END SOLUTION" not in shown
 
 
 def test_rubric_on_the_site_never_on_the_slides():
