@@ -23,9 +23,10 @@ figures large, nothing taller than the slide):
 4. Whatever would make a slide taller than the slide starts a **subslide**, measured by
    the height model of :mod:`lecture.layout`. A cell that does not fit one slide is split
    over subslides at its natural seams: prose between blocks (a proof between its
-   numbered steps), code between top-level statements (functions) and then at blank
-   lines; an output that does not fit under its code goes on a subslide of its own,
-   split between lines if it is taller than a slide. A block that fits a fresh slide
+   numbered steps), code between top-level statements (functions), then at blank
+   lines, then between statements (:func:`statement_starts`); an output that does not
+   fit under its code goes on a subslide of its own, split between lines if it is taller
+   than a slide. A block that fits a fresh slide
    is moved there whole, not split; a heading is not left at the bottom of a slide
    (what follows it is split, if need be, to stay with it).
 5. Every other cell continues the slide before it (``-``).
@@ -41,8 +42,11 @@ from __future__ import annotations
 
 import argparse
 import copy
+import io
+import itertools
 import re
 import sys
+import tokenize
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -67,6 +71,10 @@ SLIDE, SUBSLIDE, CONTINUE, SKIP, NOTES = "slide", "subslide", "-", "skip", "note
 #: Tags of a piece's cell in the deck (nbconvert makes them the classes celltag_<tag>).
 CODE_SIZE_TAG = "slide-code-{px:g}"
 BESIDE_TAG = "slide-beside"
+#: Metadata of a piece that shows part of a cell's code: the cell's code and the piece's
+#: lines of it, so that the deck highlights the piece as part of the whole
+#: (:class:`lecture.decks.PieceHighlight`).
+PART_OF_KEY = "slide_part_of"
 IMAGE_TYPES = ("image/png", "image/jpeg")
 
 
@@ -88,6 +96,8 @@ class Unit:
     overhead: float = 0.0
     join: float = 0.0  # its cost beyond *height* after another element of its piece
     lead: float = 0.0  # its cost beyond *height* right after the unit before, in one piece
+    code_lines: int = 0  # lines of code it shows
+    lead_lines: int = 0  # the blank lines of code its *lead* shows
     start: str | None = None  # a forced slide or subslide
     heading: bool = False
     figure: bool = False
@@ -166,29 +176,80 @@ def _markdown_units(index: int, cell: nbformat.NotebookNode) -> list[Unit]:
     return units
 
 
-def _code_chunks(lines: list[str], top: bool) -> list[tuple[int, int]]:
-    """Line ranges of *lines* split before each line that follows a blank line (only a
-    top-level line, with *top*): functions and statements, then paragraphs of code."""
-    chunks, start = [], 0
-    for i in range(1, len(lines)):
-        if lines[i].strip() and not lines[i - 1].strip():
-            if not top or not lines[i][:1].isspace():
-                chunks.append((start, i))
-                start = i
-    chunks.append((start, len(lines)))
-    return chunks
+def statement_starts(lines: list[str]) -> set[int]:
+    """The indices of the lines of a cell's code at which a statement may begin: every line
+    but those inside a statement that spans lines (a string, brackets, a backslash), as
+    Python's tokenizer reads the code; every line when it does not read it."""
+    rows_inside: set[int] = set()
+    first = None
+    readline = io.StringIO("\n".join(lines) + "\n").readline
+    try:
+        for token in tokenize.generate_tokens(readline):
+            if token.type in _BETWEEN_STATEMENTS:
+                continue
+            if first is None:
+                first = token.start[0]
+            if token.type == tokenize.NEWLINE:
+                rows_inside.update(range(first + 1, token.end[0] + 1))
+                first = None
+    except (tokenize.TokenError, SyntaxError):
+        return set(range(len(lines)))
+    return {i for i in range(len(lines)) if i + 1 not in rows_inside}
+
+
+_BETWEEN_STATEMENTS = {
+    tokenize.NL,
+    tokenize.COMMENT,
+    tokenize.INDENT,
+    tokenize.DEDENT,
+    tokenize.ENDMARKER,
+}
 
 
 def _code_units(index: int, lines: list[str], px: float, overhead: float) -> list[Unit]:
-    """A code cell's statements (split at blank lines before top-level lines), each split
-    at its own blank lines, each of those line by line. The blank lines between two units
-    are their *lead*: shown only when both are on the same slide."""
+    """A code cell's units: its top-level statements (split at blank lines before an
+    unindented line), each split when it must be at the first of these seams that splits
+    it: blank lines (between paragraphs of code, or of a docstring), statements
+    (:func:`statement_starts`: never inside a string or brackets), lines (the last resort).
+    The blank lines between two units are their *lead*: shown only when both are on the
+    same slide."""
     line_h = px * TYPE.code_lh
+    seams = statement_starts(lines)
 
-    def unit(a: int, b: int, lead: int, parts: list[Unit]) -> Unit:
-        end = b
-        while end > a + 1 and not lines[end - 1].strip():
-            end -= 1
+    def blank(i: int) -> bool:
+        return not lines[i].strip()
+
+    levels = (
+        lambda i: i in seams and blank(i - 1) and not blank(i) and not lines[i][:1].isspace(),
+        lambda i: blank(i - 1) and not blank(i),
+        lambda i: i in seams,
+        lambda i: True,
+    )
+
+    def chunks(a: int, b: int, level: int) -> list[tuple[int, int]]:
+        edges = [a, *(i for i in range(a + 1, b) if levels[level](i)), b]
+        return list(itertools.pairwise(edges))
+
+    def trimmed(a: int, b: int) -> int:
+        while b > a + 1 and blank(b - 1):
+            b -= 1
+        return b
+
+    def units(pieces: list[tuple[int, int]], lead: int, level: int) -> list[Unit]:
+        found = []
+        for a, b in pieces:
+            found.append(unit(a, b, lead, level))
+            lead = b - trimmed(a, b)
+        return found
+
+    def unit(a: int, b: int, lead: int, level: int) -> Unit:
+        parts: list[Unit] = []
+        while not parts and level < len(levels):
+            pieces = chunks(a, b, level)
+            level += 1
+            if len(pieces) > 1:
+                parts = units(pieces, lead, level)
+        end = trimmed(a, b)
         return Unit(
             index,
             "source",
@@ -197,25 +258,11 @@ def _code_units(index: int, lines: list[str], px: float, overhead: float) -> lis
             lead=lead * line_h,
             lines=(a, end),
             parts=parts,
+            code_lines=end - a,
+            lead_lines=lead,
         )
 
-    def trailing(a: int, b: int) -> int:
-        end = b
-        while end > a + 1 and not lines[end - 1].strip():
-            end -= 1
-        return b - end
-
-    units, before = [], 0
-    for a, b in _code_chunks(lines, top=True):
-        inner, inner_before = [], before
-        for c, d in _code_chunks(lines[a:b], top=False):
-            singles = [unit(a + c + k, a + c + k + 1, 0, []) for k in range(d - c)]
-            singles[0].lead = inner_before * line_h
-            inner.append(unit(a + c, a + d, inner_before, singles))
-            inner_before = trailing(a + c, a + d)
-        units.append(unit(a, b, before, inner))
-        before = trailing(a, b)
-    return units
+    return units(chunks(0, len(lines), 0), 0, 1)
 
 
 def _text_units(index: int, out: int, text: str) -> Unit:
@@ -496,15 +543,22 @@ def slide_types(nb: nbformat.NotebookNode) -> list[str]:
 # --------------------------------------------------------------------------- the deck's cells
 
 
+def _shown_lines(text: str, lines: tuple[int, int]) -> tuple[int, int]:
+    """The range *lines* of *text* without its blank lines at either end."""
+    rows = text.split("\n")
+    a, b = lines
+    while b > a and not rows[b - 1].strip():
+        b -= 1
+    while a < b and not rows[a].strip():
+        a += 1
+    return a, b
+
+
 def _slice(text: str, lines: tuple[int, int] | None) -> str:
     if lines is None:
         return text
-    rows = text.split("\n")[lines[0] : lines[1]]
-    while rows and not rows[-1].strip():
-        rows.pop()
-    while rows and not rows[0].strip():
-        rows.pop(0)
-    return "\n".join(rows)
+    a, b = _shown_lines(text, lines)
+    return "\n".join(text.split("\n")[a:b])
 
 
 def _piece_cell(cell: nbformat.NotebookNode, piece: Piece, number: int) -> nbformat.NotebookNode:
@@ -516,6 +570,9 @@ def _piece_cell(cell: nbformat.NotebookNode, piece: Piece, number: int) -> nbfor
     if cell.cell_type == "code":
         if piece.lines is not None:
             new.source = _slice(cell.source, piece.lines if not piece.beside else None)
+            shown = _shown_lines(cell.source, piece.lines)
+            if not piece.beside and shown != (0, len(cell.source.split("\n"))):
+                new.metadata[PART_OF_KEY] = {"source": cell.source, "lines": list(shown)}
             if piece.beside:
                 tags.append(BESIDE_TAG)
             tags.append(CODE_SIZE_TAG.format(px=piece.px or cell_code_px(cell)))

@@ -20,9 +20,12 @@ from __future__ import annotations
 
 import functools
 import http.server
+import io
 import itertools
+import keyword
 import shutil
 import threading
+import tokenize
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -30,7 +33,7 @@ import nbformat
 import pytest
 
 from course_common.assets import mathjax_available
-from lecture import course_notebooks
+from lecture import course_notebooks, without_student_text
 from lecture.layout import TYPE
 from lecture.slides import slide_heights
 
@@ -124,6 +127,21 @@ MEASURE_SLIDES = r"""async () => {
   }
   return {scale, width: Reveal.getConfig().width, height: Reveal.getConfig().height, slides: out};
 }"""
+
+
+# Every code block of a deck (speaker notes left out) as its cell's id and the runs of its
+# text, each with the class of the highlighting span around it ("" for none).
+CODE_RUNS = r"""() => Array.from(
+  document.querySelectorAll(".reveal .slides section .jp-CodeCell .jp-InputArea pre")
+).filter((pre) => !pre.closest("aside")).map((pre) => {
+  const runs = [];
+  const walk = document.createTreeWalker(pre, NodeFilter.SHOW_TEXT);
+  while (walk.nextNode()) {
+    const span = walk.currentNode.parentElement.closest("span[class]");
+    runs.push([walk.currentNode.textContent, span && pre.contains(span) ? span.className : ""]);
+  }
+  return {cell: pre.closest(".jp-Cell").id.replace(/^cell-id=/, ""), runs};
+})"""
 
 
 def _build(out: Path) -> Path:
@@ -335,6 +353,78 @@ def test_deck_fits_the_projector(browser, server, deck, viewport):
             assert "The code that draws this figure" in slide["notes"], slide["at"]
     # the model's heights hold: what it fills stays within the content's height
     assert max(model) <= content
+
+
+def _token_classes(runs: list[list[str]]) -> list[list[str]]:
+    """The highlighting class of every character of a code block, line by line."""
+    lines: list[list[str]] = [[]]
+    for text, kind in runs:
+        for k, chunk in enumerate(text.split("\n")):
+            if k:
+                lines.append([])
+            lines[-1].extend([kind] * len(chunk))
+    return lines
+
+
+def _misstyled(source: str, first: int, classes: list[list[str]]) -> list[str]:
+    """Where the code block showing *source*'s lines from *first* on is not highlighted as
+    Python's tokenizer reads the whole cell: a keyword not styled as a keyword, a string's
+    text or a comment not styled as one."""
+    wrong = []
+    tokens = tokenize.generate_tokens(io.StringIO(source + "\n").readline)
+    for token in tokens:
+        if token.type == tokenize.NAME and keyword.iskeyword(token.string):
+            expected, places = ("k", "ow"), [token.start]
+        elif token.type == tokenize.STRING:
+            # the first character of the string on each of its lines
+            rows = token.string.split("\n")
+            places = [token.start] + [
+                (token.start[0] + k, len(row) - len(row.lstrip()))
+                for k, row in enumerate(rows[1:], 1)
+                if row.strip()
+            ]
+            expected = ("s",)
+        elif token.type == tokenize.COMMENT:
+            expected, places = ("c",), [token.start]
+        else:
+            continue
+        for row, col in places:
+            line = row - 1 - first
+            if 0 <= line < len(classes) and col < len(classes[line]):
+                kind = classes[line][col]
+                if not kind.startswith(expected):
+                    wrong.append(f"line {row}: {token.string[:30]!r} styled {kind!r}")
+    return wrong
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("deck", DECKS)
+def test_deck_code_is_highlighted_as_code(browser, server, deck):
+    """Every code block of a deck, a piece of a cell split over slides too, is highlighted
+    as part of its whole cell: every keyword styled as a keyword, every string and comment
+    as one (never a docstring's second half as code, or the code after it as a string)."""
+    stem = deck.split("/")[-1].removesuffix(".slides.html")
+    nb = without_student_text(nbformat.read(next(p for p in NOTEBOOKS if p.stem == stem), 4))
+    sources = {cell.get("id"): cell.source for cell in nb.cells if cell.cell_type == "code"}
+    visit = Visit(browser, f"{server}/{deck}")
+    try:
+        blocks = visit.page.evaluate(CODE_RUNS)
+    finally:
+        visit.close()
+    wrong, parts = [], 0
+    for block in blocks:
+        cell = block["cell"] if block["cell"] in sources else block["cell"].rsplit("-", 1)[0]
+        source = sources[cell]
+        shown = "".join(text for text, _ in block["runs"]).rstrip("\n").split("\n")
+        rows = source.split("\n")
+        first = next(
+            k for k in range(len(rows)) if rows[k : k + len(shown)] == shown
+        )  # the block's lines are lines of its cell
+        parts += shown != rows
+        classes = _token_classes(block["runs"])
+        wrong += [f"{cell}: {where}" for where in _misstyled(source, first, classes)]
+    assert parts > 0, "no cell is split over slides: nothing to check"
+    assert wrong == [], f"{stem}: code not highlighted as the code it is"
 
 
 @pytest.mark.slow

@@ -3,6 +3,7 @@ lecture-mode marks, the notebooks' stored slide metadata, the feedback's local M
 
 from __future__ import annotations
 
+import html as htmllib
 import json
 import re
 
@@ -15,7 +16,7 @@ from course_common.assets import mathjax_available
 from course_common.paths import REPO_ROOT
 from course_common.rubric import is_written_answer
 from lecture import course_notebooks, lecture_copy, mark_solutions
-from lecture.decks import write_deck
+from lecture.decks import PieceHighlight, write_deck
 from lecture.layout import TYPE, fit_image, markdown_blocks
 from lecture.metrics import text_em
 from lecture.slides import (
@@ -25,6 +26,7 @@ from lecture.slides import (
     slide_types,
     split_for_slides,
     stale,
+    statement_starts,
     too_wide,
 )
 
@@ -148,6 +150,47 @@ def test_slides_split_long_code_between_functions_and_keep_the_output_with_it():
     deck = split_for_slides(nb)
     assert [len(cell.get("outputs", [])) for cell in deck.cells] == [0, 0, 0, 1]  # last piece
     assert max(slide_heights(nb)) <= TYPE.budget
+
+
+def test_statement_starts_are_never_inside_strings_or_brackets():
+    lines = [
+        "def f(x):",  # 0
+        '    """Doc.',  # 1
+        "",  # 2: inside the docstring
+        '    More."""',  # 3
+        "    y = g(",  # 4
+        "        x,",  # 5
+        "    )  # a comment",  # 6
+        "    # a comment line",  # 7
+        "    z = 1 + \\",  # 8
+        "        2",  # 9
+        "",  # 10
+        "    return y",  # 11
+    ]
+    assert statement_starts(lines) == {0, 1, 4, 7, 8, 10, 11}
+    assert statement_starts(['s = """never closed', "x = 1"]) == {0, 1}  # unreadable: all
+
+
+def test_a_piece_of_a_split_cell_is_highlighted_as_part_of_the_cell():
+    """A solution too long for one slide is split inside its docstring; the piece that
+    begins inside it is highlighted as the docstring it is, its code as code."""
+    doc = "\n".join(f"    line {k} of the documentation" for k in range(30))
+    cell = _solution_cell()
+    cell.source = f'def f(x):\n    """Twice x.\n\n{doc}\n    """\n    return 2 * x'
+    nb = new_notebook(cells=[new_markdown_cell("# T"), cell])
+    pieces = [c for c in split_for_slides(nb).cells if c.cell_type == "code"]
+    assert len(pieces) >= 2
+    highlight = PieceHighlight()
+    spans = []
+    for piece in pieces:
+        html = highlight(piece.source, metadata=piece.metadata)
+        text = re.sub(r"<[^>]*>", "", html.split("<pre>", 1)[1].split("</pre>", 1)[0])
+        assert htmllib.unescape(text) == piece.source + "\n"
+        spans.append(re.findall(r'<span class="(\w+)">([^<]*)</span>', html))
+    last = spans[-1]
+    assert pieces[-1].source.startswith("    line")  # it begins inside the docstring
+    assert last[0][0] == "sd" and ("k", "return") in last  # docstring, then code
+    assert ("k", "def") in spans[0]
 
 
 def test_a_long_output_gets_a_slide_of_its_own_and_is_split_between_lines():
