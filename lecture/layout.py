@@ -72,6 +72,8 @@ class Typography:
     code_pad_x: int = 10
     code_pad_y: int = 6
     output_gap: int = 6  # between a cell's code and its outputs
+    #: the most lines of code a slide shows (the code of all its cells): more starts another
+    max_code_lines: int = 16
     #: the "students write this" label above a solution cell, and its left border
     label_height: int = 24
     label_border: int = 14

@@ -18,17 +18,19 @@ figures large, nothing taller than the slide):
    whatever follows it starts another one. Its code stands beside it when both fit side
    by side (the code at 18 px or more, the figure at least 450 px tall); otherwise the
    code comes first on a subslide of its own and the figure's speaker notes repeat it.
+   What the cell prints stays with its code, before the figure.
 3. nbgrader's graded test cells are **skipped**: the deck shows the exercise and its
    solution, the site and the notebook show the tests.
-4. Whatever would make a slide taller than the slide starts a **subslide**, measured by
-   the height model of :mod:`lecture.layout`. A cell that does not fit one slide is split
-   over subslides at its natural seams: prose between blocks (a proof between its
-   numbered steps), code between top-level statements (functions), then at blank
-   lines, then between statements (:func:`statement_starts`); an output that does not
-   fit under its code goes on a subslide of its own, split between lines if it is taller
-   than a slide. A block that fits a fresh slide
-   is moved there whole, not split; a heading is not left at the bottom of a slide
-   (what follows it is split, if need be, to stay with it).
+4. Whatever would make a slide taller than the slide, or show more than
+   :attr:`~lecture.layout.Typography.max_code_lines` lines of code, starts a
+   **subslide**, measured by the height model of :mod:`lecture.layout`. A cell that does
+   not fit one slide is split over subslides at its natural seams: prose between blocks
+   (a proof between its numbered steps), code between top-level statements (functions),
+   then at blank lines, then between statements (:func:`statement_starts`), then between
+   lines; an output taller than a slide is split between its lines. A block that fits a
+   fresh slide is moved there whole, not split; a heading is not left at the bottom of a
+   slide, nor an output without its code: a cell's last statement (or line) and the
+   start of its output stand on one slide (what precedes them is split, if need be).
 5. Every other cell continues the slide before it (``-``).
 
 The stored metadata is one slide type per cell (what JupyterLab's slideshow toolbar
@@ -291,6 +293,8 @@ def _beside(cell: nbformat.NotebookNode, lines: list[str], size: tuple[int, int]
     """(code size, figure size) when the code and its figure fit side by side, else None."""
     solution = is_solution(cell)
     longest = max((len(line.rstrip()) for line in lines), default=0)
+    if len(lines) > TYPE.max_code_lines:
+        return None
     for px in TYPE.code_sizes:
         room = TYPE.content_width - code_width(longest, px, solution=solution) - TYPE.beside_gap
         if room <= 0:
@@ -336,6 +340,7 @@ def cell_units(index: int, cell: nbformat.NotebookNode) -> list[Unit]:
                     image=drawn,
                     beside=True,
                     px=code_px_,
+                    code_lines=len(lines),
                 )
             ]
     units: list[Unit] = []
@@ -345,7 +350,9 @@ def cell_units(index: int, cell: nbformat.NotebookNode) -> list[Unit]:
         if figures:
             units[0].start = SUBSLIDE
     code_notes = f"The code that draws this figure:\n\n```python\n{cell.source}\n```"
-    for k, output in enumerate(outputs):
+    # the printed text stays with the code that printed it, the figures come after it
+    for k in [*shown_texts, *figures]:
+        output = outputs[k]
         if k in figures:
             kind = _image(output)
             size = png_size(output["data"][kind])
@@ -364,7 +371,7 @@ def cell_units(index: int, cell: nbformat.NotebookNode) -> list[Unit]:
                     notes=code_notes if lines else "",
                 )
             )
-        elif k in shown_texts:
+        else:
             units.append(_text_units(index, k, texts[k] or ""))
     return units
 
@@ -409,6 +416,7 @@ class _Packer:
         self.pieces: list[Piece] = []
         self.heights: list[float] = []  # the model's height of each finished slide
         self.used = 0.0
+        self.lines = 0  # the lines of code on the slide
         self.pending: str | None = None  # the type of the slide the next piece starts
         self.after_figure = False
         self.last_heading = False
@@ -418,6 +426,7 @@ class _Packer:
         if self.pieces and self.pending is None:
             self.heights.append(self.used)
         self.used = 0.0
+        self.lines = 0
         self.pending = kind
 
     def _joins(self, unit: Unit) -> bool:
@@ -433,16 +442,42 @@ class _Packer:
             and (last.group == unit.group or (last.group, unit.group) == ("source", "output"))
         )
 
+    def _goes_on(self, unit: Unit) -> bool:
+        """Whether *unit* continues the very element (code, an output) placed last."""
+        return self._joins(unit) and self.last_key == (unit.cell, unit.group, unit.output)
+
     def _cost(self, unit: Unit) -> float:
         if not self._joins(unit):
             return unit.height + unit.overhead
-        if self.last_key == (unit.cell, unit.group, unit.output):
-            return unit.height + unit.lead  # the same element goes on
+        if self._goes_on(unit):
+            return unit.height + unit.lead
         return unit.height + unit.join
 
-    @staticmethod
-    def _fits_fresh(unit: Unit) -> bool:
-        return unit.height + unit.overhead <= TYPE.budget
+    def _code_lines(self, unit: Unit) -> int:
+        return unit.code_lines + (unit.lead_lines if self._goes_on(unit) else 0)
+
+    def _kept(self, unit: Unit, follower: Unit | None) -> float:
+        """The height of what must stand on *unit*'s slide with it: after a heading, what
+        follows it (its first part, when it is split); after a cell's code, its text
+        output (its first part, when the output is taller than a slide)."""
+        if follower is None:
+            return 0.0
+        if unit.heading:
+            split = follower.parts and not self._fits_fresh(follower)
+            return (follower.parts[0] if split else follower).height
+        if unit.group == "source" and follower.group == "output":
+            split = follower.parts and not self._fits_fresh(follower)
+            return (follower.parts[0] if split else follower).height + follower.join
+        return 0.0
+
+    def _fits_fresh(self, unit: Unit, follower: Unit | None = None) -> bool:
+        """Whether *unit* (and what it keeps on its slide) fits an empty slide."""
+        tall = unit.height + unit.overhead + self._kept(unit, follower) <= TYPE.budget
+        return tall and unit.code_lines <= TYPE.max_code_lines
+
+    def _place_parts(self, unit: Unit, follower: Unit | None) -> None:
+        for k, part in enumerate(unit.parts):
+            self.place(part, follower if k == len(unit.parts) - 1 else None)
 
     def place(self, unit: Unit, follower: Unit | None = None, first: bool = False) -> None:
         start = SLIDE if first else unit.start
@@ -452,22 +487,19 @@ class _Packer:
             start = SUBSLIDE
         if start is not None:
             self._new_slide(start)
-        if not self._fits_fresh(unit) and unit.parts:
-            for part in unit.parts:  # too tall for any slide: split at its seams
-                self.place(part)
+        if not self._fits_fresh(unit, follower) and unit.parts:
+            self._place_parts(unit, follower)  # too tall for any slide: split at its seams
             return
-        need = self._cost(unit)
-        if unit.heading and follower is not None:
-            # a heading is not left alone at the bottom of a slide
-            split = follower.parts and not self._fits_fresh(follower)
-            need += (follower.parts[0] if split else follower).height
-        if self.used > 0 and self.used + need > TYPE.budget:
+        need = self._cost(unit) + self._kept(unit, follower)
+        lines = self._code_lines(unit)
+        full = self.used + need > TYPE.budget or self.lines + lines > TYPE.max_code_lines
+        if self.used > 0 and full:
             if self.last_heading and unit.parts and start is None:
-                for part in unit.parts:  # split rather than leave the heading alone
-                    self.place(part)
+                self._place_parts(unit, follower)  # split rather than leave the heading alone
                 return
             self._new_slide(SUBSLIDE)
         cost = self._cost(unit)
+        lines = self._code_lines(unit)
         if self._joins(unit):
             piece = self.pieces[-1]
             piece.group = unit.group
@@ -476,6 +508,7 @@ class _Packer:
             self.pending = None
             self.pieces.append(piece)
         self.used += cost
+        self.lines += lines
         piece.height += cost
         self._record(piece, unit)
         self.after_figure = unit.figure

@@ -11,9 +11,12 @@ files.
 
 Every deck fits a projector: rendered at 1280×720 and at 1920×1080, no slide's content
 is taller (or wider) than the slide, code and text outputs are set at 18 screen pixels or
-more, and no line of code wraps or runs past its box; the deck has the slides the layout
-model planned (``lecture.slides``), and a figure whose code stands on the slide before
-has that code in its speaker notes.
+more, no slide shows more than ``TYPE.max_code_lines`` lines of code, and no line of code
+wraps or runs past its box; no output stands on a slide without its code (but the rest of
+an output taller than a slide); the deck has the slides the layout model planned
+(``lecture.slides``), and a figure whose code stands on the slide before has that code in
+its speaker notes. Every code block is highlighted as Python's tokenizer reads its whole
+cell, a piece of a cell split over slides too.
 """
 
 from __future__ import annotations
@@ -114,6 +117,13 @@ MEASURE_SLIDES = r"""async () => {
       };
     });
     const notes = slide.querySelector("aside.notes");
+    const cells = Array.from(slide.querySelectorAll(".jp-CodeCell"))
+      .filter((cell) => !cell.closest("aside"))
+      .map((cell) => ({
+        id: cell.id.replace(/^cell-id=/, ""),
+        code: cell.querySelector(".jp-InputArea pre") !== null,
+        text: cell.querySelector(".jp-OutputArea-output pre") !== null,
+      }));
     out.push({
       at: [at.h, at.v],
       height: Math.max(slide.scrollHeight, bottom),
@@ -123,6 +133,7 @@ MEASURE_SLIDES = r"""async () => {
       figures: slide.querySelectorAll(".jp-OutputArea-output img").length,
       code: slide.querySelectorAll(".jp-CodeCell .jp-InputArea pre").length,
       notes: notes ? notes.textContent : "",
+      cells,
     });
   }
   return {scale, width: Reveal.getConfig().width, height: Reveal.getConfig().height, slides: out};
@@ -343,6 +354,14 @@ def test_deck_fits_the_projector(browser, server, deck, viewport):
     blocks = [(s["at"], b) for s in slides for b in s["blocks"]]
     small = [(at, round(b["px"], 1), b["text"]) for at, b in blocks if b["px"] < 18 - 1e-6]
     assert small == [], f"{stem}: code or output set below 18 px on screen"
+    long = [
+        (s["at"], lines)
+        for s in slides
+        if (lines := sum(b["lines"] for b in s["blocks"] if b["code"])) > TYPE.max_code_lines
+    ]
+    assert long == [], f"{stem}: slides with more than {TYPE.max_code_lines} lines of code"
+    alone = _outputs_without_their_code(slides, {cell.get("id") for cell in nb.cells})
+    assert alone == [], f"{stem}: outputs on a slide without their code"
     wrapped = [(at, b["text"]) for at, b in blocks if b["code"] and b["drawn"] != b["lines"]]
     assert wrapped == [], f"{stem}: code lines that wrap"
     cut = [(at, b["overflow"], b["text"]) for at, b in blocks if b["overflow"] > 0]
@@ -353,6 +372,28 @@ def test_deck_fits_the_projector(browser, server, deck, viewport):
             assert "The code that draws this figure" in slide["notes"], slide["at"]
     # the model's heights hold: what it fills stays within the content's height
     assert max(model) <= content
+
+
+def _cell_id(piece: str, ids: set[str]) -> str:
+    """The id of the notebook's cell that a deck's piece (``<id>`` or ``<id>-<n>``) shows."""
+    return piece if piece in ids else piece.rsplit("-", 1)[0]
+
+
+def _outputs_without_their_code(slides: list[dict], ids: set[str]) -> list[tuple]:
+    """The text outputs shown on a slide without any code of their cell, but for the rest
+    of an output taller than a slide (its cell's output is on the slide before)."""
+    shown = [
+        {
+            kind: {_cell_id(cell["id"], ids) for cell in slide["cells"] if cell[kind]}
+            for kind in ("code", "text")
+        }
+        for slide in slides
+    ]
+    alone = []
+    for k, slide in enumerate(shown):
+        before = shown[k - 1]["text"] if k else set()
+        alone += [(slides[k]["at"], cell) for cell in slide["text"] - slide["code"] - before]
+    return alone
 
 
 def _token_classes(runs: list[list[str]]) -> list[list[str]]:
@@ -413,7 +454,7 @@ def test_deck_code_is_highlighted_as_code(browser, server, deck):
         visit.close()
     wrong, parts = [], 0
     for block in blocks:
-        cell = block["cell"] if block["cell"] in sources else block["cell"].rsplit("-", 1)[0]
+        cell = _cell_id(block["cell"], set(sources))
         source = sources[cell]
         shown = "".join(text for text, _ in block["runs"]).rstrip("\n").split("\n")
         rows = source.split("\n")

@@ -193,6 +193,62 @@ def test_a_piece_of_a_split_cell_is_highlighted_as_part_of_the_cell():
     assert ("k", "def") in spans[0]
 
 
+def _code_lines_per_slide(nb: nbformat.NotebookNode) -> list[int]:
+    """The lines of code on every slide of the deck built from *nb*."""
+    per_slide: list[int] = []
+    for cell in split_for_slides(nb).cells:
+        kind = cell.metadata["slideshow"]["slide_type"]
+        if kind == "notes":
+            continue
+        if kind in ("slide", "subslide") or not per_slide:
+            per_slide.append(0)
+        if cell.cell_type == "code" and cell.source:
+            per_slide[-1] += len(cell.source.split("\n"))
+    return per_slide
+
+
+def test_no_slide_shows_more_lines_of_code_than_the_limit():
+    """Code cells of 10 and 30 lines, one function with no blank line: no slide has more
+    than ``TYPE.max_code_lines`` lines of code, and the 40 lines take three slides."""
+    body = "\n".join(f"    x{k} = {k} * x" for k in range(28))
+    nb = new_notebook(
+        cells=[
+            new_markdown_cell("# T"),
+            new_code_cell("\n".join(f"a{k} = {k}" for k in range(10))),
+            new_code_cell(f"def f(x):\n{body}\n    return x"),
+        ]
+    )
+    lines = _code_lines_per_slide(nb)
+    assert max(lines) == TYPE.max_code_lines == 16
+    assert lines == [16, 16, 8]  # the function split between statements
+    assert max(slide_heights(nb)) <= TYPE.budget
+
+
+def test_an_output_stays_with_the_code_that_printed_it():
+    """A short output that no longer fits under its cell's code takes the cell's last
+    statement with it to the next slide; what a figure's cell prints stands with the code,
+    before the figure."""
+    filler = new_markdown_cell("Words of a paragraph that fill the slide. " * 55)
+    code = "\n\n".join(f"x{k} = {k}" for k in range(6)) + "\nx5"
+    cell = new_code_cell(code, outputs=[new_output("execute_result", data={"text/plain": "3"})])
+    nb = new_notebook(cells=[new_markdown_cell("# T"), filler, cell])
+    pieces = [c for c in split_for_slides(nb).cells if c.cell_type == "code"]
+    assert len(pieces) == 2 and pieces[0].outputs == []
+    last = pieces[-1]
+    assert last.source.endswith("x5") and last.outputs[0]["data"]["text/plain"] == "3"
+    assert last.metadata["slideshow"]["slide_type"] == "subslide"
+
+    printed = new_output("stream", name="stdout", text="accuracy 0.9\n")
+    figure = _figure_cell(
+        "\n".join(f"ax.plot(x, y{k}, label='curve {k} of many more curves')" for k in range(8))
+    )
+    figure.outputs.append(printed)  # printed after the figure
+    cells = split_for_slides(new_notebook(cells=[new_markdown_cell("# T"), figure])).cells
+    assert [len(c.outputs) for c in cells[1:3]] == [1, 1]
+    assert cells[1].outputs[0]["text"] == "accuracy 0.9\n" and cells[1].source == figure.source
+    assert "image/png" in cells[2].outputs[0]["data"]
+
+
 def test_a_long_output_gets_a_slide_of_its_own_and_is_split_between_lines():
     text = "".join(f"row {k}: " + "x " * 20 + "\n" for k in range(60))
     cell = new_code_cell("print(table)", outputs=[new_output("stream", name="stdout", text=text)])
