@@ -6,7 +6,9 @@ running the tool twice changes nothing). Without arguments it updates every note
 the course; ``--check`` writes nothing and exits 1 when a notebook's metadata differs from
 what the rules give (a static test runs the same check, so nobody edits it by hand). It
 also names what cannot fit a slide whatever the split (a code line too long for the
-slide's width at 18 px): reformat those lines in the notebook.
+slide's width at 18 px: reformat it in the notebook) and the figures too wide for their
+text to be read on a slide (tick labels under 18 px however large the figure is drawn:
+draw them narrower in the notebook).
 
 The rules, for a 50-minute walkthrough on a 1280×720 projector (one idea per slide,
 figures large, nothing taller than the slide):
@@ -63,8 +65,10 @@ from lecture.layout import (
     code_height,
     code_px,
     code_width,
+    figure_text_px,
     fit_image,
     markdown_blocks,
+    png_dpi,
     png_size,
     text_output_height,
 )
@@ -73,6 +77,7 @@ SLIDE, SUBSLIDE, CONTINUE, SKIP, NOTES = "slide", "subslide", "-", "skip", "note
 #: Tags of a piece's cell in the deck (nbconvert makes them the classes celltag_<tag>).
 CODE_SIZE_TAG = "slide-code-{px:g}"
 BESIDE_TAG = "slide-beside"
+FIGURE_TAG = "slide-figure"  # a figure on a slide of its own
 #: Metadata of a piece that shows part of a cell's code: the cell's code and the piece's
 #: lines of it, so that the deck highlights the piece as part of the whole
 #: (:class:`lecture.decks.PieceHighlight`).
@@ -289,8 +294,24 @@ def _text_units(index: int, out: int, text: str) -> Unit:
     return Unit(index, "output", height, TYPE.cell_gap + join, join, output=out, parts=parts)
 
 
-def _beside(cell: nbformat.NotebookNode, lines: list[str], size: tuple[int, int]):
-    """(code size, figure size) when the code and its figure fit side by side, else None."""
+#: The room of a figure on its own slide: the slide's width (centred, but for a margin
+#: narrower than the prose's padding) and the content's height.
+FIGURE_ROOM = (
+    TYPE.slide_width - 2 * TYPE.figure_pad_x,
+    TYPE.budget - TYPE.cell_gap - TYPE.output_gap,
+)
+
+
+def figure_alone_size(size: tuple[int, int]) -> tuple[int, int]:
+    """The size a figure of pixel *size* is drawn at on its own slide: as large as
+    :data:`FIGURE_ROOM` allows, at most 1.5 times its pixels."""
+    return fit_image(size, *FIGURE_ROOM)
+
+
+def _beside(cell: nbformat.NotebookNode, lines: list[str], size: tuple[int, int], dpi: float):
+    """(code size, figure size) when the code and its figure fit side by side, the figure
+    large enough to read (:attr:`~lecture.layout.Typography.min_figure_text_px`), else
+    None."""
     solution = is_solution(cell)
     longest = max((len(line.rstrip()) for line in lines), default=0)
     if len(lines) > TYPE.max_code_lines:
@@ -302,7 +323,8 @@ def _beside(cell: nbformat.NotebookNode, lines: list[str], size: tuple[int, int]
         label = TYPE.label_height if solution else 0
         drawn = fit_image(size, room, TYPE.budget - TYPE.cell_gap - label)
         tall = code_height(len(lines), px, solution=solution) + TYPE.cell_gap
-        if drawn[1] >= TYPE.min_beside_height and tall <= TYPE.budget:
+        legible = figure_text_px(size, dpi, drawn[0]) >= TYPE.min_figure_text_px
+        if drawn[1] >= TYPE.min_beside_height and legible and tall <= TYPE.budget:
             return px, drawn
     return None
 
@@ -321,8 +343,8 @@ def cell_units(index: int, cell: nbformat.NotebookNode) -> list[Unit]:
     figures = [k for k, o in enumerate(outputs) if _image(o) is not None]
     shown_texts = [k for k, t in enumerate(texts) if t is not None and t.strip()]
     if len(figures) == 1 and not shown_texts and lines:
-        size = png_size(outputs[figures[0]]["data"][_image(outputs[figures[0]])])
-        beside = _beside(cell, lines, size)
+        data = outputs[figures[0]]["data"][_image(outputs[figures[0]])]
+        beside = _beside(cell, lines, png_size(data), png_dpi(data))
         if beside is not None:
             code_px_, drawn = beside
             label = TYPE.label_height if solution else 0
@@ -357,7 +379,7 @@ def cell_units(index: int, cell: nbformat.NotebookNode) -> list[Unit]:
             kind = _image(output)
             size = png_size(output["data"][kind])
             overhead = TYPE.cell_gap + TYPE.output_gap
-            drawn = fit_image(size, TYPE.content_width, TYPE.budget - overhead)
+            drawn = figure_alone_size(size)
             units.append(
                 Unit(
                     index,
@@ -395,6 +417,44 @@ def too_wide(nb: nbformat.NotebookNode) -> list[tuple[int, int, int]]:
             width = code_width(len(line.rstrip()), px, solution=is_solution(cell))
             if width > TYPE.content_width:
                 found.append((index, number + 1, len(line.rstrip())))
+    return found
+
+
+@dataclass(frozen=True)
+class SmallFigure:
+    """A figure whose tick labels are drawn under the minimum on its slide, however large
+    the slide lets it be: its notebook must draw it narrower, or its text larger."""
+
+    cell: int
+    size: tuple[int, int]  # its pixels
+    dpi: float
+    text_px: float  # its tick labels on the slide
+
+    def advice(self) -> str:
+        """What to change in the notebook: the largest figure whose text would be legible."""
+        scale = TYPE.min_figure_text_px / (TYPE.figure_text_pt * self.dpi / 72)
+        width, height = (side / scale for side in FIGURE_ROOM)
+        return (
+            f"its figure ({self.size[0]}×{self.size[1]} px at {self.dpi:.0f} dpi) shows its "
+            f"{TYPE.figure_text_pt:g}-point tick labels at {self.text_px:.1f} px on a slide, "
+            f"under {TYPE.min_figure_text_px:g}: make its image at most {width:.0f}×"
+            f"{height:.0f} px ({width / self.dpi:.1f} × {height / self.dpi:.1f} inches), "
+            "or its text larger"
+        )
+
+
+def small_figures(nb: nbformat.NotebookNode) -> list[SmallFigure]:
+    """The figures of *nb*'s deck whose tick labels are drawn under
+    :attr:`~lecture.layout.Typography.min_figure_text_px` on their slides."""
+    found = []
+    for piece in plan(nb):
+        for k, (width, _) in sorted(piece.images.items()):
+            data = nb.cells[piece.cell].outputs[k]["data"]
+            data = data[_image(nb.cells[piece.cell].outputs[k])]
+            size, dpi = png_size(data), png_dpi(data)
+            text = figure_text_px(size, dpi, width)
+            if text < TYPE.min_figure_text_px:
+                found.append(SmallFigure(piece.cell, size, dpi, text))
     return found
 
 
@@ -612,6 +672,8 @@ def _piece_cell(cell: nbformat.NotebookNode, piece: Piece, number: int) -> nbfor
         else:
             new.source = ""
             new.metadata.setdefault("transient", {})["remove_source"] = True
+        if piece.images and not piece.beside:
+            tags.append(FIGURE_TAG)
         outputs = []
         for k in piece.outputs:
             output = copy.deepcopy(cell.outputs[k])
@@ -698,6 +760,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"shows {max_code_chars()} at 18 px: reformat it",
                 file=sys.stderr,
             )
+        for figure in small_figures(nb):
+            print(f"{_shown(path)}: cell {figure.cell}: {figure.advice()}", file=sys.stderr)
         if not apply(nb):
             continue
         out_of_date.append(path)

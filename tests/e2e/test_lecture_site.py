@@ -37,8 +37,8 @@ import pytest
 
 from course_common.assets import mathjax_available
 from lecture import course_notebooks, without_student_text
-from lecture.layout import TYPE
-from lecture.slides import slide_heights
+from lecture.layout import TYPE, png_dpi
+from lecture.slides import FIGURE_ROOM, slide_heights, small_figures
 
 from .browser import launch_chromium, require
 
@@ -82,7 +82,8 @@ IMAGE_WIDTHS = """async () => {
 # Every slide of the deck shown in turn, and measured in the slide's own pixels (reveal.js
 # scales the 1280×720 slide as a whole): its content's height and width, the size of every
 # code and output block on screen, lines of code that wrap (drawn on more lines than the
-# source has) or run past their box, and the slide's speaker notes.
+# source has) or run past their box, its figures as drawn on screen (with their pixels and
+# data, beside their code or not), its code cells and the slide's speaker notes.
 MEASURE_SLIDES = r"""async () => {
   const scale = Reveal.getScale();
   const slides = Array.from(document.querySelectorAll(".reveal .slides > section > section"));
@@ -117,6 +118,16 @@ MEASURE_SLIDES = r"""async () => {
       };
     });
     const notes = slide.querySelector("aside.notes");
+    const images = Array.from(slide.querySelectorAll(".jp-OutputArea-output img"))
+      .filter((img) => !img.closest("aside"))
+      .map((img) => ({
+        cell: img.closest(".jp-Cell").id.replace(/^cell-id=/, ""),
+        width: img.getBoundingClientRect().width,
+        height: img.getBoundingClientRect().height,
+        natural: [img.naturalWidth, img.naturalHeight],
+        src: img.getAttribute("src"),
+        beside: img.closest(".celltag_slide-beside") !== null,
+      }));
     const cells = Array.from(slide.querySelectorAll(".jp-CodeCell"))
       .filter((cell) => !cell.closest("aside"))
       .map((cell) => ({
@@ -131,6 +142,7 @@ MEASURE_SLIDES = r"""async () => {
       widest,
       blocks,
       figures: slide.querySelectorAll(".jp-OutputArea-output img").length,
+      images,
       code: slide.querySelectorAll(".jp-CodeCell .jp-InputArea pre").length,
       notes: notes ? notes.textContent : "",
       cells,
@@ -153,6 +165,18 @@ CODE_RUNS = r"""() => Array.from(
   }
   return {cell: pre.closest(".jp-Cell").id.replace(/^cell-id=/, ""), runs};
 })"""
+
+
+#: Figures drawn as wide as a slide draws a figure and still with tick labels under 18 px:
+#: two or three panels side by side, 11 to 13 inches wide. Their notebooks must draw them
+#: narrower (or their text larger): ``python -m lecture.slides`` names them and says how
+#: much. Remove a figure from here when its notebook is fixed (the test fails until then).
+SMALL_TEXT_FIGURES = {
+    "03_convergence_proof": {"nb03-022"},
+    "05_xor_separability": {"e9efc93d", "b802f72c", "0557d60c"},
+    "06_svm_margins": {"35981092"},
+    "07_losses_dual_kernels": {"077e448e"},
+}
 
 
 def _build(out: Path) -> Path:
@@ -317,21 +341,27 @@ def test_deck_arrow_keys_and_length(browser, server, deck):
         visit.close()
 
 
+def _measure_deck(browser, url: str, viewport: tuple[int, int]) -> dict:
+    """The deck at *url* in a window of *viewport*, measured slide by slide
+    (``MEASURE_SLIDES``) once its math is typeset."""
+    context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+    page = context.new_page()
+    try:
+        page.goto(url, wait_until="load")
+        page.wait_for_function("window.Reveal && Reveal.isReady()")
+        page.evaluate(MATHJAX_DONE)
+        return page.evaluate(MEASURE_SLIDES)
+    finally:
+        context.close()
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("viewport", [(1280, 720), (1920, 1080)], ids=["720p", "1080p"])
 @pytest.mark.parametrize("deck", DECKS)
 def test_deck_fits_the_projector(browser, server, deck, viewport):
     """Every slide fits the slide, code is large enough and never wraps."""
     width, height = viewport
-    context = browser.new_context(viewport={"width": width, "height": height})
-    page = context.new_page()
-    try:
-        page.goto(f"{server}/{deck}", wait_until="load")
-        page.wait_for_function("window.Reveal && Reveal.isReady()")
-        page.evaluate(MATHJAX_DONE)
-        measured = page.evaluate(MEASURE_SLIDES)
-    finally:
-        context.close()
+    measured = _measure_deck(browser, f"{server}/{deck}", viewport)
     assert (measured["width"], measured["height"]) == (TYPE.slide_width, TYPE.slide_height)
     assert measured["scale"] == pytest.approx(min(width / 1280, height / 720), abs=0.01)
     stem = deck.split("/")[-1].removesuffix(".slides.html")
@@ -466,6 +496,44 @@ def test_deck_code_is_highlighted_as_code(browser, server, deck):
         wrong += [f"{cell}: {where}" for where in _misstyled(source, first, classes)]
     assert parts > 0, "no cell is split over slides: nothing to check"
     assert wrong == [], f"{stem}: code not highlighted as the code it is"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("deck", DECKS)
+def test_deck_figures_are_large_and_legible(browser, server, deck):
+    """At 1280×720 every figure is drawn large — on its own slide it fills the slide's
+    width or the content's height, or is 1.5 times its pixels; beside its code at least
+    450 px tall —
+    and its tick labels (matplotlib's 10 points at the resolution its PNG records, scaled
+    as the browser draws it) are at least 18 px on screen, but for the figures of
+    ``SMALL_TEXT_FIGURES``, which are drawn as wide as a slide draws a figure."""
+    stem = deck.split("/")[-1].removesuffix(".slides.html")
+    nb = nbformat.read(next(p for p in NOTEBOOKS if p.stem == stem), as_version=4)
+    ids = {cell.get("id") for cell in nb.cells}
+    measured = _measure_deck(browser, f"{server}/{deck}", (1280, 720))
+    assert measured["scale"] == pytest.approx(1.0)
+    figures = [dict(image, at=s["at"]) for s in measured["slides"] for image in s["images"]]
+    assert len(figures) == _stored_figures(stem)
+    small, not_large = set(), []
+    for figure in figures:
+        width, height = figure["width"], figure["height"]
+        natural_width = figure["natural"][0]
+        dpi = png_dpi(figure["src"].split(",", 1)[1])
+        text_px = TYPE.figure_text_pt * dpi / 72 * width / natural_width
+        if text_px < TYPE.min_figure_text_px:
+            small.add(_cell_id(figure["cell"], ids))
+            assert width >= FIGURE_ROOM[0] - 1, (figure["at"], "small text, not full width")
+        if figure["beside"]:
+            large = height >= TYPE.min_beside_height
+        else:
+            fills = width >= FIGURE_ROOM[0] - 1 or height >= FIGURE_ROOM[1] - 1
+            large = fills or width >= TYPE.max_upscale * natural_width - 1
+        if not large:
+            not_large.append((figure["at"], round(width), round(height), figure["natural"]))
+    assert not_large == [], f"{stem}: figures drawn smaller than the slide allows"
+    assert small == SMALL_TEXT_FIGURES.get(stem, set()), f"{stem}: figures with small text"
+    named = {nb.cells[figure.cell].get("id") for figure in small_figures(nb)}
+    assert named == small, "python -m lecture.slides names other figures"
 
 
 @pytest.mark.slow

@@ -17,7 +17,14 @@ from course_common.paths import REPO_ROOT
 from course_common.rubric import is_written_answer
 from lecture import course_notebooks, lecture_copy, mark_solutions
 from lecture.decks import PieceHighlight, write_deck
-from lecture.layout import TYPE, fit_image, markdown_blocks
+from lecture.layout import (
+    TYPE,
+    code_width,
+    figure_text_px,
+    fit_image,
+    markdown_blocks,
+    png_size,
+)
 from lecture.metrics import text_em
 from lecture.slides import (
     apply,
@@ -497,6 +504,48 @@ def test_the_deck_has_the_planned_slides_sizes_and_notes(tmp_path):
     assert f"width={drawn['width']}" in body.replace('"', "")
     notes = re.findall(r'<aside class="notes">(.*?)</aside>', body, re.S)
     assert len(notes) == 1 and "the curve number 7 of many more" in notes[0]
+
+
+def test_the_figures_keep_matplotlibs_tick_label_size():
+    """The slides size a figure by its tick labels, matplotlib's default 10 points
+    (``TYPE.figure_text_pt``): no notebook and no plotting helper of linlib changes it."""
+    import matplotlib
+    from matplotlib.font_manager import FontProperties
+
+    defaults = matplotlib.rcParamsDefault
+    for axis in ("xtick", "ytick"):
+        size = FontProperties(size=defaults[f"{axis}.labelsize"]).get_size_in_points()
+        assert size == TYPE.figure_text_pt
+    changes = re.compile(r"rcParams|rc_context|plt\.rc\(|style\.use|labelsize|set_fontsize")
+    sources = [(p.stem, p.read_text(encoding="utf-8")) for p in ROOT.glob("linlib/*.py")]
+    for path in NOTEBOOKS:
+        nb = nbformat.read(path, as_version=4)
+        sources += [(path.stem, c.source) for c in nb.cells if c.cell_type == "code"]
+    assert [name for name, text in sources if changes.search(text)] == []
+
+
+def test_a_figure_is_beside_its_code_only_when_its_text_stays_legible():
+    """Code of 56 characters a line, set at 19 px, leaves a 480×420 px figure room to be
+    drawn 542 px wide beside it: tall enough (474 px), but its 10-point labels would be
+    15.7 px (and at 18 or 20 px, 16.7 px or too short). It comes on its own slide instead,
+    1.5 times its size (labels of 20.8 px)."""
+    png = "iVBORw0KGgoAAAANSUhEUgAAAeAAAAGkCAYAAAA="  # a PNG's header: 480×420 px
+    size = png_size(png)
+    assert size == (480, 420)
+    code = "\n".join(f"ax.plot(x, y{k})  # " + "c" * 38 for k in range(3))
+    for px, tall_enough in ((20, False), (19, True), (18, True)):
+        beside_room = TYPE.content_width - code_width(56, px) - TYPE.beside_gap
+        beside = fit_image(size, beside_room, TYPE.budget)
+        assert (beside[1] >= TYPE.min_beside_height) == tall_enough
+        assert figure_text_px(size, 100.0, beside[0]) < TYPE.min_figure_text_px
+    cell = _figure_cell(code)
+    cell.outputs[0]["data"]["image/png"] = png
+    cells = split_for_slides(new_notebook(cells=[new_markdown_cell("# T"), cell])).cells
+    figure = next(c for c in cells if c.get("outputs") and "image/png" in c.outputs[0]["data"])
+    assert "slide-figure" in figure.metadata["tags"] and figure.source == ""
+    drawn = figure.outputs[0]["metadata"]["image/png"]
+    assert (drawn["width"], drawn["height"]) == (720, 630)
+    assert figure_text_px(size, 100.0, drawn["width"]) >= TYPE.min_figure_text_px
 
 
 def test_fit_image_keeps_the_aspect_and_enlarges_at_most_one_and_a_half_times():
