@@ -25,6 +25,8 @@ from lecture.assets import REVEAL_THEME, TEMPLATES, copy_reveal
 from lecture.layout import TYPE
 from lecture.slides import PART_OF_KEY, split_for_slides
 
+#: The decks' folder in the build, beside the site's pages.
+DECKS_FOLDER = "slides"
 #: Where the decks find reveal.js and MathJax, relative to ``slides/``.
 REVEAL_PREFIX = "reveal.js"
 MATHJAX_URL = f"../_static/mathjax/{MATHJAX_PAGE}"

@@ -37,6 +37,7 @@ import pytest
 
 from course_common.assets import mathjax_available
 from lecture import course_notebooks, without_student_text
+from lecture._notebooks import notebook_title
 from lecture.layout import TYPE, png_dpi
 from lecture.slides import FIGURE_ROOM, slide_heights, small_figures
 
@@ -304,6 +305,29 @@ def test_site_index_lists_the_notebooks_in_course_order(browser, server):
         hrefs = [links.nth(i).get_attribute("href") for i in range(links.count())]
         order = [stem for href in hrefs for stem in STEMS if href.endswith(f"{stem}.html")]
         assert order == STEMS
+    finally:
+        visit.close()
+
+
+@pytest.mark.slow
+def test_site_index_links_every_deck(browser, server):
+    """The index links each notebook's deck, in course order, each link named by its
+    notebook's title; following one opens the deck."""
+    visit = Visit(browser, f"{server}/index.html")
+    try:
+        links = visit.page.locator("article a[href$='.slides.html']")
+        names = [links.nth(i).inner_text() for i in range(links.count())]
+        urls = links.evaluate_all("(links) => links.map((link) => link.href)")
+        assert urls == [f"{server}/{deck}" for deck in DECKS]
+        titles = [notebook_title(nbformat.read(path, as_version=4), "") for path in NOTEBOOKS]
+        assert names == titles
+        links.first.click()
+        visit.page.wait_for_url(urls[0])
+        visit.page.wait_for_function("window.Reveal && Reveal.isReady()")
+        assert visit.page.evaluate("Reveal.getTotalSlides()") >= MIN_SLIDES
+        for url in urls[1:]:
+            assert visit.page.request.get(url).status == 200
+        assert visit.errors == []
     finally:
         visit.close()
 
