@@ -21,13 +21,11 @@ cell, a piece of a cell split over slides too.
 
 from __future__ import annotations
 
-import functools
-import http.server
+import base64
 import io
 import itertools
 import keyword
 import shutil
-import threading
 import tokenize
 from collections.abc import Iterator
 from pathlib import Path
@@ -40,8 +38,10 @@ from lecture import course_notebooks, without_student_text
 from lecture._notebooks import notebook_title
 from lecture.layout import TYPE, png_dpi
 from lecture.slides import FIGURE_ROOM, slide_heights, small_figures
+from tests.golden import fingerprint, image_difference
 
-from .browser import launch_chromium, require
+from .browser import launch_chromium, require, serve_folder
+from .lecture_pictures import PICTURES, take
 
 NOTEBOOKS = course_notebooks()
 STEMS = [path.stem for path in NOTEBOOKS]
@@ -195,17 +195,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def server(site: Path) -> Iterator[str]:
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args: object) -> None:
-            pass
-
-    handler = functools.partial(Quiet, directory=str(site))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
+    with serve_folder(site) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -577,6 +568,32 @@ def test_feedback_page_typesets_offline(browser, tmp_path):
         assert "$" not in visit.page.evaluate(PROSE_TEXT)
     finally:
         visit.close()
+
+
+#: How far a picture of the documents may be from a new one: the largest difference of a
+#: block's mean (of 255; :func:`tests.golden.image_difference`), for another machine's
+#: rendering of the same text. A changed slide or page moves blocks by far more.
+PICTURE_TOLERANCE = 8
+
+
+def _picture_fingerprint(png: bytes) -> dict[str, object]:
+    return fingerprint("data:image/png;base64," + base64.b64encode(png).decode())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("picture", PICTURES, ids=[picture.name for picture in PICTURES])
+def test_the_documents_pictures_are_current(browser, server, picture):
+    """The lecture's pictures in the documents are what ``python -m
+    tests.e2e.lecture_pictures`` takes from today's build: after a change that shows in
+    them, run ``./run python -m tests.e2e.lecture_pictures`` and commit them."""
+    taken = take(browser, server, picture)
+    difference = image_difference(
+        _picture_fingerprint(picture.path.read_bytes()), _picture_fingerprint(taken)
+    )
+    assert difference is not None and difference <= PICTURE_TOLERANCE, (
+        f"docs/{picture.name} is stale (difference {difference}): run "
+        "./run python -m tests.e2e.lecture_pictures"
+    )
 
 
 @pytest.mark.slow
