@@ -16,6 +16,7 @@ import logging
 import re
 import signal
 import sys
+import textwrap
 import threading
 from pathlib import Path
 
@@ -53,10 +54,6 @@ student_id,timestamp).
 """
 
 EXPORT_EPILOG = """\
-canvas: Canvas's gradebook import CSV (Grades > Import); with --gradebook (Canvas's own
-export) it matches that file row for row. moodle: with --worksheet (the assignment's
-grading worksheet), the worksheet with its Grade column filled in (Upload grading
-worksheet); without, a gradebook CSV keyed by --key-column (Grades > Import > CSV file).
 Grades are nbgrader's score: the points after the late penalty. Students left out, and
 those with no submission, are listed.
 """
@@ -79,8 +76,11 @@ def _positive_int(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     # the choices' one home each (light modules: the packages import the rest on use)
-    from autograder.intake.layouts import LAYOUTS
-    from autograder.term.calendar import LMS_NAMES, POLICIES
+    from autograder.intake.layouts import known_layouts
+    from autograder.lms.base import lms_exporters
+    from autograder.term.calendar import POLICIES
+
+    layouts = known_layouts()
 
     parser = _Parser(
         prog=PROG,
@@ -187,10 +187,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p_grade.add_argument(
         "--lms",
-        choices=list(LAYOUTS),
+        choices=list(layouts),
         default="auto",
         help="layout of SUBMISSIONS (default: auto): "
-        + "; ".join(f"{name}: {what}" for name, what in LAYOUTS.items()),
+        + "; ".join(f"{name}: {what}" for name, what in layouts.items()),
     )
     term = p_grade.add_argument_group("the term (see docs/instructor/term.md)")
     term.add_argument(
@@ -260,14 +260,22 @@ def build_parser() -> argparse.ArgumentParser:
     common(p_demo, DEMO_COURSE_DIR)
     grading(p_demo, DEMO_OUT_DIR)
 
+    exporters = sorted(lms_exporters(), key=lambda p: p.name)
     p_export = sub.add_parser(
         "export",
-        help="the course's grades as an import file for Canvas or Moodle",
-        description="Write the course's grades (from its gradebook) for Canvas or Moodle.",
+        help="the course's grades as an import file for an LMS",
+        description="\n".join(
+            [
+                "Write the course's grades (from its gradebook) for an LMS.",
+                *(textwrap.fill(f"{p.name}: {p.export_help}.", 90) for p in exporters),
+            ]
+        ),
         epilog=EXPORT_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p_export.add_argument("lms", choices=list(LMS_NAMES), help="the learning management system")
+    p_export.add_argument(
+        "lms", choices=[p.name for p in exporters], help="the learning management system"
+    )
     common(p_export, runs=False)
     p_export.add_argument("--db", metavar="URL", help="SQLAlchemy URL of the gradebook")
     p_export.add_argument(
@@ -277,27 +285,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="only this assignment (repeatable; default: every assignment graded)",
     )
     p_export.add_argument("--out", type=Path, metavar="FILE", help="where to write the CSV")
-    p_export.add_argument(
-        "--gradebook", type=Path, metavar="FILE", help="canvas: Canvas's own gradebook export"
-    )
-    p_export.add_argument(
-        "--worksheet",
-        type=Path,
-        metavar="FILE",
-        help="moodle: the assignment's grading worksheet (one --assignment)",
-    )
-    p_export.add_argument(
-        "--key-column",
-        default="Username",
-        metavar="NAME",
-        help="moodle, no worksheet: the name of the column of student ids (default Username)",
-    )
+    for option in {o.flag: o for p in reversed(exporters) for o in p.options}.values():
+        p_export.add_argument(
+            option.flag,
+            type=Path if option.path else str,
+            metavar=option.metavar,
+            help=option.help,
+        )
     p_export.add_argument(
         "--calendar",
         type=Path,
         metavar="FILE",
-        help="canvas: course.toml naming each assignment's Canvas column (default: the "
-        "course folder's)",
+        help="course.toml naming each assignment's column in the LMS (canvas = \"Title "
+        "(id)\"; default: the course folder's)",
     )
     return parser
 
@@ -372,16 +372,17 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{name}: {_shown_path(path.parent / name)} and {shown}")
             return 0
         if args.command == "export":
+            from autograder.lms import lms_exporters
+
+            options = {o.dest: getattr(args, o.dest) for p in lms_exporters() for o in p.options}
             report = export_grades_to(
                 args.lms,
                 args.course,
                 db_url=args.db,
                 assignments=args.assignment,
                 dest=args.out,
-                gradebook=args.gradebook,
-                worksheet=args.worksheet,
-                key_column=args.key_column,
                 calendar=args.calendar,
+                options=options,
             )
             print("\n".join(report.lines()))
             return 0

@@ -12,9 +12,9 @@ import pytest
 
 from autograder.__main__ import main
 from autograder.grading import CANARY_PREFIX
+from autograder.lms.plugins.canvas import read_canvas_gradebook
 from autograder.models import TermError
-from autograder.term.canvas import export_canvas, read_canvas_gradebook
-from autograder.term.moodle import export_moodle_gradebook, export_moodle_worksheet
+from autograder.term import export_to_lms
 from tests.autograder.term.lms_importers import (
     ImportRejected,
     canvas_import,
@@ -88,9 +88,14 @@ def graded(tmp_path_factory, new_course):
     return course
 
 
+def _canvas_matching(graded, export, dest, **kwargs):
+    """The Canvas import of ``graded`` matching Canvas's own gradebook export ``export``."""
+    return export_to_lms("canvas", graded, dest=dest, options={"gradebook": export}, **kwargs)
+
+
 def test_canvas_import_of_the_course_alone(graded, tmp_path):
     dest = tmp_path / "canvas.csv"
-    report = export_canvas(graded, dest)
+    report = export_to_lms("canvas", graded, dest=dest)
     header = dest.read_text(encoding="utf-8").splitlines()[0]
     assert header == f"Student,ID,Section,{A1},{A4}"  # no SIS ids: none are known
     imported = canvas_import(dest.read_text(encoding="utf-8"))
@@ -111,7 +116,7 @@ def test_canvas_import_matches_canvas_own_export_row_for_row(graded, tmp_path):
     export = tmp_path / "export.csv"
     export.write_text(CANVAS_EXPORT, encoding="utf-8")
     dest = tmp_path / "canvas.csv"
-    report = export_canvas(graded, dest, gradebook=export, columns={A1: "Hyperplanes (4401)"})
+    report = _canvas_matching(graded, export, dest, columns={A1: "Hyperplanes (4401)"})
     ours = canvas_import(dest.read_text(encoding="utf-8"))
     theirs = canvas_import(CANVAS_EXPORT)
     # the same students, in Canvas's order, with Canvas's ids and SIS ids
@@ -147,7 +152,7 @@ def test_a_semicolon_export_with_decimal_commas_is_read(graded, tmp_path):
     book = read_canvas_gradebook(export)
     assert book.student_columns == 4 and list(book.assignments) == ["Hyperplanes (4401)"]
     dest = tmp_path / "canvas.csv"
-    export_canvas(graded, dest, gradebook=export, assignments=[A1], columns={A1: "x (4401)"})
+    _canvas_matching(graded, export, dest, assignments=[A1], columns={A1: "x (4401)"})
     (student,) = canvas_import(dest.read_text())["students"]
     assert student["grades"] == {"Hyperplanes (4401)": "7.2"}  # matched by its id
 
@@ -167,7 +172,7 @@ def test_a_semicolon_export_whose_titles_hold_commas_is_read(graded, tmp_path):
     assert list(book.assignments) == ["Hyperplanes, margins, norms, distances (4401)"]
     assert [s["id"] for s in canvas_import(export_text)["students"]] == ["102"]
     dest = tmp_path / "canvas.csv"
-    export_canvas(graded, dest, gradebook=export, assignments=[A1], columns={A1: "x (4401)"})
+    _canvas_matching(graded, export, dest, assignments=[A1], columns={A1: "x (4401)"})
     (student,) = canvas_import(dest.read_text())["students"]
     assert student["grades"] == {"Hyperplanes, margins, norms, distances (4401)": "7.2"}
 
@@ -176,7 +181,7 @@ def test_a_file_that_is_not_canvas_export_is_refused(graded, tmp_path):
     export = tmp_path / "export.csv"
     export.write_text("Name,Score\nJane,3\n")
     with pytest.raises(TermError, match="not a Canvas gradebook export"):
-        export_canvas(graded, tmp_path / "out.csv", gradebook=export)
+        _canvas_matching(graded, export, tmp_path / "out.csv")
     with pytest.raises(ImportRejected):  # and Canvas refuses it too: the rule is the same
         canvas_import(export.read_text())
 
@@ -185,7 +190,8 @@ def test_moodle_worksheet_filled_in_and_read_back(graded, tmp_path):
     worksheet = tmp_path / "worksheet.csv"
     worksheet.write_text(WORKSHEET, encoding="utf-8")
     dest = tmp_path / "filled.csv"
-    report = export_moodle_worksheet(graded, A1, worksheet, dest)
+    options = {"worksheet": worksheet}
+    report = export_to_lms("moodle", graded, dest=dest, assignments=[A1], options=options)
     written = dest.read_text(encoding="utf-8")
     assert moodle_worksheet_import(written, max_grade=100.0) == {
         "102": pytest.approx(72.0),
@@ -208,14 +214,20 @@ def test_moodle_rejects_what_is_not_its_worksheet(graded, tmp_path):
     worksheet = tmp_path / "worksheet.csv"
     worksheet.write_text('Identifier,Grade\n"Participant 102",\n')
     with pytest.raises(TermError, match="no 'Last modified \\(grade\\)' column"):
-        export_moodle_worksheet(graded, A1, worksheet, tmp_path / "x.csv")
+        export_to_lms(
+            "moodle",
+            graded,
+            dest=tmp_path / "x.csv",
+            assignments=[A1],
+            options={"worksheet": worksheet},
+        )
     with pytest.raises(ImportRejected, match="invalidgradeimport"):
         moodle_worksheet_import(worksheet.read_text(), 100.0)
 
 
 def test_moodle_gradebook_csv_read_back(graded, tmp_path):
     dest = tmp_path / "moodle.csv"
-    report = export_moodle_gradebook(graded, dest, key_column="ID number")
+    report = export_to_lms("moodle", graded, dest=dest, options={"key_column": "ID number"})
     mapping = {A1: "item 1", A4: "item 4"}
     imported = moodle_gradebook_import(dest.read_text(), "ID number", mapping)
     for student in STUDENTS:
