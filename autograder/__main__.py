@@ -54,8 +54,10 @@ student_id,timestamp).
 """
 
 EXPORT_EPILOG = """\
-Grades are nbgrader's score: the points after the late penalty. Students left out, and
-those with no submission, are listed.
+Grades are nbgrader's score: the points after the late penalty, of the assignments with a
+graded submission (or --assignment, or --all-assignments). Students left out, and those
+with no submission, are listed; written answers that still await manual grading (so the
+scores lack their points) are a note on stderr.
 """
 
 
@@ -278,11 +280,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     common(p_export, runs=False)
     p_export.add_argument("--db", metavar="URL", help="SQLAlchemy URL of the gradebook")
-    p_export.add_argument(
+    which = p_export.add_mutually_exclusive_group()
+    which.add_argument(
         "--assignment",
         action="append",
         metavar="A",
-        help="only this assignment (repeatable; default: every assignment graded)",
+        help="only this assignment (repeatable; default: every assignment with a graded "
+        "submission)",
+    )
+    which.add_argument(
+        "--all-assignments",
+        action="store_true",
+        help="every assignment of the gradebook, those nothing was graded of too (the LMS "
+        "may make a new, empty assignment of each)",
     )
     p_export.add_argument("--out", type=Path, metavar="FILE", help="where to write the CSV")
     for option in {o.flag: o for p in reversed(exporters) for o in p.options}.values():
@@ -380,11 +390,14 @@ def main(argv: list[str] | None = None) -> int:
                 args.course,
                 db_url=args.db,
                 assignments=args.assignment,
+                all_assignments=args.all_assignments,
                 dest=args.out,
                 calendar=args.calendar,
                 options=options,
             )
             print("\n".join(report.lines()))
+            for line in report.warnings:
+                print(f"note: {line}", file=sys.stderr)
             return 0
         if args.command == "grade":
             if not args.submissions.exists():

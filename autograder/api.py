@@ -566,18 +566,19 @@ def export_grades_to(
     *,
     db_url: str | None = None,
     assignments: Iterable[str] | None = None,
+    all_assignments: bool = False,
     dest: Path | None = None,
     calendar: Path | None = None,
     options: Mapping[str, object] | None = None,
 ) -> ExportReport:
     """The course's grades (its gradebook, after the late penalties) as an import file
     for ``lms`` (an LMS plugin's name: :mod:`autograder.lms`), of ``assignments`` (default
-    every one graded);
+    those with a graded submission; ``all_assignments``: every one of the gradebook);
     ``calendar``: the course.toml naming each assignment's column in the LMS (default the
     course folder's; read when the LMS takes such a column); ``options``: the LMS's own
     export options by their command-line names (Canvas's ``gradebook``, Moodle's
     ``worksheet`` and ``key_column``; None: not given). Returns what was written, who was
-    left out.
+    left out, and what still awaits manual grading.
 
     Raises
     ------
@@ -600,6 +601,7 @@ def export_grades_to(
         graded_course,
         dest=dest,
         assignments=assignments,
+        all_assignments=all_assignments,
         columns=columns,
         options=options,
     )

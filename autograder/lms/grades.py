@@ -47,12 +47,15 @@ class CourseGrades:
 
 @dataclass
 class ExportReport:
-    """What an export wrote and who it left out, as lines for the instructor."""
+    """What an export wrote and who it left out, as lines for the instructor (``lines``,
+    on stdout), and what the instructor must know before importing it (``warnings``, a
+    line each on stderr)."""
 
     dest: str = ""
     rows: int = 0
     columns: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
     def lines(self) -> list[str]:
         head = f"wrote {self.dest}: {self.rows} students"

@@ -12,7 +12,12 @@ from autograder.report.grades import (
     export_grades,
     flags_cell,
 )
-from autograder.report.manual import ManualPending, manual_pending, pending_in_gradebook
+from autograder.report.manual import (
+    ManualPending,
+    manual_pending,
+    pending_in_gradebook,
+    pending_of,
+)
 from autograder.report.results import RESULTS_FORMAT, results_data, write_results
 from autograder.report.summary import AssignmentSummary, TermSummary, summarise, summary_text
 
@@ -30,6 +35,7 @@ __all__ = [
     "flags_cell",
     "manual_pending",
     "pending_in_gradebook",
+    "pending_of",
     "results_data",
     "summarise",
     "summary_text",

@@ -1,7 +1,7 @@
 """Grades back into an LMS (``python -m autograder export LMS``): which grades are
-exported — the assignments asked for (or every one of the gradebook), the class without the
-canary's students — and the LMS's plugin (:mod:`autograder.lms`) that writes its import
-file.
+exported — the assignments with a graded submission (or those asked for, or every one of
+the gradebook), the class without the canary's students — what of them still awaits
+manual grading, and the LMS's plugin (:mod:`autograder.lms`) that writes its import file.
 """
 
 from __future__ import annotations
@@ -9,11 +9,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from autograder.course import Course
+from autograder.course import Course, load_submissions
 from autograder.grading import CANARY_PREFIX
 from autograder.lms.base import ExportOption, LmsPlugin, lms_exporters, lms_plugin
-from autograder.lms.grades import ExportReport
+from autograder.lms.grades import ExportReport, listed, points
 from autograder.models import TermError
+from autograder.report import pending_of
+from autograder.text import listing
 
 
 def export_to_lms(
@@ -22,14 +24,19 @@ def export_to_lms(
     *,
     dest: str | Path | None = None,
     assignments: Iterable[str] | None = None,
+    all_assignments: bool = False,
     columns: Mapping[str, str] | None = None,
     options: Mapping[str, object] | None = None,
 ) -> ExportReport:
     """Write the course's grades (its gradebook, after the late penalties) as ``lms``'s
     import file to ``dest`` (default: the plugin's). ``assignments``: which (default:
-    every one of the gradebook); ``columns``: assignment -> its column in the LMS
-    (course.toml's key of the LMS's name); ``options``: the export's own options by their
-    ``dest`` (the plugin's :class:`~autograder.lms.base.ExportOption`; None: not given).
+    every assignment with a graded submission; ``all_assignments``: every one of the
+    gradebook); ``columns``: assignment -> its column in the LMS (course.toml's key of the
+    LMS's name); ``options``: the export's own options by their ``dest`` (the plugin's
+    :class:`~autograder.lms.base.ExportOption`; None: not given).
+
+    The report's ``notes`` name the assignments left out; its ``warnings`` say when
+    written answers still await manual grading (the exported scores lack their points).
 
     Raises
     ------
@@ -43,6 +50,7 @@ def export_to_lms(
         raise TermError(f"unknown LMS {lms!r}; choose {names}")
     asked = list(assignments or [])
     traits = _traits(plugin, {k: v for k, v in (options or {}).items() if v is not None}, asked)
+    left_out: list[str] = []
     with course.gradebook() as gb:
         present = sorted(a.name for a in gb.assignments)
         unknown = [a for a in asked if a not in present]
@@ -51,14 +59,46 @@ def export_to_lms(
             raise TermError(f"{unknown[0]} has not been graded in this course (graded: {graded})")
         # the class: a canary a killed run left behind is none of it
         students = sorted(s.id for s in gb.students if not s.id.startswith(CANARY_PREFIX))
-        names = asked or present
+        class_ = set(students)
+        found = {
+            key: submission
+            for key, submission in load_submissions(gb, asked or present).items()
+            if key[1] in class_
+        }
+        if asked:
+            names = asked
+        elif all_assignments:
+            names = present
+        else:
+            graded = {a for a, _ in found}
+            names = [a for a in present if a in graded]
+            left_out = [a for a in present if a not in graded]
         if not names:
             raise TermError("nothing has been graded in this course yet")
         chosen = {a: c for a, c in (columns or {}).items() if a in names}
         exporter = plugin(assignment=names, student=students, columns=chosen, **traits)
         if dest is not None:
             exporter.to = str(dest)
-        return exporter.export(gb)
+        report = exporter.export(gb)
+        pending = [(key, pending_of(s)) for key, s in found.items() if key[0] in names]
+    if left_out:
+        report.notes.append(
+            f"not written, nothing graded yet (--all-assignments writes them too): "
+            f"{listed(left_out)}"
+        )
+    waiting = [(key, p) for key, p in pending if p.answers]
+    if waiting:
+        answers = sum(p.answers for _, p in waiting)
+        lacking = sum(p.points for _, p in waiting)
+        which = listing(sorted({a for (a, _), _ in waiting}))
+        report.warnings.append(
+            f"{answers} written answer{'s' * (answers != 1)} of {len(waiting)} "
+            f"submission{'s' * (len(waiting) != 1)} ({which}) still "
+            f"await{'s' * (answers == 1)} manual grading: "
+            f"the exported scores lack their {points(lacking)} points (grade them in "
+            "nbgrader's formgrader, then export again)"
+        )
+    return report
 
 
 def _traits(plugin: type[LmsPlugin], given: Mapping[str, object], asked: list[str]) -> dict:

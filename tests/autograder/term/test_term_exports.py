@@ -254,3 +254,75 @@ def test_export_through_the_command_line(graded, tmp_path, capsys, monkeypatch):
     assert status == 2 and "no course folder" in capsys.readouterr().err
     status = main(["export", "canvas", "--course", str(graded.root), "--assignment", "07_x"])
     assert status == 2 and "07_x has not been graded" in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def half_graded(tmp_path_factory, new_course):
+    """A course whose gradebook holds A1 graded (201: its written answer, 6 points, awaits
+    manual grading; 202: given 5 of them in formgrader) and A4 released, which nothing was
+    graded of but a canary a killed run left behind."""
+    course = new_course(tmp_path_factory.mktemp("half-graded") / "course")
+    canary = f"{CANARY_PREFIX}0123456789ab"
+    with course.gradebook() as gb, warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # nbgrader's add_submission: SQLAlchemy autoflush
+        for assignment in (A1, A4):
+            gb.add_assignment(assignment)
+            gb.add_notebook(assignment, assignment)
+            gb.add_grade_cell("t0", assignment, assignment, max_score=4.0, cell_type="code")
+        gb.add_grade_cell("w0", A1, A1, max_score=6.0, cell_type="markdown")
+        for student in ("201", "202", canary):
+            gb.add_student(student)
+        for assignment, student in [(A1, "201"), (A1, "202"), (A4, canary)]:
+            gb.add_submission(assignment, student)
+            test = gb.find_grade("t0", assignment, assignment, student)
+            test.auto_score, test.needs_manual_grade = 4.0, False  # as autograded
+        gb.find_grade("w0", A1, A1, "201").needs_manual_grade = True
+        given = gb.find_grade("w0", A1, A1, "202")
+        given.manual_score, given.needs_manual_grade = 5.0, False
+        gb.db.commit()
+    return course
+
+
+@pytest.mark.parametrize("lms", ["canvas", "moodle"])
+def test_an_export_writes_the_graded_assignments_and_says_what_awaits_a_person(
+    half_graded, tmp_path, capsys, lms
+):
+    """Issue 41: an assignment nothing was graded of is no column (an import would make an
+    empty assignment of it) unless asked for; written answers still to grade are a line
+    on stderr (the exported scores lack their points)."""
+    dest = tmp_path / f"{lms}.csv"
+    args = ["export", lms, "--course", str(half_graded.root), "--out", str(dest)]
+    assert main(args) == 0
+    captured = capsys.readouterr()
+    header = next(csv.reader(dest.open()))
+    assert A1 in header and A4 not in header and f"{A4} (feedback)" not in header
+    assert (
+        "  not written, nothing graded yet (--all-assignments writes them too): "
+        "04_naive_bayes_linear\n" in captured.out
+    )
+    assert captured.err.splitlines() == [
+        "note: 1 written answer of 1 submission (01_hyperplanes) still awaits manual "
+        "grading: the exported scores lack their 6 points (grade them in nbgrader's "
+        "formgrader, then export again)"
+    ]
+    students = {row[0] for row in csv.reader(dest.open())}
+    assert {"201", "202"} <= students and not any(CANARY_PREFIX in s for s in students)
+    assert main([*args, "--all-assignments"]) == 0
+    captured = capsys.readouterr()
+    assert A4 in next(csv.reader(dest.open())) and "not written" not in captured.out
+    assert main([*args, "--assignment", A4]) == 0
+    captured = capsys.readouterr()
+    assert A4 in next(csv.reader(dest.open())) and A1 not in next(csv.reader(dest.open()))
+    assert captured.err == ""  # nothing of A4 awaits a person
+    with pytest.raises(SystemExit) as exited:
+        main([*args, "--all-assignments", "--assignment", A4])
+    assert exited.value.code == 2
+
+
+def test_scores_and_the_points_awaiting_a_person(half_graded, tmp_path, capsys):
+    dest = tmp_path / "canvas.csv"
+    assert main(["export", "canvas", "--course", str(half_graded.root), "--out", str(dest)]) == 0
+    capsys.readouterr()
+    grades = {s["id"]: s["grades"] for s in canvas_import(dest.read_text())["students"]}
+    assert float(grades["201"][A1]) == pytest.approx(4.0)  # its written answer: not yet
+    assert float(grades["202"][A1]) == pytest.approx(9.0)  # 4 + the 5 given by hand
