@@ -41,9 +41,10 @@ GRADE_EPILOG = """\
 Student ids: in a folder, the first folder name; in a Canvas zip, the numeric user id in
 '<lastfirst>_[LATE_]<user id>_<submission id>_<file>'; in a Moodle zip, the participant id
 in '<Full Name>_<participant id>_assignsubmission_file_/<file>'.
+A Canvas or Moodle zip also names each student (grades.csv's last_name, the feedback folder).
 Writes to --out: results.json (per submission: student, assignment, each test's score and
-max score, flags, ok), grades.csv (nbgrader's export columns + flags), feedback/<student>/
-<assignment>/<notebook>.html (hidden tests' source withheld) and summary.md.
+max score, flags, ok), grades.csv (nbgrader's export columns + flags), feedback/<student>[-
+<name>]/<assignment>/<notebook>.html (hidden tests' source withheld) and summary.md.
 First the instructor's solution of each assignment is graded the same way: short of full
 marks, the grading environment is broken and the run is refused (exit 1, nothing written).
 A re-run reuses the result of a submission unchanged since it was graded (same files,

@@ -437,6 +437,9 @@ def grade_prepared_run(
                 for line in stale.refresh():
                     print(f"note: feedback page not written again: {line}", file=sys.stderr)
         results = settled.results
+        names = {p.student: p.name for p in prepared if p.name}  # as the submissions say
+        with faults_as_errors("recording the students' names in the gradebook"):
+            graded_course.name_students(names)
         unmatched = dict(unmatched or {})
         with faults_as_errors("writing the results"):
             manual = manual_pending(graded_course, results)
@@ -457,7 +460,7 @@ def grade_prepared_run(
             )
         if feedback:
             with faults_as_errors("writing the feedback pages"), phases.phase(phases.REPORTS):
-                copy_feedback(graded_course, results, out_dir)
+                copy_feedback(graded_course, results, out_dir, names)
         flagged = {f"{r.assignment}/{r.student}": list(r.flags) for r in results if r.flags}
         for name, reason in unmatched.items():
             flagged[name] = [reason]

@@ -16,7 +16,7 @@ import lazy_loader
 __getattr__, __dir__, __all__ = lazy_loader.attach(
     __name__,
     submod_attrs={
-        "layouts": ["detect_layout", "known_layouts", "read_submissions"],
+        "layouts": ["detect_layout", "known_layouts", "printable_name", "read_submissions"],
         "match": ["match_assignments"],
         "prepare": ["check_notebook", "copies_of", "guess_assignment", "prepare", "upload_order"],
         "read": ["FileEntry", "IntakeLimits", "MAX_FILE_BYTES", "read_capped", "read_files"],

@@ -12,11 +12,13 @@ registry's order, nbgrader's last:
 - **an LMS's**: the names are read by the LMS's plugin with nbgrader's own
   ``FileNameCollectorPlugin`` (its ``named_regexp``, the same mechanism ``nbgrader
   zip_collect`` uses) and grouped by student (and by submission, when the names tell
-  several apart: the exchange's folders).
+  several apart: the exchange's folders); the student's name, when the names carry it,
+  is kept printable (:func:`printable_name`).
 """
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
@@ -29,6 +31,9 @@ from autograder.models import RawSubmission, SubmissionsError
 from autograder.text import LISTED, listing
 
 _V = TypeVar("_V")
+
+#: The longest student name kept from a file's name (the gradebook's column holds 128).
+MAX_NAME = 64
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 #: nbgrader's own files beside a submission's notebooks (``nbgrader submit`` writes them,
 #: ``collect`` keeps them): the time is read, the feedback secret passed over in silence
@@ -94,6 +99,17 @@ def known_layouts() -> dict[str, str]:
         "nbgrader": "a folder or zip <student>/<assignment>/<notebook>.ipynb",
         **{plugin.name: plugin.description for plugin in lms_plugins()},
     }
+
+
+def printable_name(text: str) -> str:
+    """A student's name read from a submitted file's name (hostile data), as the outputs
+    may show it: control and format characters (a line break, a right-to-left override)
+    as spaces, the spaces collapsed, no leading character a spreadsheet reads as a formula
+    (``= + - @``), at most :data:`MAX_NAME` characters."""
+    text = unicodedata.normalize("NFC", text)
+    text = "".join(" " if unicodedata.category(c)[0] == "C" else c for c in text)
+    text = " ".join(text.split()).lstrip("=+-@ ")
+    return text[:MAX_NAME].rstrip()
 
 
 def _timestamp_of(sub: RawSubmission, content: bytes | None) -> None:
@@ -183,6 +199,7 @@ def _group_lms(
         sub = grouped.get(key)
         if sub is None:
             sub = grouped[key] = RawSubmission(student, named or assignment, label=label)
+            sub.name = printable_name(plugin.student_name(groups))
             sub.submitted_at = plugin.submitted_at(groups)
         if plugin.ignored(groups):
             continue

@@ -5,8 +5,8 @@ A plugin says three things of its LMS:
 
 - **intake**: how its bulk download names a student's files (``named_regexp``, read with
   nbgrader's ``FileNameCollectorPlugin``: :meth:`LmsPlugin.collect_all`), and what the
-  names carry besides the student and the file (a late mark, an upload's number, a
-  time: the groups below);
+  names carry besides the student and the file (the student's name, a late mark, an
+  upload's number, a time: the groups below);
 - **times**: the file of submission times it gives (``--times``), read by
   :meth:`LmsPlugin.read_times`;
 - **export**: its gradebook's import file, written by :meth:`LmsPlugin.export` from
@@ -25,9 +25,10 @@ read, so adding an LMS is adding a module there. The command line's choices (``-
 column keys all come from :func:`lms_plugins`.
 
 The groups of ``named_regexp`` that intake reads: ``student_id`` and ``file_id``
-(nbgrader's, required); ``late`` (matched: the LMS marked the submission late),
-``submission_id`` (a number: of two files of the same name the higher is the later
-upload), ``assignment`` (the assignment, when the names say it),
+(nbgrader's, required); ``name`` (the student's name as the LMS writes it: kept in the
+gradebook and in the feedback folder's name), ``late`` (matched: the LMS marked the
+submission late), ``submission_id`` (a number: of two files of the same name the higher
+is the later upload), ``assignment`` (the assignment, when the names say it),
 ``submission`` (one of several submissions of a student: a folder of its own) and
 ``timestamp`` (when it was handed in, read by :meth:`LmsPlugin.submitted_at`).
 """
@@ -142,6 +143,11 @@ class LmsPlugin(HasTraits):
     def ignored(self, groups: Mapping[str, str | None]) -> bool:
         """Whether a file its name describes so is passed over (its student kept)."""
         return False
+
+    def student_name(self, groups: Mapping[str, str | None]) -> str:
+        """The student's name as the LMS writes it in the file's name ("" when it does
+        not); intake keeps it printable and short."""
+        return groups.get("name") or ""
 
     def submitted_at(self, groups: Mapping[str, str | None]) -> datetime | None:
         """When the file was handed in, when its name says (the ``timestamp`` group, read

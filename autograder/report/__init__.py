@@ -3,7 +3,7 @@
 The CSV and the summary are views of the same results; what awaits manual grading is read
 from the gradebook when they are written (:mod:`.manual`)."""
 
-from autograder.report.feedback import copy_feedback
+from autograder.report.feedback import copy_feedback, feedback_folder
 from autograder.report.grades import (
     EXTRA_COLUMNS,
     MAX_CELL,
@@ -32,6 +32,7 @@ __all__ = [
     "copy_feedback",
     "csv_cell",
     "export_grades",
+    "feedback_folder",
     "flags_cell",
     "manual_pending",
     "pending_in_gradebook",

@@ -3,11 +3,11 @@
 **Submissions**: one file per student and file,
 ``<lastfirst>_[LATE_]<user id>_<submission id>_<original file name>``, e.g.
 ``doejane_LATE_12345_678901_problem1-1.ipynb``; the student id is Canvas's numeric *user
-id* (the first number), the name before it the student's; ``LATE`` is Canvas's late mark;
-Canvas's "-1", "-2" suffix on re-uploaded files marks a later upload
-(:mod:`autograder.intake.prepare` grades the latest), and of two files with the same name
-the one with the higher Canvas file id (the second number) is kept. Canvas gives no file
-of submission times.
+id* (the first number), the name before it the student's (kept: grades.csv, the feedback
+folder); ``LATE`` is Canvas's late mark; Canvas's "-1", "-2" suffix on re-uploaded files
+marks a later upload (:mod:`autograder.intake.prepare` grades the latest), and of two
+files with the same name the one with the higher Canvas file id (the second number) is
+kept. Canvas gives no file of submission times.
 
 **Grades back**: a gradebook import CSV as Canvas's own importer reads it
 (``GradebookImporter`` in canvas-lms, ``app/models/gradebook_importer.rb``).

@@ -5,7 +5,7 @@ list), and grades back into it.
 ``<Full Name>_<participant id>_assignsubmission_file_/<original file name>`` (or, in older
 Moodle versions, the same prefix on flat file names); the student id is Moodle's numeric
 *participant id* for that assignment (export Moodle's participant list to map it to
-names), the name before it the student's.
+names), the name before it the student's (kept: grades.csv, the feedback folder).
 Online-text parts (``assignsubmission_onlinetext``) are passed over.
 
 **Times** (``--times``): the assignment's grading worksheet ("Download grading worksheet",

@@ -1,6 +1,6 @@
 """The LMS plugins' registry (autograder.lms.base): an LMS added in one class, here a small
-fake one registered by the test alone, is an LMS of intake (its zip told apart and read),
-of the times (its file of times read by ``--times``), of
+fake one registered by the test alone, is an LMS of intake (its zip told apart and read,
+its students' names kept), of the times (its file of times read by ``--times``), of
 course.toml (its column key) and of ``export`` (a choice of the command line, with its
 own option) — and without it none of these knows it.
 
@@ -143,7 +143,7 @@ def test_a_plugin_in_one_class_is_an_lms_of_intake_times_and_export(
     assert (args.lms, args.fake_scale) == ("fakelms", "2")
     assert fake_lms in lms_plugins() and fake_lms in lms_exporters()
     # intake: its names read as nbgrader's FileNameCollectorPlugin reads them, its zip
-    # told apart from the others' and grouped by its user ids
+    # told apart from the others' and grouped by its user ids, the names kept
     assert fake_lms().collect(f"u101~Ann Lee~{A1}.ipynb") == {
         "student_id": "101",
         "name": "Ann Lee",
@@ -151,9 +151,9 @@ def test_a_plugin_in_one_class_is_an_lms_of_intake_times_and_export(
     }
     assert fake_lms().collect(f"Ann Lee_101_1_{A1}.ipynb") is None
     raws = read_submissions(_fake_class(tmp_path), assignment=A1)
-    assert [(r.student, sorted(r.files)) for r in raws] == [
-        ("101", [f"{A1}.ipynb"]),
-        ("102", ["notes.txt"]),
+    assert [(r.student, r.name, sorted(r.files)) for r in raws] == [
+        ("101", "Ann Lee", [f"{A1}.ipynb"]),
+        ("102", "Bo Ek", ["notes.txt"]),
     ]
     # times: its log read by --times, in course.toml's zone when it has none
     times = read_times(_log(tmp_path), UTC, [A1])
@@ -218,8 +218,8 @@ def test_the_fake_lms_graded_and_exported_through_the_command_line(
     fake_lms, tmp_path, capsys, monkeypatch
 ):
     """Its zip graded by ``grade`` (the layout detected), late by its own log's time
-    (course.toml: due a day before, 10 % a started day); then exported by ``export
-    fakelms``."""
+    (course.toml: due a day before, 10 % a started day), its student named in grades.csv
+    and in the feedback folder; then exported by ``export fakelms``."""
     course = tmp_path / "course"
     ensure_released(Course(course), [A1])
     release_nb = course / "release" / A1 / f"{A1}.ipynb"
@@ -236,12 +236,13 @@ def test_the_fake_lms_graded_and_exported_through_the_command_line(
     with (out / "grades.csv").open(newline="", encoding="utf-8") as fh:
         rows = {row["student_id"]: row for row in csv.DictReader(fh)}
     ann = rows["101"]
+    assert ann["last_name"] == "Ann Lee" and rows["102"]["last_name"] == "Bo Ek"
     assert ann["timestamp"].startswith("2025-10-03 21:59:00")  # the log's time, in UTC
     raw, penalty = float(ann["raw_score"]), float(ann["late_submission_penalty"])
     assert raw > 0 and penalty == pytest.approx(raw * 0.1)
-    assert (out / "feedback" / "101" / A1 / f"{A1}.html").is_file()
+    assert (out / "feedback" / "101-Ann-Lee" / A1 / f"{A1}.html").is_file()
     monkeypatch.chdir(tmp_path)
     assert main(["export", "fakelms", "--course", str(course), "--fake-scale", "2"]) == 0
     written = list(csv.reader((tmp_path / "fakelms-grades.csv").open()))
     assert written[0] == ["user", "name", "Hyperplanes"]
-    assert ["101", "", points(2 * (raw - penalty))] in written
+    assert ["101", "Ann Lee", points(2 * (raw - penalty))] in written
