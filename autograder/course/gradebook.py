@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 import shutil
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
 from autograder.course.nbgrader_env import prepare_nbgrader
@@ -161,6 +161,22 @@ class CourseGradebook:
         with Gradebook(self.db_url):
             pass
         self.ensure_indexes()
+
+    def name_students(self, names: Mapping[str, str]) -> None:
+        """Write each student's name as the submissions say it (``names``: id -> name, an
+        LMS's file names) into the gradebook, whole, as the ``last_name`` nbgrader's export
+        shows (neither Canvas's nor Moodle's names tell the first name from the last); a
+        student the gradebook already names (in nbgrader, or by an earlier run) keeps it."""
+        from nbgrader.api import Student
+
+        wanted = {student: name for student, name in names.items() if name}
+        if not wanted:
+            return
+        with self.gradebook() as gb:
+            for student in gb.db.query(Student):
+                if student.id in wanted and not (student.last_name or student.first_name):
+                    student.last_name = wanted[student.id]
+            gb.db.commit()
 
     def ensure_indexes(self) -> None:
         """Create the gradebook's :data:`GRADEBOOK_INDEXES` that are not there yet (before

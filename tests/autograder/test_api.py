@@ -380,7 +380,7 @@ def test_canvas_zip_through_the_command_line(course, lms_notebooks, capsys):
     row = _rows(out)["102"]  # Canvas's user id
     assert float(row["score"]) == pytest.approx(total)
     assert "late" in row["flags"] and "renamed" in row["flags"] and "x.txt" in row["flags"]
-    text = _html_text(out / "feedback" / "102" / first / f"{first}.html")
+    text = _html_text(out / "feedback" / "102-smithjohn" / first / f"{first}.html")  # id, name
     assert "hidden tests (source withheld): passed" in text
     for line in _hidden_lines(first):
         assert line not in text

@@ -114,6 +114,24 @@ def test_ensure_students_adds_the_missing_once_and_keeps_the_rest(tmp_path):
     assert students == {"ann": None, "bo": "Bo", "cy": None}
 
 
+def test_names_from_the_submissions_fill_only_the_students_without_one(tmp_path, new_course):
+    course = new_course(tmp_path / "c")
+    with course.gradebook() as gb:
+        gb.add_student("101", last_name="Lee", first_name="Ann")  # named in nbgrader
+        gb.add_student("102", first_name="Bo")
+        for student in ("103", "104"):
+            gb.add_student(student)
+    course.name_students({"101": "leeann", "102": "ekbo", "103": "doeanna", "104": ""})
+    with course.gradebook() as gb:
+        names = {s.id: (s.last_name, s.first_name) for s in gb.students}
+    assert names == {
+        "101": ("Lee", "Ann"),
+        "102": (None, "Bo"),
+        "103": ("doeanna", None),
+        "104": (None, None),
+    }
+
+
 def test_the_gradebook_gets_the_indexes_its_scores_look_up(tmp_path):
     """nbgrader's tables have no index on the columns its scores are looked up by (a
     submission's notebooks, a notebook's grades): ensure_students makes them, once."""
