@@ -3,7 +3,7 @@
 The source notebooks live in ``notebooks/<assignment>/<assignment>.ipynb``; generated
 folders (release, submitted, autograded, feedback, the gradebook) stay out of git.
 The autograder (``python -m autograder``) builds its own course directory with the same
-settings (see ``autograder/course.py``).
+settings (see ``autograder/course/config.py``).
 """
 
 c = get_config()  # noqa: F821 -- provided by nbgrader when it loads this file

@@ -16,6 +16,7 @@ import logging
 import re
 import signal
 import sys
+import textwrap
 import threading
 from pathlib import Path
 
@@ -40,9 +41,10 @@ GRADE_EPILOG = """\
 Student ids: in a folder, the first folder name; in a Canvas zip, the numeric user id in
 '<lastfirst>_[LATE_]<user id>_<submission id>_<file>'; in a Moodle zip, the participant id
 in '<Full Name>_<participant id>_assignsubmission_file_/<file>'.
+A Canvas or Moodle zip also names each student (grades.csv's last_name, the feedback folder).
 Writes to --out: results.json (per submission: student, assignment, each test's score and
-max score, flags, ok), grades.csv (nbgrader's export columns + flags), feedback/<student>/
-<assignment>/<notebook>.html (hidden tests' source withheld) and summary.md.
+max score, flags, ok), grades.csv (nbgrader's export columns + flags), feedback/<student>[-
+<name>]/<assignment>/<notebook>.html (hidden tests' source withheld) and summary.md.
 First the instructor's solution of each assignment is graded the same way: short of full
 marks, the grading environment is broken and the run is refused (exit 1, nothing written).
 A re-run reuses the result of a submission unchanged since it was graded (same files,
@@ -53,12 +55,10 @@ student_id,timestamp).
 """
 
 EXPORT_EPILOG = """\
-canvas: Canvas's gradebook import CSV (Grades > Import); with --gradebook (Canvas's own
-export) it matches that file row for row. moodle: with --worksheet (the assignment's
-grading worksheet), the worksheet with its Grade column filled in (Upload grading
-worksheet); without, a gradebook CSV keyed by --key-column (Grades > Import > CSV file).
-Grades are nbgrader's score: the points after the late penalty. Students left out, and
-those with no submission, are listed.
+Grades are nbgrader's score: the points after the late penalty, of the assignments with a
+graded submission (or --assignment, or --all-assignments). Students left out, and those
+with no submission, are listed; written answers that still await manual grading (so the
+scores lack their points) are a note on stderr.
 """
 
 
@@ -79,8 +79,11 @@ def _positive_int(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     # the choices' one home each (light modules: the packages import the rest on use)
-    from autograder.intake.layouts import LAYOUTS
-    from autograder.term.calendar import LMS_NAMES, POLICIES
+    from autograder.intake.layouts import known_layouts
+    from autograder.lms.base import lms_exporters
+    from autograder.term.calendar import POLICIES
+
+    layouts = known_layouts()
 
     parser = _Parser(
         prog=PROG,
@@ -187,10 +190,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p_grade.add_argument(
         "--lms",
-        choices=list(LAYOUTS),
+        choices=list(layouts),
         default="auto",
         help="layout of SUBMISSIONS (default: auto): "
-        + "; ".join(f"{name}: {what}" for name, what in LAYOUTS.items()),
+        + "; ".join(f"{name}: {what}" for name, what in layouts.items()),
     )
     term = p_grade.add_argument_group("the term (see docs/instructor/term.md)")
     term.add_argument(
@@ -260,44 +263,52 @@ def build_parser() -> argparse.ArgumentParser:
     common(p_demo, DEMO_COURSE_DIR)
     grading(p_demo, DEMO_OUT_DIR)
 
+    exporters = sorted(lms_exporters(), key=lambda p: p.name)
     p_export = sub.add_parser(
         "export",
-        help="the course's grades as an import file for Canvas or Moodle",
-        description="Write the course's grades (from its gradebook) for Canvas or Moodle.",
+        help="the course's grades as an import file for an LMS",
+        description="\n".join(
+            [
+                "Write the course's grades (from its gradebook) for an LMS.",
+                *(textwrap.fill(f"{p.name}: {p.export_help}.", 90) for p in exporters),
+            ]
+        ),
         epilog=EXPORT_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p_export.add_argument("lms", choices=list(LMS_NAMES), help="the learning management system")
+    p_export.add_argument(
+        "lms", choices=[p.name for p in exporters], help="the learning management system"
+    )
     common(p_export, runs=False)
     p_export.add_argument("--db", metavar="URL", help="SQLAlchemy URL of the gradebook")
-    p_export.add_argument(
+    which = p_export.add_mutually_exclusive_group()
+    which.add_argument(
         "--assignment",
         action="append",
         metavar="A",
-        help="only this assignment (repeatable; default: every assignment graded)",
+        help="only this assignment (repeatable; default: every assignment with a graded "
+        "submission)",
+    )
+    which.add_argument(
+        "--all-assignments",
+        action="store_true",
+        help="every assignment of the gradebook, those nothing was graded of too (the LMS "
+        "may make a new, empty assignment of each)",
     )
     p_export.add_argument("--out", type=Path, metavar="FILE", help="where to write the CSV")
-    p_export.add_argument(
-        "--gradebook", type=Path, metavar="FILE", help="canvas: Canvas's own gradebook export"
-    )
-    p_export.add_argument(
-        "--worksheet",
-        type=Path,
-        metavar="FILE",
-        help="moodle: the assignment's grading worksheet (one --assignment)",
-    )
-    p_export.add_argument(
-        "--key-column",
-        default="Username",
-        metavar="NAME",
-        help="moodle, no worksheet: the name of the column of student ids (default Username)",
-    )
+    for option in {o.flag: o for p in reversed(exporters) for o in p.options}.values():
+        p_export.add_argument(
+            option.flag,
+            type=Path if option.path else str,
+            metavar=option.metavar,
+            help=option.help,
+        )
     p_export.add_argument(
         "--calendar",
         type=Path,
         metavar="FILE",
-        help="canvas: course.toml naming each assignment's Canvas column (default: the "
-        "course folder's)",
+        help="course.toml naming each assignment's column in the LMS (canvas = \"Title "
+        "(id)\"; default: the course folder's)",
     )
     return parser
 
@@ -372,18 +383,22 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{name}: {_shown_path(path.parent / name)} and {shown}")
             return 0
         if args.command == "export":
+            from autograder.lms import lms_exporters
+
+            options = {o.dest: getattr(args, o.dest) for p in lms_exporters() for o in p.options}
             report = export_grades_to(
                 args.lms,
                 args.course,
                 db_url=args.db,
                 assignments=args.assignment,
+                all_assignments=args.all_assignments,
                 dest=args.out,
-                gradebook=args.gradebook,
-                worksheet=args.worksheet,
-                key_column=args.key_column,
                 calendar=args.calendar,
+                options=options,
             )
             print("\n".join(report.lines()))
+            for line in report.warnings:
+                print(f"note: {line}", file=sys.stderr)
             return 0
         if args.command == "grade":
             if not args.submissions.exists():

@@ -12,17 +12,19 @@ from pathlib import Path
 
 from autograder import DEMO_COURSE_DIR, DEMO_OUT_DIR, OUT_DIR, course, phases
 from autograder.faults import Fault, faults_as_errors
+from autograder.feedback import StaleFeedback
 from autograder.files import write_atomic
 from autograder.grading import (
     Ledger,
-    StaleFeedback,
     canary_student,
     check_dask_gradebook,
     default_workers,
+    generate_feedback,
     grade_prepared,
     parse_dask_target,
 )
 from autograder.intake import IntakeLimits, match_assignments, prepare, read_submissions
+from autograder.lms import ExportReport, lms_plugin
 from autograder.models import (
     GraderFault,
     GradeRun,
@@ -49,17 +51,13 @@ from autograder.sandbox import resolve_sandbox
 from autograder.similarity import report_class, summary_line
 from autograder.source import CATALOGUE_NAME, CourseSource
 from autograder.term import (
-    LMS_NAMES,
     POLICIES,
     Calendar,
-    ExportReport,
     Plan,
     SubmissionTimes,
     apply_times,
     choose_best,
-    export_canvas,
-    export_moodle_gradebook,
-    export_moodle_worksheet,
+    export_to_lms,
     group_attempts,
     load_calendar,
     plan_attempts,
@@ -423,7 +421,7 @@ def grade_prepared_run(
         term = term or TermInput()
         with faults_as_errors("recording the due dates and late penalties in the gradebook"):
             # a page written before its penalty was recorded (or changed) is written again
-            stale = StaleFeedback(graded_course)
+            stale = StaleFeedback(graded_course, generate_feedback)
             settled = settle(
                 graded_course,
                 term.calendar,
@@ -439,6 +437,9 @@ def grade_prepared_run(
                 for line in stale.refresh():
                     print(f"note: feedback page not written again: {line}", file=sys.stderr)
         results = settled.results
+        names = {p.student: p.name for p in prepared if p.name}  # as the submissions say
+        with faults_as_errors("recording the students' names in the gradebook"):
+            graded_course.name_students(names)
         unmatched = dict(unmatched or {})
         with faults_as_errors("writing the results"):
             manual = manual_pending(graded_course, results)
@@ -459,7 +460,7 @@ def grade_prepared_run(
             )
         if feedback:
             with faults_as_errors("writing the feedback pages"), phases.phase(phases.REPORTS):
-                copy_feedback(graded_course, results, out_dir)
+                copy_feedback(graded_course, results, out_dir, names)
         flagged = {f"{r.assignment}/{r.student}": list(r.flags) for r in results if r.flags}
         for name, reason in unmatched.items():
             flagged[name] = [reason]
@@ -537,7 +538,7 @@ def run_demo(
     demo_course = course.Course(course_dir)
     names = list(assignments) if assignments else course.list_assignments()
     if not names:
-        raise GradingError(f"no assignments found in {course.NOTEBOOKS_DIR}")
+        raise GradingError(f"no assignments found in {course.origin.NOTEBOOKS_DIR}")
     if sandbox:
         resolve_sandbox(True)
     with demo_course.lock(wait=wait):
@@ -568,17 +569,19 @@ def export_grades_to(
     *,
     db_url: str | None = None,
     assignments: Iterable[str] | None = None,
+    all_assignments: bool = False,
     dest: Path | None = None,
-    gradebook: Path | None = None,
-    worksheet: Path | None = None,
-    key_column: str = "Username",
     calendar: Path | None = None,
+    options: Mapping[str, object] | None = None,
 ) -> ExportReport:
     """The course's grades (its gradebook, after the late penalties) as an import file
-    for ``lms``: Canvas's gradebook import (matching Canvas's own export ``gradebook``
-    row for row, when given), or Moodle's grading worksheet filled in (``worksheet``, one
-    assignment) or gradebook CSV keyed by ``key_column``. Returns what was written and
-    who was left out.
+    for ``lms`` (an LMS plugin's name: :mod:`autograder.lms`), of ``assignments`` (default
+    those with a graded submission; ``all_assignments``: every one of the gradebook);
+    ``calendar``: the course.toml naming each assignment's column in the LMS (default the
+    course folder's; read when the LMS takes such a column); ``options``: the LMS's own
+    export options by their command-line names (Canvas's ``gradebook``, Moodle's
+    ``worksheet`` and ``key_column``; None: not given). Returns what was written, who was
+    left out, and what still awaits manual grading.
 
     Raises
     ------
@@ -590,25 +593,18 @@ def export_grades_to(
     if not root.is_dir():
         raise TermError(f"no course folder {root} (grade a class first, or give --course)")
     graded_course = course.Course(root, db_url)
-    names = list(assignments) if assignments else None
-    if lms == "canvas":
-        if worksheet is not None:
-            raise TermError("--worksheet is Moodle's; for Canvas give --gradebook")
+    columns = {}
+    plugin = lms_plugin(lms)
+    if plugin is not None and plugin.column_key:  # course.toml names its columns
         known = graded_course.source.assignments()
         term = load_calendar(_calendar_path(graded_course, calendar), known)
-        columns = {name: t.canvas for name, t in term.terms.items() if t.canvas}
-        target = dest or Path("canvas-grades.csv")
-        return export_canvas(
-            graded_course, target, gradebook=gradebook, assignments=names, columns=columns
-        )
-    if lms != "moodle":
-        raise TermError(f"unknown LMS {lms!r}; choose {' or '.join(LMS_NAMES)}")
-    if gradebook is not None:
-        raise TermError("--gradebook is Canvas's; for Moodle give --worksheet")
-    if worksheet is not None:
-        if not names or len(names) != 1:
-            raise TermError("a Moodle worksheet is one assignment's: give one --assignment")
-        target = dest or Path(f"moodle-worksheet-{names[0]}.csv")
-        return export_moodle_worksheet(graded_course, names[0], worksheet, target)
-    target = dest or Path("moodle-grades.csv")
-    return export_moodle_gradebook(graded_course, target, key_column=key_column, assignments=names)
+        columns = {name: t.columns[lms] for name, t in term.terms.items() if lms in t.columns}
+    return export_to_lms(
+        lms,
+        graded_course,
+        dest=dest,
+        assignments=assignments,
+        all_assignments=all_assignments,
+        columns=columns,
+        options=options,
+    )

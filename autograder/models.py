@@ -119,7 +119,8 @@ class RawSubmission:
     ``submitted_at``: when it was handed in (time-zone aware), when the submissions say
     (nbgrader's ``timestamp.txt``, an exchange folder's name); ``marked_late``: the LMS
     marked it late (Canvas's ``LATE``); ``label``: which of several submissions this is,
-    for the flags (an exchange folder's name)."""
+    for the flags (an exchange folder's name); ``name``: the student's name when the
+    submissions say it (an LMS's file names; printable, short)."""
 
     student: str
     assignment: str | None
@@ -128,17 +129,20 @@ class RawSubmission:
     submitted_at: datetime | None = None
     marked_late: bool = False
     label: str = ""
+    name: str = ""
 
 
 @dataclass
 class PreparedSubmission:
-    """A submission ready for nbgrader: notebooks under their proper names, plus flags."""
+    """A submission ready for nbgrader: notebooks under their proper names, plus flags;
+    ``name``: the student's name as the submissions say it (not part of its grade)."""
 
     student: str
     assignment: str
     notebooks: dict[str, bytes] = field(default_factory=dict)  # "<name>.ipynb" -> content
     missing: list[str] = field(default_factory=list)  # expected notebooks not gradable
     flags: list[str] = field(default_factory=list)
+    name: str = ""
 
     def digest(self, salt: str = "") -> str:
         """A hash of everything that decides this submission's grade (for the ledger)."""

@@ -388,10 +388,10 @@ def grader_main(argv: list[str]) -> int:
     autograder ARGS...`` with ``NOTEBOOKS`` as the course's notebooks folder (the
     stand-in's, in place of the repository's ``notebooks/``); everything else is the
     command line's own code."""
-    import autograder.course
+    import autograder.course.origin
     from autograder.__main__ import main as autograder_main
 
-    autograder.course.NOTEBOOKS_DIR = Path(argv[0]).resolve()
+    autograder.course.origin.NOTEBOOKS_DIR = Path(argv[0]).resolve()
     return autograder_main(argv[1:])
 
 

@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 
 import nbformat
 
-from autograder.course import NOTEBOOKS_DIR
 from autograder.notebook import notebook_bytes
 from autograder.samples import ASSIGNMENTS, VARIANTS, make_submission, solution_sources
 from autograder.samples.copies import (
@@ -41,6 +40,7 @@ from autograder.samples.copies import (
     rename_locals,
 )
 from autograder.similarity import NotebookSource, Settings, SimilarityRun, compare_class
+from course_common.paths import NOTEBOOKS_DIR
 
 #: The scale target: this many students × every exercise in at most this many seconds.
 TARGET_STUDENTS = 300

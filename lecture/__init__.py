@@ -13,13 +13,15 @@ their stored outputs (nothing is executed) and writes ``build/lecture/``:
 """
 
 from course_common.assets import AssetsMissing, mathjax_dir
-from lecture._notebooks import course_notebooks, mark_solutions
+from lecture._notebooks import course_notebooks, lecture_copy, mark_solutions, without_student_text
 from lecture.assets import reveal_dir
 
 __all__ = [
     "AssetsMissing",
     "course_notebooks",
+    "lecture_copy",
     "mark_solutions",
     "mathjax_dir",
     "reveal_dir",
+    "without_student_text",
 ]

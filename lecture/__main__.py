@@ -12,7 +12,7 @@ from pathlib import Path
 
 from course_common.assets import AssetsMissing
 from lecture._notebooks import NOTEBOOKS_DIR, ROOT, course_notebooks
-from lecture.decks import prepare_decks_folder, write_deck
+from lecture.decks import DECKS_FOLDER, prepare_decks_folder, write_deck
 from lecture.site import build_site
 
 
@@ -26,7 +26,7 @@ def build(out: Path, notebooks_dir: Path = NOTEBOOKS_DIR, workers: int = 2) -> t
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
-    slides = out / "slides"
+    slides = out / DECKS_FOLDER
     prepare_decks_folder(slides)
     notebooks = course_notebooks(notebooks_dir)
     with ProcessPoolExecutor(max_workers=workers) as pool:

@@ -10,6 +10,7 @@ from nbgrader.utils import is_grade, is_solution
 
 from course_common.paths import NOTEBOOKS_DIR, REPO_ROOT
 from course_common.rubric import is_written_answer, split_rubric
+from course_common.solutions import strip_solution_markers
 
 ROOT = REPO_ROOT
 
@@ -20,6 +21,9 @@ _NAME = re.compile(r"^\d{2}_[a-z0-9_]+$")
 SOLUTION_TAG = "solution"
 #: Tag put on an nbgrader test cell, in lecture copies.
 TEST_TAG = "graded-test"
+#: The paragraph (under a notebook's title) that tells students what to do when ``import
+#: linlib`` fails on their machine: advice for students, not for the lecture.
+SETUP_ADVICE = re.compile(r"^\*If `import linlib`.*(?:\n[ \t]*\S.*)*", re.MULTILINE)
 
 
 def course_notebooks(notebooks_dir: Path = NOTEBOOKS_DIR) -> list[Path]:
@@ -35,6 +39,35 @@ def course_notebooks(notebooks_dir: Path = NOTEBOOKS_DIR) -> list[Path]:
 def is_test(cell: nbformat.NotebookNode) -> bool:
     """An nbgrader test cell (graded, not written by students)."""
     return cell.cell_type == "code" and bool(is_grade(cell)) and not is_solution(cell)
+
+
+def without_student_text(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """A copy of *nb* without what only students need: the solution markers of its
+    solution cells (``### BEGIN SOLUTION`` / ``### END SOLUTION``, the code between them
+    kept) and the setup advice (:data:`SETUP_ADVICE`). Cells are neither added nor
+    removed, so a cell's index is the same in the copy."""
+    nb = nbformat.from_dict(nb)
+    for cell in nb.cells:
+        if cell.cell_type == "code" and is_solution(cell):
+            cell.source = strip_solution_markers(cell.source)
+        elif cell.cell_type == "markdown":
+            cell.source = _without_setup_advice(cell.source)
+    return nb
+
+
+def _without_setup_advice(source: str) -> str:
+    while (found := SETUP_ADVICE.search(source)) is not None:
+        before = source[: found.start()].rstrip("\n")
+        after = source[found.end() :].lstrip("\n")
+        source = f"{before}\n\n{after}" if before and after else before or after
+    return source
+
+
+def lecture_copy(nb: nbformat.NotebookNode, *, site: bool) -> nbformat.NotebookNode:
+    """The notebook as the lecture shows it, on the *site* or on the slides: without the
+    students' text (:func:`without_student_text`), with its solutions and tests marked
+    (:func:`mark_solutions`; a written answer's rubric on the site only)."""
+    return mark_solutions(without_student_text(nb), fence_markdown=site)
 
 
 def mark_solutions(nb: nbformat.NotebookNode, *, fence_markdown: bool) -> nbformat.NotebookNode:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import base64
 import functools
+import io
 import math
 import re
 import struct
@@ -72,6 +73,8 @@ class Typography:
     code_pad_x: int = 10
     code_pad_y: int = 6
     output_gap: int = 6  # between a cell's code and its outputs
+    #: the most lines of code a slide shows (the code of all its cells): more starts another
+    max_code_lines: int = 16
     #: the "students write this" label above a solution cell, and its left border
     label_height: int = 24
     label_border: int = 14
@@ -79,6 +82,15 @@ class Typography:
     max_upscale: float = 1.5  # a stored figure is drawn at most 1.5 times its pixel size
     beside_gap: int = 16  # between code and its figure, side by side
     min_beside_height: int = 450  # a figure beside its code is at least this tall
+    #: a figure on its own slide is as wide as the slide but for this margin each side (the
+    #: prose's padding is wider)
+    figure_pad_x: int = 8
+    #: the size of a figure's tick labels, in points: matplotlib's default ("medium" of
+    #: font.size 10), which the course's figures keep (a test checks that they do)
+    figure_text_pt: float = 10.0
+    #: a figure's tick labels on the slide are drawn at least this large, where the
+    #: stored figure allows it (:func:`figure_text_px`)
+    min_figure_text_px: float = 18.0
 
     @property
     def content_width(self) -> int:
@@ -797,6 +809,29 @@ def png_size(data: str) -> tuple[int, int]:
         return (640, 480)  # not a PNG header: a figure of matplotlib's default size
     width, height = struct.unpack(">II", head[16:24])
     return width, height
+
+
+#: The resolution of a PNG that records none: matplotlib's default ``figure.dpi``.
+DEFAULT_DPI = 100.0
+
+
+def png_dpi(data: str) -> float:
+    """The resolution a base64 PNG records (its pHYs chunk: matplotlib writes the figure's
+    dpi there), or :data:`DEFAULT_DPI`."""
+    from PIL import Image
+
+    try:
+        with Image.open(io.BytesIO(base64.b64decode(data))) as image:
+            dpi = image.info.get("dpi")
+    except (ValueError, OSError):  # not a PNG
+        return DEFAULT_DPI
+    return float(dpi[0]) if dpi else DEFAULT_DPI
+
+
+def figure_text_px(size: tuple[int, int], dpi: float, drawn_width: float) -> float:
+    """How large a figure of pixel *size*, made at *dpi*, draws its tick labels (of
+    :attr:`Typography.figure_text_pt`) when it is drawn *drawn_width* pixels wide."""
+    return TYPE.figure_text_pt * dpi / 72 * drawn_width / size[0]
 
 
 def fit_image(size: tuple[int, int], width: float, height: float) -> tuple[int, int]:

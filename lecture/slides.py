@@ -6,7 +6,9 @@ running the tool twice changes nothing). Without arguments it updates every note
 the course; ``--check`` writes nothing and exits 1 when a notebook's metadata differs from
 what the rules give (a static test runs the same check, so nobody edits it by hand). It
 also names what cannot fit a slide whatever the split (a code line too long for the
-slide's width at 18 px): reformat those lines in the notebook.
+slide's width at 18 px: reformat it in the notebook) and the figures too wide for their
+text to be read on a slide (tick labels under 18 px however large the figure is drawn:
+draw them narrower in the notebook).
 
 The rules, for a 50-minute walkthrough on a 1280×720 projector (one idea per slide,
 figures large, nothing taller than the slide):
@@ -18,16 +20,19 @@ figures large, nothing taller than the slide):
    whatever follows it starts another one. Its code stands beside it when both fit side
    by side (the code at 18 px or more, the figure at least 450 px tall); otherwise the
    code comes first on a subslide of its own and the figure's speaker notes repeat it.
+   What the cell prints stays with its code, before the figure.
 3. nbgrader's graded test cells are **skipped**: the deck shows the exercise and its
    solution, the site and the notebook show the tests.
-4. Whatever would make a slide taller than the slide starts a **subslide**, measured by
-   the height model of :mod:`lecture.layout`. A cell that does not fit one slide is split
-   over subslides at its natural seams: prose between blocks (a proof between its
-   numbered steps), code between top-level statements (functions) and then at blank
-   lines; an output that does not fit under its code goes on a subslide of its own,
-   split between lines if it is taller than a slide. A block that fits a fresh slide
-   is moved there whole, not split; a heading is not left at the bottom of a slide
-   (what follows it is split, if need be, to stay with it).
+4. Whatever would make a slide taller than the slide, or show more than
+   :attr:`~lecture.layout.Typography.max_code_lines` lines of code, starts a
+   **subslide**, measured by the height model of :mod:`lecture.layout`. A cell that does
+   not fit one slide is split over subslides at its natural seams: prose between blocks
+   (a proof between its numbered steps), code between top-level statements (functions),
+   then at blank lines, then between statements (:func:`statement_starts`), then between
+   lines; an output taller than a slide is split between its lines. A block that fits a
+   fresh slide is moved there whole, not split; a heading is not left at the bottom of a
+   slide, nor an output without its code: a cell's last statement (or line) and the
+   start of its output stand on one slide (what precedes them is split, if need be).
 5. Every other cell continues the slide before it (``-``).
 
 The stored metadata is one slide type per cell (what JupyterLab's slideshow toolbar
@@ -41,8 +46,11 @@ from __future__ import annotations
 
 import argparse
 import copy
+import io
+import itertools
 import re
 import sys
+import tokenize
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,14 +59,16 @@ import nbformat
 from nbgrader.utils import is_solution
 
 from course_common.rubric import is_written_answer, split_rubric
-from lecture._notebooks import ROOT, course_notebooks, is_test
+from lecture._notebooks import ROOT, course_notebooks, is_test, without_student_text
 from lecture.layout import (
     TYPE,
     code_height,
     code_px,
     code_width,
+    figure_text_px,
     fit_image,
     markdown_blocks,
+    png_dpi,
     png_size,
     text_output_height,
 )
@@ -67,6 +77,11 @@ SLIDE, SUBSLIDE, CONTINUE, SKIP, NOTES = "slide", "subslide", "-", "skip", "note
 #: Tags of a piece's cell in the deck (nbconvert makes them the classes celltag_<tag>).
 CODE_SIZE_TAG = "slide-code-{px:g}"
 BESIDE_TAG = "slide-beside"
+FIGURE_TAG = "slide-figure"  # a figure on a slide of its own
+#: Metadata of a piece that shows part of a cell's code: the cell's code and the piece's
+#: lines of it, so that the deck highlights the piece as part of the whole
+#: (:class:`lecture.decks.PieceHighlight`).
+PART_OF_KEY = "slide_part_of"
 IMAGE_TYPES = ("image/png", "image/jpeg")
 
 
@@ -88,6 +103,8 @@ class Unit:
     overhead: float = 0.0
     join: float = 0.0  # its cost beyond *height* after another element of its piece
     lead: float = 0.0  # its cost beyond *height* right after the unit before, in one piece
+    code_lines: int = 0  # lines of code it shows
+    lead_lines: int = 0  # the blank lines of code its *lead* shows
     start: str | None = None  # a forced slide or subslide
     heading: bool = False
     figure: bool = False
@@ -166,29 +183,80 @@ def _markdown_units(index: int, cell: nbformat.NotebookNode) -> list[Unit]:
     return units
 
 
-def _code_chunks(lines: list[str], top: bool) -> list[tuple[int, int]]:
-    """Line ranges of *lines* split before each line that follows a blank line (only a
-    top-level line, with *top*): functions and statements, then paragraphs of code."""
-    chunks, start = [], 0
-    for i in range(1, len(lines)):
-        if lines[i].strip() and not lines[i - 1].strip():
-            if not top or not lines[i][:1].isspace():
-                chunks.append((start, i))
-                start = i
-    chunks.append((start, len(lines)))
-    return chunks
+def statement_starts(lines: list[str]) -> set[int]:
+    """The indices of the lines of a cell's code at which a statement may begin: every line
+    but those inside a statement that spans lines (a string, brackets, a backslash), as
+    Python's tokenizer reads the code; every line when it does not read it."""
+    rows_inside: set[int] = set()
+    first = None
+    readline = io.StringIO("\n".join(lines) + "\n").readline
+    try:
+        for token in tokenize.generate_tokens(readline):
+            if token.type in _BETWEEN_STATEMENTS:
+                continue
+            if first is None:
+                first = token.start[0]
+            if token.type == tokenize.NEWLINE:
+                rows_inside.update(range(first + 1, token.end[0] + 1))
+                first = None
+    except (tokenize.TokenError, SyntaxError):
+        return set(range(len(lines)))
+    return {i for i in range(len(lines)) if i + 1 not in rows_inside}
+
+
+_BETWEEN_STATEMENTS = {
+    tokenize.NL,
+    tokenize.COMMENT,
+    tokenize.INDENT,
+    tokenize.DEDENT,
+    tokenize.ENDMARKER,
+}
 
 
 def _code_units(index: int, lines: list[str], px: float, overhead: float) -> list[Unit]:
-    """A code cell's statements (split at blank lines before top-level lines), each split
-    at its own blank lines, each of those line by line. The blank lines between two units
-    are their *lead*: shown only when both are on the same slide."""
+    """A code cell's units: its top-level statements (split at blank lines before an
+    unindented line), each split when it must be at the first of these seams that splits
+    it: blank lines (between paragraphs of code, or of a docstring), statements
+    (:func:`statement_starts`: never inside a string or brackets), lines (the last resort).
+    The blank lines between two units are their *lead*: shown only when both are on the
+    same slide."""
     line_h = px * TYPE.code_lh
+    seams = statement_starts(lines)
 
-    def unit(a: int, b: int, lead: int, parts: list[Unit]) -> Unit:
-        end = b
-        while end > a + 1 and not lines[end - 1].strip():
-            end -= 1
+    def blank(i: int) -> bool:
+        return not lines[i].strip()
+
+    levels = (
+        lambda i: i in seams and blank(i - 1) and not blank(i) and not lines[i][:1].isspace(),
+        lambda i: blank(i - 1) and not blank(i),
+        lambda i: i in seams,
+        lambda i: True,
+    )
+
+    def chunks(a: int, b: int, level: int) -> list[tuple[int, int]]:
+        edges = [a, *(i for i in range(a + 1, b) if levels[level](i)), b]
+        return list(itertools.pairwise(edges))
+
+    def trimmed(a: int, b: int) -> int:
+        while b > a + 1 and blank(b - 1):
+            b -= 1
+        return b
+
+    def units(pieces: list[tuple[int, int]], lead: int, level: int) -> list[Unit]:
+        found = []
+        for a, b in pieces:
+            found.append(unit(a, b, lead, level))
+            lead = b - trimmed(a, b)
+        return found
+
+    def unit(a: int, b: int, lead: int, level: int) -> Unit:
+        parts: list[Unit] = []
+        while not parts and level < len(levels):
+            pieces = chunks(a, b, level)
+            level += 1
+            if len(pieces) > 1:
+                parts = units(pieces, lead, level)
+        end = trimmed(a, b)
         return Unit(
             index,
             "source",
@@ -197,25 +265,11 @@ def _code_units(index: int, lines: list[str], px: float, overhead: float) -> lis
             lead=lead * line_h,
             lines=(a, end),
             parts=parts,
+            code_lines=end - a,
+            lead_lines=lead,
         )
 
-    def trailing(a: int, b: int) -> int:
-        end = b
-        while end > a + 1 and not lines[end - 1].strip():
-            end -= 1
-        return b - end
-
-    units, before = [], 0
-    for a, b in _code_chunks(lines, top=True):
-        inner, inner_before = [], before
-        for c, d in _code_chunks(lines[a:b], top=False):
-            singles = [unit(a + c + k, a + c + k + 1, 0, []) for k in range(d - c)]
-            singles[0].lead = inner_before * line_h
-            inner.append(unit(a + c, a + d, inner_before, singles))
-            inner_before = trailing(a + c, a + d)
-        units.append(unit(a, b, before, inner))
-        before = trailing(a, b)
-    return units
+    return units(chunks(0, len(lines), 0), 0, 1)
 
 
 def _text_units(index: int, out: int, text: str) -> Unit:
@@ -240,10 +294,28 @@ def _text_units(index: int, out: int, text: str) -> Unit:
     return Unit(index, "output", height, TYPE.cell_gap + join, join, output=out, parts=parts)
 
 
-def _beside(cell: nbformat.NotebookNode, lines: list[str], size: tuple[int, int]):
-    """(code size, figure size) when the code and its figure fit side by side, else None."""
+#: The room of a figure on its own slide: the slide's width (centred, but for a margin
+#: narrower than the prose's padding) and the content's height.
+FIGURE_ROOM = (
+    TYPE.slide_width - 2 * TYPE.figure_pad_x,
+    TYPE.budget - TYPE.cell_gap - TYPE.output_gap,
+)
+
+
+def figure_alone_size(size: tuple[int, int]) -> tuple[int, int]:
+    """The size a figure of pixel *size* is drawn at on its own slide: as large as
+    :data:`FIGURE_ROOM` allows, at most 1.5 times its pixels."""
+    return fit_image(size, *FIGURE_ROOM)
+
+
+def _beside(cell: nbformat.NotebookNode, lines: list[str], size: tuple[int, int], dpi: float):
+    """(code size, figure size) when the code and its figure fit side by side, the figure
+    large enough to read (:attr:`~lecture.layout.Typography.min_figure_text_px`), else
+    None."""
     solution = is_solution(cell)
     longest = max((len(line.rstrip()) for line in lines), default=0)
+    if len(lines) > TYPE.max_code_lines:
+        return None
     for px in TYPE.code_sizes:
         room = TYPE.content_width - code_width(longest, px, solution=solution) - TYPE.beside_gap
         if room <= 0:
@@ -251,7 +323,8 @@ def _beside(cell: nbformat.NotebookNode, lines: list[str], size: tuple[int, int]
         label = TYPE.label_height if solution else 0
         drawn = fit_image(size, room, TYPE.budget - TYPE.cell_gap - label)
         tall = code_height(len(lines), px, solution=solution) + TYPE.cell_gap
-        if drawn[1] >= TYPE.min_beside_height and tall <= TYPE.budget:
+        legible = figure_text_px(size, dpi, drawn[0]) >= TYPE.min_figure_text_px
+        if drawn[1] >= TYPE.min_beside_height and legible and tall <= TYPE.budget:
             return px, drawn
     return None
 
@@ -270,8 +343,8 @@ def cell_units(index: int, cell: nbformat.NotebookNode) -> list[Unit]:
     figures = [k for k, o in enumerate(outputs) if _image(o) is not None]
     shown_texts = [k for k, t in enumerate(texts) if t is not None and t.strip()]
     if len(figures) == 1 and not shown_texts and lines:
-        size = png_size(outputs[figures[0]]["data"][_image(outputs[figures[0]])])
-        beside = _beside(cell, lines, size)
+        data = outputs[figures[0]]["data"][_image(outputs[figures[0]])]
+        beside = _beside(cell, lines, png_size(data), png_dpi(data))
         if beside is not None:
             code_px_, drawn = beside
             label = TYPE.label_height if solution else 0
@@ -289,6 +362,7 @@ def cell_units(index: int, cell: nbformat.NotebookNode) -> list[Unit]:
                     image=drawn,
                     beside=True,
                     px=code_px_,
+                    code_lines=len(lines),
                 )
             ]
     units: list[Unit] = []
@@ -298,12 +372,14 @@ def cell_units(index: int, cell: nbformat.NotebookNode) -> list[Unit]:
         if figures:
             units[0].start = SUBSLIDE
     code_notes = f"The code that draws this figure:\n\n```python\n{cell.source}\n```"
-    for k, output in enumerate(outputs):
+    # the printed text stays with the code that printed it, the figures come after it
+    for k in [*shown_texts, *figures]:
+        output = outputs[k]
         if k in figures:
             kind = _image(output)
             size = png_size(output["data"][kind])
             overhead = TYPE.cell_gap + TYPE.output_gap
-            drawn = fit_image(size, TYPE.content_width, TYPE.budget - overhead)
+            drawn = figure_alone_size(size)
             units.append(
                 Unit(
                     index,
@@ -317,7 +393,7 @@ def cell_units(index: int, cell: nbformat.NotebookNode) -> list[Unit]:
                     notes=code_notes if lines else "",
                 )
             )
-        elif k in shown_texts:
+        else:
             units.append(_text_units(index, k, texts[k] or ""))
     return units
 
@@ -344,6 +420,44 @@ def too_wide(nb: nbformat.NotebookNode) -> list[tuple[int, int, int]]:
     return found
 
 
+@dataclass(frozen=True)
+class SmallFigure:
+    """A figure whose tick labels are drawn under the minimum on its slide, however large
+    the slide lets it be: its notebook must draw it narrower, or its text larger."""
+
+    cell: int
+    size: tuple[int, int]  # its pixels
+    dpi: float
+    text_px: float  # its tick labels on the slide
+
+    def advice(self) -> str:
+        """What to change in the notebook: the largest figure whose text would be legible."""
+        scale = TYPE.min_figure_text_px / (TYPE.figure_text_pt * self.dpi / 72)
+        width, height = (side / scale for side in FIGURE_ROOM)
+        return (
+            f"its figure ({self.size[0]}×{self.size[1]} px at {self.dpi:.0f} dpi) shows its "
+            f"{TYPE.figure_text_pt:g}-point tick labels at {self.text_px:.1f} px on a slide, "
+            f"under {TYPE.min_figure_text_px:g}: make its image at most {width:.0f}×"
+            f"{height:.0f} px ({width / self.dpi:.1f} × {height / self.dpi:.1f} inches), "
+            "or its text larger"
+        )
+
+
+def small_figures(nb: nbformat.NotebookNode) -> list[SmallFigure]:
+    """The figures of *nb*'s deck whose tick labels are drawn under
+    :attr:`~lecture.layout.Typography.min_figure_text_px` on their slides."""
+    found = []
+    for piece in plan(nb):
+        for k, (width, _) in sorted(piece.images.items()):
+            data = nb.cells[piece.cell].outputs[k]["data"]
+            data = data[_image(nb.cells[piece.cell].outputs[k])]
+            size, dpi = png_size(data), png_dpi(data)
+            text = figure_text_px(size, dpi, width)
+            if text < TYPE.min_figure_text_px:
+                found.append(SmallFigure(piece.cell, size, dpi, text))
+    return found
+
+
 def max_code_chars(solution: bool = False) -> int:
     """The longest code line a slide shows at 18 px."""
     n = 0
@@ -362,6 +476,7 @@ class _Packer:
         self.pieces: list[Piece] = []
         self.heights: list[float] = []  # the model's height of each finished slide
         self.used = 0.0
+        self.lines = 0  # the lines of code on the slide
         self.pending: str | None = None  # the type of the slide the next piece starts
         self.after_figure = False
         self.last_heading = False
@@ -371,6 +486,7 @@ class _Packer:
         if self.pieces and self.pending is None:
             self.heights.append(self.used)
         self.used = 0.0
+        self.lines = 0
         self.pending = kind
 
     def _joins(self, unit: Unit) -> bool:
@@ -386,16 +502,42 @@ class _Packer:
             and (last.group == unit.group or (last.group, unit.group) == ("source", "output"))
         )
 
+    def _goes_on(self, unit: Unit) -> bool:
+        """Whether *unit* continues the very element (code, an output) placed last."""
+        return self._joins(unit) and self.last_key == (unit.cell, unit.group, unit.output)
+
     def _cost(self, unit: Unit) -> float:
         if not self._joins(unit):
             return unit.height + unit.overhead
-        if self.last_key == (unit.cell, unit.group, unit.output):
-            return unit.height + unit.lead  # the same element goes on
+        if self._goes_on(unit):
+            return unit.height + unit.lead
         return unit.height + unit.join
 
-    @staticmethod
-    def _fits_fresh(unit: Unit) -> bool:
-        return unit.height + unit.overhead <= TYPE.budget
+    def _code_lines(self, unit: Unit) -> int:
+        return unit.code_lines + (unit.lead_lines if self._goes_on(unit) else 0)
+
+    def _kept(self, unit: Unit, follower: Unit | None) -> float:
+        """The height of what must stand on *unit*'s slide with it: after a heading, what
+        follows it (its first part, when it is split); after a cell's code, its text
+        output (its first part, when the output is taller than a slide)."""
+        if follower is None:
+            return 0.0
+        if unit.heading:
+            split = follower.parts and not self._fits_fresh(follower)
+            return (follower.parts[0] if split else follower).height
+        if unit.group == "source" and follower.group == "output":
+            split = follower.parts and not self._fits_fresh(follower)
+            return (follower.parts[0] if split else follower).height + follower.join
+        return 0.0
+
+    def _fits_fresh(self, unit: Unit, follower: Unit | None = None) -> bool:
+        """Whether *unit* (and what it keeps on its slide) fits an empty slide."""
+        tall = unit.height + unit.overhead + self._kept(unit, follower) <= TYPE.budget
+        return tall and unit.code_lines <= TYPE.max_code_lines
+
+    def _place_parts(self, unit: Unit, follower: Unit | None) -> None:
+        for k, part in enumerate(unit.parts):
+            self.place(part, follower if k == len(unit.parts) - 1 else None)
 
     def place(self, unit: Unit, follower: Unit | None = None, first: bool = False) -> None:
         start = SLIDE if first else unit.start
@@ -405,22 +547,19 @@ class _Packer:
             start = SUBSLIDE
         if start is not None:
             self._new_slide(start)
-        if not self._fits_fresh(unit) and unit.parts:
-            for part in unit.parts:  # too tall for any slide: split at its seams
-                self.place(part)
+        if not self._fits_fresh(unit, follower) and unit.parts:
+            self._place_parts(unit, follower)  # too tall for any slide: split at its seams
             return
-        need = self._cost(unit)
-        if unit.heading and follower is not None:
-            # a heading is not left alone at the bottom of a slide
-            split = follower.parts and not self._fits_fresh(follower)
-            need += (follower.parts[0] if split else follower).height
-        if self.used > 0 and self.used + need > TYPE.budget:
+        need = self._cost(unit) + self._kept(unit, follower)
+        lines = self._code_lines(unit)
+        full = self.used + need > TYPE.budget or self.lines + lines > TYPE.max_code_lines
+        if self.used > 0 and full:
             if self.last_heading and unit.parts and start is None:
-                for part in unit.parts:  # split rather than leave the heading alone
-                    self.place(part)
+                self._place_parts(unit, follower)  # split rather than leave the heading alone
                 return
             self._new_slide(SUBSLIDE)
         cost = self._cost(unit)
+        lines = self._code_lines(unit)
         if self._joins(unit):
             piece = self.pieces[-1]
             piece.group = unit.group
@@ -429,6 +568,7 @@ class _Packer:
             self.pending = None
             self.pieces.append(piece)
         self.used += cost
+        self.lines += lines
         piece.height += cost
         self._record(piece, unit)
         self.after_figure = unit.figure
@@ -459,6 +599,7 @@ class _Packer:
 
 
 def _pack(nb: nbformat.NotebookNode) -> _Packer:
+    nb = without_student_text(nb)  # what the lecture shows
     packer = _Packer()
     units: list[Unit] = []
     for index, cell in enumerate(nb.cells):
@@ -495,15 +636,22 @@ def slide_types(nb: nbformat.NotebookNode) -> list[str]:
 # --------------------------------------------------------------------------- the deck's cells
 
 
+def _shown_lines(text: str, lines: tuple[int, int]) -> tuple[int, int]:
+    """The range *lines* of *text* without its blank lines at either end."""
+    rows = text.split("\n")
+    a, b = lines
+    while b > a and not rows[b - 1].strip():
+        b -= 1
+    while a < b and not rows[a].strip():
+        a += 1
+    return a, b
+
+
 def _slice(text: str, lines: tuple[int, int] | None) -> str:
     if lines is None:
         return text
-    rows = text.split("\n")[lines[0] : lines[1]]
-    while rows and not rows[-1].strip():
-        rows.pop()
-    while rows and not rows[0].strip():
-        rows.pop(0)
-    return "\n".join(rows)
+    a, b = _shown_lines(text, lines)
+    return "\n".join(text.split("\n")[a:b])
 
 
 def _piece_cell(cell: nbformat.NotebookNode, piece: Piece, number: int) -> nbformat.NotebookNode:
@@ -515,12 +663,17 @@ def _piece_cell(cell: nbformat.NotebookNode, piece: Piece, number: int) -> nbfor
     if cell.cell_type == "code":
         if piece.lines is not None:
             new.source = _slice(cell.source, piece.lines if not piece.beside else None)
+            shown = _shown_lines(cell.source, piece.lines)
+            if not piece.beside and shown != (0, len(cell.source.split("\n"))):
+                new.metadata[PART_OF_KEY] = {"source": cell.source, "lines": list(shown)}
             if piece.beside:
                 tags.append(BESIDE_TAG)
             tags.append(CODE_SIZE_TAG.format(px=piece.px or cell_code_px(cell)))
         else:
             new.source = ""
             new.metadata.setdefault("transient", {})["remove_source"] = True
+        if piece.images and not piece.beside:
+            tags.append(FIGURE_TAG)
         outputs = []
         for k in piece.outputs:
             output = copy.deepcopy(cell.outputs[k])
@@ -550,7 +703,9 @@ def split_for_slides(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """A copy of *nb* whose cells are the deck's pieces: each with its slide type, its
     code's size (tag ``slide-code-<px>``), a figure's drawn size (the output's
     width/height metadata), ``slide-beside`` for code beside its figure, and a ``notes``
-    cell after it for what its speaker notes carry. Graded tests are left out."""
+    cell after it for what its speaker notes carry. Graded tests are left out, and so is
+    what only students need (:func:`lecture.without_student_text`)."""
+    nb = without_student_text(nb)
     out = copy.deepcopy(nb)
     cells = []
     counts: dict[int, int] = {}
@@ -605,6 +760,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"shows {max_code_chars()} at 18 px: reformat it",
                 file=sys.stderr,
             )
+        for figure in small_figures(nb):
+            print(f"{_shown(path)}: cell {figure.cell}: {figure.advice()}", file=sys.stderr)
         if not apply(nb):
             continue
         out_of_date.append(path)

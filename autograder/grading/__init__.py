@@ -4,15 +4,12 @@
 ``dask_batch`` (the batch on a Dask cluster instead: ``--dask``), ``canary`` (the
 instructor's solution graded first: a broken grading environment refuses the batch),
 ``task`` (what a worker runs), ``gradebook`` (one gradebook engine per process and URL),
-``config`` (nbgrader's preprocessor lists with ours),
+``config`` (nbgrader's preprocessor lists with ours, the feedback pages' from
+:mod:`autograder.feedback`),
 ``safe_execute`` (``SafeExecute``, nbgrader's ``Execute`` in the sandbox: one notebook's run
 with its time limits, kernel restarts and output caps, then the trusted re-check),
 ``preprocessors`` (the other preprocessors), ``prewarm`` (kernels forked from a pre-warmed
-template), ``ledger`` (graded submissions on disk), ``sanitise`` (the feedback pages'
-cleaning and Content-Security-Policy; the similarity report uses them too),
-``template_cache`` (the feedback pages' compiled templates and highlighted code cells, kept
-for a worker's life), ``stale_feedback`` (pages written again once their late penalty is
-recorded).
+template), ``ledger`` (graded submissions on disk).
 
 The names below are imported on first use (``lazy_loader``): a grading worker that
 imports :mod:`autograder.grading.pool` does not pay for nbformat and nbgrader before its
@@ -32,8 +29,6 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
         "ledger": ["LEDGER_VERSION", "Ledger"],
         "pool": ["Outcome", "Task", "WorkerPool", "WorkerPoolBroken", "default_workers"],
         "safe_execute": ["ENV_CONFIG", "SafeExecute"],
-        "sanitise": ["clean_html", "content_security_policy"],
-        "stale_feedback": ["STALE_FILE", "StaleFeedback"],
         "task": ["autograde_task", "generate_feedback", "worker_init"],
     },
 )

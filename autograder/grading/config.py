@@ -62,10 +62,10 @@ def autograde_config(course: Course, *, sandbox: bool, prewarm: bool = False) ->
 def feedback_config(course: Course) -> Config:
     """GenerateFeedback configuration: nbgrader's, with hidden-test source redacted, the
     grader machine's folders taken out of the outputs, what the grader found and did in the
-    student's words (:mod:`autograder.grading.student_page`: the flags about their work, the
+    student's words (:mod:`autograder.feedback.student_page`: the flags about their work, the
     diagnosis of each failed exercise, tracebacks without the grader's frames, whole scores
     as whole numbers), and every active element of the student's notebook taken out
-    (:mod:`autograder.grading.sanitise`: the notebook cleaned, the page rendered by its
+    (:mod:`autograder.feedback.sanitise`: the notebook cleaned, the page rendered by its
     ``SafeHTMLExporter`` with a Content-Security-Policy).
 
     nbgrader's list ends with nbconvert's ``CSSHTMLHeaderPreprocessor``, which never runs
@@ -75,9 +75,9 @@ def feedback_config(course: Course) -> Config:
     """
     from nbgrader.preprocessors import GetGrades
 
+    from autograder.feedback.sanitise import SafeHTMLExporter, SanitiseNotebook
+    from autograder.feedback.student_page import ExplainToStudent, whole_round
     from autograder.grading.preprocessors import HideGraderPaths, RedactHiddenTests
-    from autograder.grading.sanitise import SafeHTMLExporter, SanitiseNotebook
-    from autograder.grading.student_page import ExplainToStudent, whole_round
 
     config = course.config()
     config.GenerateFeedback.preprocessors = [
@@ -134,8 +134,9 @@ def formgrader_config(course: Course) -> Config:
     - its submission view (nbconvert's ``HTMLExporter`` with nbgrader's ``formgrade``
       template) shows, under each written answer, the grader's rubric from the course's
       source notebook (:class:`~.preprocessors.ShowRubric`), and renders the notebook after
-      :class:`~.sanitise.SanitiseNotebook` and with :class:`~.sanitise.CleanMarkdown` as its
-      ``markdown2html`` filter (the rubric cell too);
+      :class:`~autograder.feedback.sanitise.SanitiseNotebook` and with
+      :class:`~autograder.feedback.sanitise.CleanMarkdown` as its ``markdown2html`` filter
+      (the rubric cell too);
     - its "Generate feedback" button runs ``GenerateFeedback`` with :func:`feedback_config`'s
       preprocessors and exporter, as ``python -m autograder grade`` does (the exporter's
       own preprocessor list stays empty: the feedback's list is the one that runs);
@@ -143,8 +144,8 @@ def formgrader_config(course: Course) -> Config:
       URL mapped by the filter :func:`formgrader_mathjax_url` to the course's own copy of
       MathJax (``feedback/_mathjax/``, served by the Jupyter server's ``/files/``).
     """
+    from autograder.feedback.sanitise import CleanMarkdown, SanitiseNotebook
     from autograder.grading.preprocessors import ShowRubric
-    from autograder.grading.sanitise import CleanMarkdown, SanitiseNotebook
 
     own = course.config()
     config = Config(

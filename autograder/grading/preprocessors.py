@@ -514,7 +514,7 @@ def _grader_folders(course_root: str = "") -> tuple[re.Pattern[str], dict[str, s
     """A pattern of the grader's folders (the kernel's folder of cell files first, then each
     folder with its trailing separator, longest first) and what each folder becomes (the
     kernel's folder, not among them, becomes nothing)."""
-    from autograder.course import REPO_ROOT
+    from course_common.paths import REPO_ROOT
 
     names: dict[str, str] = {}
     paths = sysconfig.get_paths()

@@ -1,65 +1,39 @@
 """The layouts of a class's submissions, told apart, and their files grouped per student:
-nbgrader's submitted layout or an LMS bulk-download zip.
+nbgrader's submitted layout, or the download of an LMS (Canvas's or Moodle's zip,
+nbgrader's exchange: each an LMS plugin, :mod:`autograder.lms`, whose ``named_regexp`` says
+how its names carry the student, the file and what else).
 
-Four layouts are understood (``--lms auto`` picks the first that matches):
+``--lms auto`` picks the first layout that matches every name, the LMSs' in the
+registry's order, nbgrader's last:
 
 - **nbgrader** (a folder or a zip of it): ``<student>/<assignment>/<notebook>.ipynb``; the
   student id is the first folder name. A ``timestamp.txt`` beside the notebooks (written
   by ``nbgrader submit`` and kept by ``nbgrader collect``) is when it was handed in.
-- **exchange**: the ``inbound`` folder of nbgrader's exchange, one folder per submission
-  ``<student>+<assignment>+<timestamp>[+<random>]/<notebook>.ipynb`` (with its
-  ``timestamp.txt``); a student who submitted twice has two submissions, which the
-  course's resubmission policy chooses between (:mod:`autograder.term.attempts`).
-- **Canvas** ("Download Submissions" zip, one file per student and file):
-  ``<lastfirst>_[LATE_]<user id>_<submission id>_<original file name>``, e.g.
-  ``doejane_LATE_12345_678901_problem1-1.ipynb``; the student id is Canvas's numeric
-  *user id* (the first number); Canvas's "-1", "-2" suffix on re-uploaded files marks a
-  later upload (:mod:`autograder.intake.prepare` grades the latest), and of two files with
-  the same name the one with the higher Canvas file id (the second number) is kept.
-- **Moodle** ("Download all submissions" zip): a folder per student
-  ``<Full Name>_<participant id>_assignsubmission_file_/<original file name>`` (or, in
-  older Moodle versions, the same prefix on flat file names); the student id is Moodle's
-  numeric *participant id* for that assignment (export Moodle's participant list to map it
-  to names). Online-text parts (``assignsubmission_onlinetext``) are ignored.
-
-The LMS name conventions are applied with nbgrader's own ``FileNameCollectorPlugin``
-(its ``named_regexp``), the same mechanism ``nbgrader zip_collect`` uses.
+- **an LMS's**: the names are read by the LMS's plugin with nbgrader's own
+  ``FileNameCollectorPlugin`` (its ``named_regexp``, the same mechanism ``nbgrader
+  zip_collect`` uses) and grouped by student (and by submission, when the names tell
+  several apart: the exchange's folders); the student's name, when the names carry it,
+  is kept printable (:func:`printable_name`).
 """
 
 from __future__ import annotations
 
-import re
+import unicodedata
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import TypeVar
 
 from autograder.intake.read import FileEntry, IntakeLimits, read_files
+from autograder.lms.base import LmsPlugin, lms_plugin, lms_plugins
+from autograder.lms.times import read_timestamp
 from autograder.models import RawSubmission, SubmissionsError
-from autograder.text import LISTED, first_line, listing
+from autograder.text import LISTED, listing
 
 _V = TypeVar("_V")
 
-CANVAS_REGEXP = (
-    r"^(?:.*/)?(?P<last_first>[^/_]+)_(?:(?P<late>LATE)_)?(?P<student_id>\d+)_(?P<submission_id>\d+)_"
-    r"(?P<file_id>[^/]+)$"
-)
-MOODLE_REGEXP = (
-    r"^(?:.*/)?(?P<full_name>[^/]+?)_(?P<student_id>\d+)_assignsubmission_(?P<kind>file|onlinetext)_"
-    r"/?(?P<file_id>.+)$"
-)
-EXCHANGE_REGEXP = (
-    r"^(?P<folder>(?P<student_id>[^/+]+)\+(?P<assignment>[^/+]+)\+(?P<timestamp>[^/+]+)"
-    r"(?:\+[^/+]*)?)/(?P<file_id>.+)$"
-)
-#: The layouts read (``--lms``), each with what it is; ``auto`` picks the first that matches.
-LAYOUTS = {
-    "auto": "detected",
-    "nbgrader": "a folder or zip <student>/<assignment>/<notebook>.ipynb",
-    "exchange": "nbgrader's inbound folder",
-    "canvas": "Canvas's submissions zip",
-    "moodle": "Moodle's submissions zip",
-}
+#: The longest student name kept from a file's name (the gradebook's column holds 128).
+MAX_NAME = 64
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 #: nbgrader's own files beside a submission's notebooks (``nbgrader submit`` writes them,
 #: ``collect`` keeps them): the time is read, the feedback secret passed over in silence
@@ -83,7 +57,8 @@ def read_submissions(
     assignment : str, optional
         The assignment of an LMS zip (LMS names do not carry it; guessed from the notebook
         names when omitted). For the nbgrader layout, only this assignment is read.
-    layout : {"auto", "nbgrader", "exchange", "canvas", "moodle"}
+    layout : str
+        One of :func:`known_layouts` (``auto``, ``nbgrader``, or an LMS plugin's name).
     limits : IntakeLimits, optional
         How much is read (default: :class:`IntakeLimits`'s defaults).
 
@@ -93,8 +68,9 @@ def read_submissions(
         The submissions cannot be read, follow no layout, or are over a limit.
     """
     path = Path(path)
-    if layout not in LAYOUTS:
-        raise SubmissionsError(f"unknown layout {layout!r}; choose from {', '.join(LAYOUTS)}")
+    known = known_layouts()
+    if layout not in known:
+        raise SubmissionsError(f"unknown layout {layout!r}; choose from {', '.join(known)}")
     files = read_files(path, limits)
     if layout == "auto":
         layout, files = detect_layout(files)
@@ -109,35 +85,31 @@ def read_submissions(
                     "--assignment"
                 )
         return grouped
-    if layout == "exchange":
-        return _group_exchange(files, assignment)
-    return _group_lms(files, layout, assignment)
+    plugin = lms_plugin(layout)
+    if plugin is None:  # registered when known_layouts() was read, and taken out since
+        raise SubmissionsError(f"unknown layout {layout!r}")
+    return _group_lms(files, plugin(), assignment)
 
 
-def read_timestamp(text: str | bytes) -> datetime:
-    """When a submission was handed in, from its ``timestamp.txt`` (or an exchange folder's
-    name), as nbgrader reads it (its own ``parse_utc``: a time without a zone is UTC),
-    time-zone aware; except a numeric offset ("... +0200"), which nbgrader's ``parse_utc``
-    takes for seconds and which is read here as the offset it is. Raises ValueError when
-    it cannot be read."""
-    from nbgrader.utils import parse_utc
+def known_layouts() -> dict[str, str]:
+    """The layouts read (``--lms``), each with what it is: ``auto`` (the first that
+    matches), ``nbgrader`` and every LMS plugin's."""
+    return {
+        "auto": "detected",
+        "nbgrader": "a folder or zip <student>/<assignment>/<notebook>.ipynb",
+        **{plugin.name: plugin.description for plugin in lms_plugins()},
+    }
 
-    if isinstance(text, bytes):
-        text = text.decode("utf-8", errors="replace")
-    text = text.strip()
-    if not text or len(text) > 100:
-        raise ValueError("not a time")
-    head, _, offset = text.rpartition(" ")
-    if re.fullmatch(r"[+-]\d{4}", offset):
-        try:
-            return datetime.fromisoformat(f"{head}{offset[:3]}:{offset[3:]}").astimezone(UTC)
-        except ValueError:
-            raise ValueError(f"not a time: {text[:40]!r}") from None
-    try:
-        moment = parse_utc(text)
-    except (ValueError, OverflowError, TypeError) as exc:
-        raise ValueError(first_line(str(exc), 80) or "not a time") from None
-    return moment.replace(tzinfo=UTC)
+
+def printable_name(text: str) -> str:
+    """A student's name read from a submitted file's name (hostile data), as the outputs
+    may show it: control and format characters (a line break, a right-to-left override)
+    as spaces, the spaces collapsed, no leading character a spreadsheet reads as a formula
+    (``= + - @``), at most :data:`MAX_NAME` characters."""
+    text = unicodedata.normalize("NFC", text)
+    text = "".join(" " if unicodedata.category(c)[0] == "C" else c for c in text)
+    text = " ".join(text.split()).lstrip("=+-@ ")
+    return text[:MAX_NAME].rstrip()
 
 
 def _timestamp_of(sub: RawSubmission, content: bytes | None) -> None:
@@ -156,37 +128,19 @@ def _strip_common_folder(files: Mapping[str, _V]) -> dict[str, _V] | None:
     return {str(PurePosixPath(*PurePosixPath(k).parts[1:])): v for k, v in files.items()}
 
 
-def _collect(files: Mapping[str, object], regexp: str) -> dict[str, dict] | None:
-    """Apply nbgrader's FileNameCollectorPlugin to every name; None if any name fails."""
-    from nbgrader.plugins.zipcollect import FileNameCollectorPlugin
-
-    # every extension counts: extra files are flagged, not silently dropped
-    extensions = sorted({PurePosixPath(name).suffix for name in files})
-    collector = FileNameCollectorPlugin(named_regexp=regexp, valid_ext=extensions)
-    matched: dict[str, dict] = {}
-    for name in files:
-        groups = collector.collect(name)
-        if not groups:
-            return None
-        matched[name] = groups
-    return matched
-
-
 def _layout_of(files: Mapping[str, object]) -> str | None:
-    if all(re.match(EXCHANGE_REGEXP, name) for name in files):
-        return "exchange"
-    if all(re.match(MOODLE_REGEXP, name) for name in files):
-        return "moodle"
-    if all(re.match(CANVAS_REGEXP, name) for name in files):
-        return "canvas"
+    for plugin in lms_plugins():
+        collector = plugin()
+        if all(collector.matches(name) for name in files):
+            return plugin.name
     if all(len(PurePosixPath(name).parts) >= 3 for name in files):
         return "nbgrader"
     return None
 
 
 def detect_layout(files: Mapping[str, _V]) -> tuple[str, dict[str, _V]]:
-    """Which layout the file names follow ("moodle", "canvas" or "nbgrader"), and the files
-    with any wrapping folders removed (zips made by hand often add one)."""
+    """Which layout the file names follow (an LMS plugin's name, or "nbgrader"), and the
+    files with any wrapping folders removed (zips made by hand often add one)."""
     if not files:
         raise SubmissionsError("no files found in the submissions")
     current: dict[str, _V] | None = dict(files)
@@ -202,9 +156,10 @@ def detect_layout(files: Mapping[str, _V]) -> tuple[str, dict[str, _V]]:
             return layout, current
         current = stripped
     example = next(iter(files))
+    downloads = listing(plugin.description for plugin in lms_plugins())
     raise SubmissionsError(
         "cannot tell the layout of the submissions (expected <student>/<assignment>/"
-        f"<notebook>.ipynb, or a Canvas or Moodle zip); e.g. {example!r}"
+        f"<notebook>.ipynb, or an LMS's download: {downloads}); e.g. {example!r}"
     )
 
 
@@ -220,49 +175,62 @@ def _note_flags(notes: list[tuple[str, str]]) -> list[str]:
 
 
 def _group_lms(
-    files: Mapping[str, FileEntry], layout: str, assignment: str | None
+    files: Mapping[str, FileEntry], plugin: LmsPlugin, assignment: str | None
 ) -> list[RawSubmission]:
-    """The files of a Canvas or Moodle zip grouped by the LMS's student id."""
-    regexp = CANVAS_REGEXP if layout == "canvas" else MOODLE_REGEXP
-    matched = _collect(files, regexp)
+    """The files of an LMS's download grouped by student (and by submission, when the
+    names tell several apart), as the LMS's plugin reads their names."""
+    matched = plugin.collect_all(files)
     stripped = _strip_common_folder(files)
     if matched is None and stripped is not None:
-        matched, files = _collect(stripped, regexp), stripped
+        matched, files = plugin.collect_all(stripped), stripped
     if matched is None:
-        bad = [n for n in files if not re.match(regexp, n)][:3]
-        raise SubmissionsError(f"file names do not follow the {layout} pattern, e.g. {bad}")
-    by_student: dict[str, RawSubmission] = {}
-    notes: dict[str, list[tuple[str, str]]] = {}
-    upload_ids: dict[tuple[str, str], int] = {}
-    repeated: set[tuple[str, str]] = set()
+        bad = [n for n in files if not plugin.matches(n)][:3]
+        raise SubmissionsError(f"file names do not follow the {plugin.name} pattern, e.g. {bad}")
+    grouped: dict[tuple[str, str, str], RawSubmission] = {}
+    notes: dict[tuple[str, str, str], list[tuple[str, str]]] = {}
+    upload_ids: dict[tuple[tuple[str, str, str], str], int] = {}
+    repeated: set[tuple[tuple[str, str, str], str]] = set()
     for name, groups in matched.items():
-        student = groups["student_id"]
-        sub = by_student.setdefault(student, RawSubmission(student, assignment))
-        if groups.get("kind") == "onlinetext":
+        named = groups.get("assignment")
+        if named and assignment is not None and named != assignment:
+            continue
+        student, label = groups["student_id"] or "", groups.get("submission") or ""
+        key = (named or "", student, label)
+        sub = grouped.get(key)
+        if sub is None:
+            sub = grouped[key] = RawSubmission(student, named or assignment, label=label)
+            sub.name = printable_name(plugin.student_name(groups))
+            sub.submitted_at = plugin.submitted_at(groups)
+        if plugin.ignored(groups):
             continue
         if groups.get("late"):
             sub.marked_late = True
             flag = "marked late by the LMS"
             if flag not in sub.flags:
                 sub.flags.append(flag)
-        entry = files[name]
-        file_id = groups["file_id"]
-        notes.setdefault(student, []).extend((file_id, note) for note in entry.notes)
-        if entry.content is None:
+        entry, file_id = files[name], groups["file_id"] or ""
+        notes.setdefault(key, []).extend((file_id, note) for note in entry.notes)
+        if plugin.nbgrader_files and file_id == TIMESTAMP_FILE:
+            _timestamp_of(sub, entry.content)
+            continue
+        if entry.content is None or (plugin.nbgrader_files and file_id == SECRET_FILE):
             continue
         upload = int(groups.get("submission_id") or 0)
         if file_id in sub.files:
             flag = f"file {file_id!r} handed in more than once; the latest upload is used"
-            if (student, file_id) not in repeated:
-                repeated.add((student, file_id))
+            if (key, file_id) not in repeated:
+                repeated.add((key, file_id))
                 sub.flags.append(flag)
-            if upload < upload_ids[(student, file_id)]:
+            if upload < upload_ids[(key, file_id)]:
                 continue
-        upload_ids[(student, file_id)] = upload
+        upload_ids[(key, file_id)] = upload
         sub.files[file_id] = entry.content
-    for student, sub in by_student.items():
-        sub.flags.extend(_note_flags(notes.get(student, [])))
-    return [by_student[s] for s in sorted(by_student)]
+    for key, sub in grouped.items():
+        sub.flags.extend(_note_flags(notes.get(key, [])))
+    return sorted(
+        grouped.values(),
+        key=lambda s: (s.assignment or "", s.student, s.submitted_at or _EPOCH, s.label),
+    )
 
 
 def _group_nbgrader(files: Mapping[str, FileEntry], assignment: str | None) -> list[RawSubmission]:
@@ -286,38 +254,3 @@ def _group_nbgrader(files: Mapping[str, FileEntry], assignment: str | None) -> l
     for key, sub in grouped.items():
         sub.flags.extend(_note_flags(notes[key]))
     return [grouped[k] for k in sorted(grouped)]
-
-
-def _group_exchange(files: Mapping[str, FileEntry], assignment: str | None) -> list[RawSubmission]:
-    """The submissions in nbgrader's exchange inbound folder: one per folder, each with
-    its time (its ``timestamp.txt``, else the time in the folder's name)."""
-    grouped: dict[str, RawSubmission] = {}
-    notes: dict[str, list[tuple[str, str]]] = {}
-    for name, entry in files.items():
-        match = re.match(EXCHANGE_REGEXP, name)
-        if match is None:  # detect_layout checked every name
-            continue
-        folder, rel = match["folder"], match["file_id"]
-        if assignment is not None and match["assignment"] != assignment:
-            continue
-        sub = grouped.get(folder)
-        if sub is None:
-            sub = grouped[folder] = RawSubmission(
-                match["student_id"], match["assignment"], label=folder
-            )
-            try:
-                sub.submitted_at = read_timestamp(match["timestamp"])
-            except ValueError:
-                pass
-        notes.setdefault(folder, []).extend((rel, note) for note in entry.notes)
-        if rel == TIMESTAMP_FILE:
-            _timestamp_of(sub, entry.content)
-            continue
-        if entry.content is not None and rel != SECRET_FILE:
-            sub.files[rel] = entry.content
-    for folder, sub in grouped.items():
-        sub.flags.extend(_note_flags(notes[folder]))
-    return sorted(
-        grouped.values(),
-        key=lambda s: (s.assignment or "", s.student, s.submitted_at or _EPOCH, s.label),
-    )

@@ -117,7 +117,7 @@ def prepare(
         The other files of the assignment's release (``data/train.csv``, ``figure.png``):
         handed back, they are not flagged (nbgrader grades with the source's copies).
     """
-    prepared = PreparedSubmission(raw.student, assignment, flags=list(raw.flags))
+    prepared = PreparedSubmission(raw.student, assignment, flags=list(raw.flags), name=raw.name)
     available = dict(raw.files)
     ipynbs = [n for n in available if n.endswith(".ipynb")]
     used: set[str] = set()

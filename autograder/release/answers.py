@@ -40,7 +40,7 @@ from typing import Any
 
 import nbformat
 
-from autograder import course
+from autograder.course import origin
 from autograder.notebook import disabled_names, is_test_cell
 from course_common.paths import LINLIB_DIR
 
@@ -309,12 +309,12 @@ def course_answers(
 ) -> dict[str, list[Key]]:
     """Assignment -> the linlib definitions its test cells are the first to disable, in
     course order (the assignments' folder names, sorted); the course's notebooks
-    (``autograder.course.NOTEBOOKS_DIR``) unless ``notebooks_dir`` is given."""
-    notebooks_dir = course.NOTEBOOKS_DIR if notebooks_dir is None else notebooks_dir
+    (``autograder.course.origin.NOTEBOOKS_DIR``) unless ``notebooks_dir`` is given."""
+    notebooks_dir = origin.NOTEBOOKS_DIR if notebooks_dir is None else notebooks_dir
     linlib = LinlibSource() if linlib is None else linlib
     answers: dict[str, list[Key]] = {}
     earlier: set[Key] = set()
-    for assignment in course.list_assignments(notebooks_dir):
+    for assignment in origin.list_assignments(notebooks_dir):
         own: set[Key] = set()
         for where, source in _test_cell_sources(Path(notebooks_dir) / assignment):
             try:

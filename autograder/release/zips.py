@@ -11,13 +11,14 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from autograder import course
+from autograder.course import origin
 from autograder.faults import faults_as_errors
 from autograder.files import files_digest, folder_digest, folder_files, write_atomic
 from autograder.models import GradingError
 from autograder.release import answers, replays
 from autograder.release import student as student_release
 from autograder.source import CourseSource, SourceError
-from course_common.paths import LINLIB_DIR
+from course_common.paths import LINLIB_DIR, REPO_ROOT
 
 
 def _student_files_digest() -> str:
@@ -26,7 +27,7 @@ def _student_files_digest() -> str:
     templates, and every assignment's notebooks (their test cells say which answers each
     student build leaves out). A change to any of them makes the next release write its
     zips again."""
-    root = course.REPO_ROOT
+    root = REPO_ROOT
     here = Path(__file__).resolve().parent
     paths = [
         student_release.PYPROJECT,
@@ -36,13 +37,13 @@ def _student_files_digest() -> str:
         here / "replays.py",
         root / "autograder" / "notebook.py",
     ]
-    paths += course.NOTEBOOKS_DIR.glob("*/*.ipynb")
+    paths += origin.NOTEBOOKS_DIR.glob("*/*.ipynb")
     paths += [*folder_files(LINLIB_DIR), *folder_files(here / "templates")]
 
     def name(path: Path) -> str:
         # named from its own home: the notebooks may be a snapshot outside the repo (tests)
-        if path.is_relative_to(course.NOTEBOOKS_DIR):
-            return "notebooks/" + path.relative_to(course.NOTEBOOKS_DIR).as_posix()
+        if path.is_relative_to(origin.NOTEBOOKS_DIR):
+            return "notebooks/" + path.relative_to(origin.NOTEBOOKS_DIR).as_posix()
         return path.relative_to(root).as_posix()
 
     return files_digest((name(path), path) for path in sorted(paths))

@@ -3,7 +3,7 @@
 The CSV and the summary are views of the same results; what awaits manual grading is read
 from the gradebook when they are written (:mod:`.manual`)."""
 
-from autograder.report.feedback import copy_feedback
+from autograder.report.feedback import copy_feedback, feedback_folder
 from autograder.report.grades import (
     EXTRA_COLUMNS,
     MAX_CELL,
@@ -12,7 +12,12 @@ from autograder.report.grades import (
     export_grades,
     flags_cell,
 )
-from autograder.report.manual import ManualPending, manual_pending, pending_in_gradebook
+from autograder.report.manual import (
+    ManualPending,
+    manual_pending,
+    pending_in_gradebook,
+    pending_of,
+)
 from autograder.report.results import RESULTS_FORMAT, results_data, write_results
 from autograder.report.summary import AssignmentSummary, TermSummary, summarise, summary_text
 
@@ -27,9 +32,11 @@ __all__ = [
     "copy_feedback",
     "csv_cell",
     "export_grades",
+    "feedback_folder",
     "flags_cell",
     "manual_pending",
     "pending_in_gradebook",
+    "pending_of",
     "results_data",
     "summarise",
     "summary_text",

@@ -1,11 +1,14 @@
 """The students' feedback pages: nbgrader's feedback HTML copied into the run's output, and
-a short page for each notebook that could not be graded (plain text, no scripts allowed)."""
+a short page for each notebook that could not be graded (plain text, no scripts allowed),
+in a folder per student named by :func:`feedback_folder`."""
 
 from __future__ import annotations
 
 import contextlib
 import html
-from collections.abc import Iterable
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from autograder.course import Course
@@ -20,13 +23,37 @@ _NOT_GRADED = """<!DOCTYPE html>
 <body><h1>{title}</h1><p>This notebook could not be graded and scored 0 points:</p>
 <ul>{items}</ul></body></html>
 """
+#: The most characters of a student's name in a feedback folder's name, and the most bytes
+#: of the whole name (a file system's limit is 255)
+FOLDER_NAME_CHARACTERS = 32
+FOLDER_BYTES = 200
 
 
-def copy_feedback(course: Course, results: Iterable[SubmissionResult], out_dir: Path) -> int:
-    """Copy each graded submission's feedback HTML to ``out_dir/feedback/<student>/
-    <assignment>/<notebook>.html``, and write a short page for each notebook that could not
-    be graded (missing or corrupt) saying why; returns how many files were written.
-    MathJax, when installed, is copied once to ``out_dir/feedback/_mathjax/``.
+def feedback_folder(student: str, name: str = "") -> str:
+    """The folder of a student's feedback pages in a run's output: the student id, and,
+    when the submissions named the student (an LMS's file names), a dash and the name's
+    words (``12345-doeanna``, ``4711-Jane-Doe``): its letters and digits, every other
+    character (a path separator, a dot, a space, a control character) a dash between
+    words, at most :data:`FOLDER_NAME_CHARACTERS` of them."""
+    words = re.findall(r"[^\W_]+", unicodedata.normalize("NFC", name))
+    slug = "-".join(words)[:FOLDER_NAME_CHARACTERS].strip("-")
+    while slug and len(f"{student}-{slug}".encode()) > FOLDER_BYTES:
+        slug = slug[:-1].rstrip("-")
+    return f"{student}-{slug}" if slug else student
+
+
+def copy_feedback(
+    course: Course,
+    results: Iterable[SubmissionResult],
+    out_dir: Path,
+    names: Mapping[str, str] | None = None,
+) -> int:
+    """Copy each graded submission's feedback HTML to ``out_dir/feedback/<folder>/
+    <assignment>/<notebook>.html`` (the folder: :func:`feedback_folder` of the student and
+    of ``names``, student -> name as the submissions say it), and write a short page for
+    each notebook that could not be graded (missing or corrupt) saying why; returns how
+    many files were written. MathJax, when installed, is copied once to
+    ``out_dir/feedback/_mathjax/``.
 
     Each page is the old one or the new one, never a torn one
     (:func:`autograder.files.write_atomic`); a page of an earlier run that this run has no
@@ -34,7 +61,8 @@ def copy_feedback(course: Course, results: Iterable[SubmissionResult], out_dir: 
     count = 0
     for result in results:
         src = course.feedback_dir(result.student, result.assignment)
-        dest = out_dir / "feedback" / result.student / result.assignment
+        folder = feedback_folder(result.student, (names or {}).get(result.student, ""))
+        dest = out_dir / "feedback" / folder / result.assignment
         pages: dict[str, bytes] = {}
         if src.is_dir():
             for page in sorted(src.glob("*.html")):

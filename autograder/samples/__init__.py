@@ -38,13 +38,19 @@ from types import ModuleType
 
 import nbformat
 from nbformat import NotebookNode
-from nbgrader.preprocessors import ClearSolutions
 from nbgrader.utils import is_solution
 
 from autograder.notebook import grade_id
 from autograder.source import SAMPLES_NAME, CourseSource
 from course_common.paths import NOTEBOOKS_DIR
 from course_common.rubric import is_written_answer, split_rubric
+from course_common.solutions import (
+    BEGIN_SOLUTION,
+    END_SOLUTION,
+    SOLUTION_MARKERS,
+    Markers,
+    strip_solution_markers,
+)
 
 __all__ = [
     "ASSIGNMENTS",
@@ -64,10 +70,6 @@ __all__ = [
 ASSIGNMENTS: tuple[str, ...] = tuple(
     CourseSource(NOTEBOOKS_DIR.parent, NOTEBOOKS_DIR, None, own=True).assignments()
 )
-
-# nbgrader's ClearSolutions delimiters (it matches a substring of the line, so do we).
-_BEGIN: str = ClearSolutions.begin_solution_delimeter.default_value
-_END: str = ClearSolutions.end_solution_delimeter.default_value
 
 
 @dataclass(frozen=True)
@@ -122,21 +124,8 @@ def solution_cell_ids(nb: NotebookNode | str | os.PathLike[str]) -> list[str]:
     return [str(grade_id(cell)) for cell in nb.cells if is_solution(cell)]
 
 
-#: nbgrader's solution markers (``ClearSolutions``' delimiters, which a course may set).
-Markers = tuple[str, str]
-
-
-def _strip_markers(source: str, markers: Markers = (_BEGIN, _END)) -> str:
-    # What a student who typed exactly the instructor's solution leaves in the cell: the
-    # delimiter lines disappear (ClearSolutions replaces the region, delimiters included,
-    # with the stub; the student replaces the stub with code).
-    begin, end = markers
-    lines = source.split("\n")
-    return "\n".join(line for line in lines if begin not in line and end not in line)
-
-
 def solution_sources(
-    source_nb: NotebookNode | str | os.PathLike[str], markers: Markers = (_BEGIN, _END)
+    source_nb: NotebookNode | str | os.PathLike[str], markers: Markers = SOLUTION_MARKERS
 ) -> dict[str, str]:
     """The instructor's answer for every solution cell of a source notebook.
 
@@ -157,7 +146,7 @@ def solution_sources(
     """
     nb = _as_notebook(source_nb)
     return {
-        str(grade_id(cell)): _strip_markers(
+        str(grade_id(cell)): strip_solution_markers(
             split_rubric(cell.source)[0] if is_written_answer(cell) else cell.source, markers
         )
         for cell in nb.cells
@@ -169,7 +158,7 @@ def make_submission(
     release_nb: NotebookNode | str | os.PathLike[str],
     source_nb: NotebookNode | str | os.PathLike[str],
     replace: Mapping[str, str] | None = None,
-    markers: Markers = (_BEGIN, _END),
+    markers: Markers = SOLUTION_MARKERS,
 ) -> NotebookNode:
     """What a student hands in: the release notebook with its solution cells filled.
 
@@ -220,8 +209,8 @@ def course_markers(config: Mapping) -> Markers:
     """The solution markers of a course's nbgrader configuration (nbgrader's by default)."""
     section = config.get("ClearSolutions", {})
     return (
-        str(section.get("begin_solution_delimeter", _BEGIN)),
-        str(section.get("end_solution_delimeter", _END)),
+        str(section.get("begin_solution_delimeter", BEGIN_SOLUTION)),
+        str(section.get("end_solution_delimeter", END_SOLUTION)),
     )
 
 

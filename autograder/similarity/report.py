@@ -4,8 +4,8 @@ matching code marked) and the line of ``summary.md``.
 
 Both files name no verdict: a score is a reason to look at a pair. The page is safe to open
 as the feedback pages are: everything a student wrote is escaped and cleaned with the
-feedback pages' sanitiser (:func:`autograder.grading.clean_html`), and the page carries
-their Content-Security-Policy (:func:`autograder.grading.content_security_policy`, with no
+feedback pages' sanitiser (:func:`autograder.feedback.clean_html`), and the page carries
+their Content-Security-Policy (:func:`autograder.feedback.content_security_policy`, with no
 script allowed: the page has none) and loads nothing from anywhere. The CSV's cells are
 guarded against formulas as grades.csv's are (:func:`autograder.report.csv_cell`).
 """
@@ -17,7 +17,7 @@ import html
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from autograder.grading import clean_html, content_security_policy
+from autograder.feedback import clean_html, content_security_policy
 from autograder.models import PreparedSubmission
 from autograder.report import csv_cell
 from autograder.similarity.compare import SimilarityRun, compare_class, course_notebooks

@@ -1,9 +1,10 @@
 """Term: the course's calendar around grading — due dates, extensions and late rules from
 course.toml (:mod:`.calendar`, :mod:`.late`), submission times from what the instructor
 has (:mod:`.times`), which of several submissions is graded (:mod:`.attempts`), the outcome
-recorded after grading (:mod:`.record`), and grades back into Canvas and Moodle
-(:mod:`.canvas`, :mod:`.moodle`). Grading itself is not touched: the term decides what is
-graded and what lateness costs, nbgrader's scores stay as they are.
+recorded after grading (:mod:`.record`), and grades back into an LMS (:mod:`.lms`: which
+grades; the LMS's plugin, :mod:`autograder.lms`, writes them). Grading itself is not
+touched: the term decides what is graded and what lateness costs, nbgrader's scores stay as
+they are.
 
 The names below are imported on first use (``lazy_loader``, as :mod:`autograder.grading`'s
 are): ``python -m autograder --help`` reads :data:`~.calendar.POLICIES` without paying for
@@ -27,16 +28,13 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
         "calendar": [
             "Calendar",
             "Extension",
-            "LMS_NAMES",
             "POLICIES",
             "Term",
             "load_calendar",
             "parse_calendar",
         ],
-        "canvas": ["export_canvas", "read_canvas_gradebook"],
         "late": ["LateRule", "Lateness", "describe_delay", "lateness", "penalty_points"],
-        "lms": ["ExportReport"],
-        "moodle": ["export_moodle_gradebook", "export_moodle_worksheet"],
+        "lms": ["export_to_lms"],
         "record": ["NO_SUBMISSION", "TermRun", "settle"],
         "times": ["SubmissionTimes", "parse_time", "read_times"],
     },

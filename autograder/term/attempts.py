@@ -20,10 +20,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from autograder.intake import copies_of, upload_order
+from autograder.lms.times import SubmissionTimes
 from autograder.models import RawSubmission, SubmissionKey
 from autograder.term.calendar import Calendar
 from autograder.term.late import instant, lateness, penalty_points
-from autograder.term.times import SubmissionTimes
 
 
 @dataclass

@@ -17,6 +17,8 @@ edits for a term (read with the standard library's :mod:`tomllib`).
     [assignments.ps1]
     due = 2025-10-03T23:59:00    # or 2025-10-03T23:59:00+02:00
     late = { rule = "zero" }     # this assignment's own rule (optional)
+    canvas = "PS 1 (4401)"       # its column in an LMS's gradebook, keyed by the LMS
+                                 # plugin's name (autograder.lms; optional)
 
     [[extensions]]
     student = "alice"
@@ -46,18 +48,17 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from autograder.lms.base import lms_plugins
+from autograder.lms.csvfiles import read_term_file
 from autograder.models import TermError
 from autograder.term.late import BASES, RULES, LateRule, instant
-from autograder.term.times import read_term_file
 
 #: Resubmission policies: which of a student's several submissions is graded.
 POLICIES = ("latest", "best", "latest-on-time")
-#: The learning management systems whose import files the term writes (``export``).
-LMS_NAMES = ("canvas", "moodle")
 
 _TOP_KEYS = ("timezone", "policy", "students", "late", "assignments", "extensions")
 _LATE_KEYS = ("rule", "percent", "cap", "of", "close")
-_ASSIGNMENT_KEYS = ("due", "late", "canvas")
+_ASSIGNMENT_KEYS = ("due", "late")  # and a column key of each LMS plugin that takes one
 _EXTENSION_KEYS = ("student", "assignment", "due", "reason")
 _DURATION = re.compile(
     r"^\+\s*(\d+(?:\.\d+)?)\s*(minute|min|hour|h|day|d|week|w)s?$", re.IGNORECASE
@@ -85,7 +86,8 @@ class Term:
     due: datetime | None
     rule: LateRule = field(default_factory=LateRule)
     close: datetime | timedelta | None = None  # a date, or a time after the due date
-    canvas: str = ""  # the assignment's column in Canvas's gradebook ("Title (id)")
+    #: LMS plugin -> the assignment's column in its gradebook (``canvas = "Title (id)"``)
+    columns: Mapping[str, str] = field(default_factory=dict)
 
     def close_for(self, due: datetime) -> datetime | None:
         """The hard close for a student whose due date is ``due``."""
@@ -296,9 +298,10 @@ def parse_calendar(text: str, assignments: Iterable[str], source: str = "course.
     if "late" in data:
         default_rule, default_close = reader.rule(data["late"], "late", LateRule(), None)
     tables = reader.table(data.get("assignments", {}), "assignments", known)
+    column_keys = {p.name: p.column_key for p in lms_plugins() if p.column_key}
     for name in tables:
         where = f"assignments.{name}"
-        table = reader.table(tables[name], where, _ASSIGNMENT_KEYS)
+        table = reader.table(tables[name], where, (*_ASSIGNMENT_KEYS, *column_keys))
         due = reader.moment(table["due"], f"{where}.due") if "due" in table else None
         rule, close = default_rule, default_close
         if "late" in table:
@@ -309,10 +312,14 @@ def parse_calendar(text: str, assignments: Iterable[str], source: str = "course.
             raise reader.fail(
                 where, f"closes ({close.isoformat()}) before it is due ({due.isoformat()})"
             )
-        canvas = table.get("canvas", "")
-        if not isinstance(canvas, str):
-            raise reader.fail(f"{where}.canvas", "expected the column's name in Canvas's gradebook")
-        calendar.terms[name] = Term(name, due, rule, close if due is not None else None, canvas)
+        columns = {}
+        for key, what in column_keys.items():
+            column = table.get(key, "")
+            if not isinstance(column, str):
+                raise reader.fail(f"{where}.{key}", f"expected {what}")
+            if column:
+                columns[key] = column
+        calendar.terms[name] = Term(name, due, rule, close if due is not None else None, columns)
     extensions = data.get("extensions", [])
     if not isinstance(extensions, list):
         raise reader.fail("extensions", "expected [[extensions]] tables")

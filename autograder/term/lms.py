@@ -1,115 +1,123 @@
-"""What the LMS exports are made of: each student's grade per assignment, read from the
-course's gradebook in nbgrader's meaning (``score = max(0, raw score - late submission
-penalty)``), "no submission" where the gradebook has none, and the report that says who
-was left out and why (printed by ``python -m autograder export``)."""
+"""Grades back into an LMS (``python -m autograder export LMS``): which grades are
+exported — the assignments with a graded submission (or those asked for, or every one of
+the gradebook), the class without the canary's students — what of them still awaits
+manual grading, and the LMS's plugin (:mod:`autograder.lms`) that writes its import file.
+"""
 
 from __future__ import annotations
 
-import csv
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from autograder.course import Course, load_submissions
+from autograder.grading import CANARY_PREFIX
+from autograder.lms.base import ExportOption, LmsPlugin, lms_exporters, lms_plugin
+from autograder.lms.grades import ExportReport, listed, points
 from autograder.models import TermError
+from autograder.report import pending_of
 from autograder.text import listing
 
-#: A report line names up to this many students, then counts the rest.
-REPORT_NAMES = 12
 
+def export_to_lms(
+    lms: str,
+    course: Course,
+    *,
+    dest: str | Path | None = None,
+    assignments: Iterable[str] | None = None,
+    all_assignments: bool = False,
+    columns: Mapping[str, str] | None = None,
+    options: Mapping[str, object] | None = None,
+) -> ExportReport:
+    """Write the course's grades (its gradebook, after the late penalties) as ``lms``'s
+    import file to ``dest`` (default: the plugin's). ``assignments``: which (default:
+    every assignment with a graded submission; ``all_assignments``: every one of the
+    gradebook); ``columns``: assignment -> its column in the LMS (course.toml's key of the
+    LMS's name); ``options``: the export's own options by their ``dest`` (the plugin's
+    :class:`~autograder.lms.base.ExportOption`; None: not given).
 
-@dataclass(frozen=True)
-class Grade:
-    """A student's grade for an assignment (None: no submission)."""
-
-    score: float  # nbgrader's score: raw - penalty, at least 0
-    raw: float
-    penalty: float
-
-
-@dataclass
-class CourseGrades:
-    """The gradebook's grades: assignments (with their max score), students (with their
-    names), and (assignment, student) -> :class:`Grade` where there is a submission."""
-
-    assignments: dict[str, float] = field(default_factory=dict)
-    students: dict[str, tuple[str, str]] = field(default_factory=dict)  # id -> (last, first)
-    grades: dict[tuple[str, str], Grade] = field(default_factory=dict)
-
-    def grade(self, assignment: str, student: str) -> Grade | None:
-        return self.grades.get((assignment, student))
-
-
-@dataclass
-class ExportReport:
-    """What an export wrote and who it left out, as lines for the instructor."""
-
-    dest: str = ""
-    rows: int = 0
-    columns: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-
-    def lines(self) -> list[str]:
-        head = f"wrote {self.dest}: {self.rows} students"
-        if self.columns:
-            head += f", {', '.join(self.columns)}"
-        return [head, *(f"  {note}" for note in self.notes)]
-
-
-def read_course_grades(course: Course, assignments: Iterable[str] | None = None) -> CourseGrades:
-    """The gradebook's grades (of ``assignments`` only, when given).
+    The report's ``notes`` name the assignments left out; its ``warnings`` say when
+    written answers still await manual grading (the exported scores lack their points).
 
     Raises
     ------
     TermError
-        An assignment named is not in the gradebook (never graded), or none is.
+        An unknown LMS, an option of another LMS's, an assignment never graded, or a file
+        the LMS's importer would not read back.
     """
-    from autograder.grading import CANARY_PREFIX
-
-    wanted = list(assignments or [])
-    out = CourseGrades()
+    plugin = lms_plugin(lms)
+    if plugin is None or not plugin.exports():
+        names = " or ".join(p.name for p in lms_exporters())
+        raise TermError(f"unknown LMS {lms!r}; choose {names}")
+    asked = list(assignments or [])
+    traits = _traits(plugin, {k: v for k, v in (options or {}).items() if v is not None}, asked)
+    left_out: list[str] = []
     with course.gradebook() as gb:
-        present = {a.name: a for a in gb.assignments}
-        unknown = [a for a in wanted if a not in present]
+        present = sorted(a.name for a in gb.assignments)
+        unknown = [a for a in asked if a not in present]
         if unknown:
-            graded = ", ".join(sorted(present)) or "none"
+            graded = ", ".join(present) or "none"
             raise TermError(f"{unknown[0]} has not been graded in this course (graded: {graded})")
-        names = wanted or sorted(present)
+        # the class: a canary a killed run left behind is none of it
+        students = sorted(s.id for s in gb.students if not s.id.startswith(CANARY_PREFIX))
+        class_ = set(students)
+        found = {
+            key: submission
+            for key, submission in load_submissions(gb, asked or present).items()
+            if key[1] in class_
+        }
+        if asked:
+            names = asked
+        elif all_assignments:
+            names = present
+        else:
+            graded = {a for a, _ in found}
+            names = [a for a in present if a in graded]
+            left_out = [a for a in present if a not in graded]
         if not names:
             raise TermError("nothing has been graded in this course yet")
-        for name in names:
-            out.assignments[name] = float(present[name].max_score)
-        found = load_submissions(gb, names)
-        for student in sorted(gb.students, key=lambda s: s.id):
-            if student.id.startswith(CANARY_PREFIX):  # a canary a killed run left behind
-                continue
-            out.students[student.id] = (student.last_name or "", student.first_name or "")
-            for name in names:
-                submission = found.get((name, student.id))
-                if submission is None:
-                    continue
-                raw = float(submission.score)
-                penalty = float(submission.late_submission_penalty or 0.0)
-                out.grades[(name, student.id)] = Grade(max(0.0, raw - penalty), raw, penalty)
-    return out
+        chosen = {a: c for a, c in (columns or {}).items() if a in names}
+        exporter = plugin(assignment=names, student=students, columns=chosen, **traits)
+        if dest is not None:
+            exporter.to = str(dest)
+        report = exporter.export(gb)
+        pending = [(key, pending_of(s)) for key, s in found.items() if key[0] in names]
+    if left_out:
+        report.notes.append(
+            f"not written, nothing graded yet (--all-assignments writes them too): "
+            f"{listed(left_out)}"
+        )
+    waiting = [(key, p) for key, p in pending if p.answers]
+    if waiting:
+        answers = sum(p.answers for _, p in waiting)
+        lacking = sum(p.points for _, p in waiting)
+        which = listing(sorted({a for (a, _), _ in waiting}))
+        report.warnings.append(
+            f"{answers} written answer{'s' * (answers != 1)} of {len(waiting)} "
+            f"submission{'s' * (len(waiting) != 1)} ({which}) still "
+            f"await{'s' * (answers == 1)} manual grading: "
+            f"the exported scores lack their {points(lacking)} points (grade them in "
+            "nbgrader's formgrader, then export again)"
+        )
+    return report
 
 
-def points(value: float) -> str:
-    """A grade as the LMSs read it: a plain number, at most two decimals."""
-    text = f"{round(value, 2):.2f}".rstrip("0").rstrip(".")
-    return "0" if text in ("-0", "") else text
-
-
-def listed(names: Iterable[str]) -> str:
-    """Names for a report line: the first :data:`REPORT_NAMES` and how many more."""
-    return listing(names, REPORT_NAMES)
-
-
-def write_csv(dest: str | Path, rows: Iterable[Sequence[str]]) -> None:
-    """Write ``rows`` as a UTF-8, comma-separated CSV file, atomically."""
-    dest = Path(dest)
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dest.with_name(dest.name + ".tmp")
-    with tmp.open("w", newline="", encoding="utf-8") as fh:
-        csv.writer(fh).writerows(rows)
-    tmp.replace(dest)
+def _traits(plugin: type[LmsPlugin], given: Mapping[str, object], asked: list[str]) -> dict:
+    """The plugin's traits the ``given`` options set, each checked to be the plugin's."""
+    own: dict[str, ExportOption] = {o.dest: o for o in plugin.options}
+    traits: dict[str, object] = {}
+    for dest, value in given.items():
+        option = own.get(dest)
+        if option is None:
+            owners = [p.title for p in lms_exporters() if any(o.dest == dest for o in p.options)]
+            flag = "--" + dest.replace("_", "-")
+            takes = ", ".join(o.flag for o in plugin.options) or "none of these"
+            raise TermError(
+                f"{flag} is {' and '.join(owners) or 'no LMS'}'s, not {plugin.title}'s "
+                f"({plugin.title} takes {takes})"
+            )
+        if option.one_assignment and len(asked) != 1:
+            raise TermError(
+                f"{plugin.title}'s {option.flag} is one assignment's: give one --assignment"
+            )
+        traits[option.trait] = str(value) if option.path else value
+    return traits

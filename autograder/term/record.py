@@ -16,13 +16,11 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 
 from autograder.course import Course, load_submissions
+from autograder.lms.grades import NO_SUBMISSION
 from autograder.models import RawSubmission, SubmissionKey, SubmissionResult
 from autograder.report import TermSummary
 from autograder.term.calendar import Calendar, Term
 from autograder.term.late import describe_delay, instant, lateness, penalty_points
-
-#: the flag of a student of the class who handed nothing in (grades.csv, both exports)
-NO_SUBMISSION = "no submission"
 
 
 @dataclass
@@ -113,7 +111,7 @@ def _record(
     penalties: dict[SubmissionKey, float] = {}
     repriced: set[SubmissionKey] = set()
     with course.gradebook() as gb, warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # SQLAlchemy's autoflush warnings (as in course.py)
+        warnings.simplefilter("ignore")  # autoflush warnings (as in course/gradebook.py)
         results = list(results)
         names = {r.assignment for r in results}
         for name in sorted(names):

@@ -19,10 +19,11 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.course import REPO_ROOT, Course
+from autograder.course import Course
 from autograder.notebook import notebook_bytes
 from autograder.release import ensure_released
 from autograder.samples import VARIANTS, make_submission
+from course_common.paths import REPO_ROOT
 from tests.needs import sandbox_args
 
 ASSIGNMENT = "01_hyperplanes"

@@ -27,10 +27,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import course as course_module
 from autograder.__main__ import main
 from autograder.api import grade_path
-from autograder.course import NOTEBOOKS_DIR, REPO_ROOT, Course, list_assignments
+from autograder.course import Course, list_assignments, origin
 from autograder.notebook import notebook_bytes
 from autograder.release import ensure_released
 from autograder.samples import VARIANTS, make_submission
@@ -41,6 +40,7 @@ from autograder.samples.demo import (
     build_demo_submissions,
 )
 from autograder.sandbox import probe as probe_module
+from course_common.paths import NOTEBOOKS_DIR, REPO_ROOT
 from tests.needs import sandbox_args
 
 ASSIGNMENTS = list_assignments()
@@ -88,7 +88,7 @@ def notebooks_snapshot(tmp_path_factory):
     snapshot = tmp_path_factory.mktemp("notebooks") / "notebooks"
     shutil.copytree(NOTEBOOKS_DIR, snapshot)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(course_module, "NOTEBOOKS_DIR", snapshot)
+        mp.setattr(origin, "NOTEBOOKS_DIR", snapshot)
         yield snapshot
 
 
@@ -380,7 +380,7 @@ def test_canvas_zip_through_the_command_line(course, lms_notebooks, capsys):
     row = _rows(out)["102"]  # Canvas's user id
     assert float(row["score"]) == pytest.approx(total)
     assert "late" in row["flags"] and "renamed" in row["flags"] and "x.txt" in row["flags"]
-    text = _html_text(out / "feedback" / "102" / first / f"{first}.html")
+    text = _html_text(out / "feedback" / "102-smithjohn" / first / f"{first}.html")  # id, name
     assert "hidden tests (source withheld): passed" in text
     for line in _hidden_lines(first):
         assert line not in text

@@ -25,7 +25,7 @@ FIRST = (list_assignments() or ["01_hyperplanes"])[0]
 @pytest.fixture
 def submissions(tmp_path) -> Path:
     """One student's notebook of the first assignment (what it holds is never graded)."""
-    from autograder.course import NOTEBOOKS_DIR
+    from course_common.paths import NOTEBOOKS_DIR
 
     target = tmp_path / "batch" / "alice" / FIRST / f"{FIRST}.ipynb"
     target.parent.mkdir(parents=True)

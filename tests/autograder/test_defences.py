@@ -37,10 +37,11 @@ import pytest
 from bs4 import BeautifulSoup
 from nbformat.v4 import new_code_cell, new_notebook
 
-from autograder.course import REPO_ROOT, Course
+from autograder.course import Course
 from autograder.notebook import hidden_line_ranges, is_test_cell, notebook_bytes
 from autograder.report import MAX_CELL
 from autograder.samples import VARIANTS, make_submission
+from course_common.paths import REPO_ROOT
 from tests.autograder import test_hostile_formgrader as hostile_formgrader
 from tests.autograder import test_hostile_html as hostile_html
 from tests.autograder.attacks import pick_variant

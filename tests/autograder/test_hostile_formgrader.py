@@ -43,6 +43,7 @@ from nbformat.v4 import new_markdown_cell, new_notebook
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from autograder.course import Course
+from autograder.grading.config import formgrader_config
 from autograder.models import SubmissionResult
 from course_common.assets import mathjax_available
 from tests.autograder import test_hostile_html as hostile_html
@@ -52,7 +53,7 @@ from tests.e2e.browser import jupyterlab_server
 browser = hostile_html.browser
 TOKEN = "formgrader-test-token"
 #: The marker of the lines Course.make writes for the formgrader.
-FORMGRADER_LINES = "from autograder.grading import formgrader_config"
+FORMGRADER_LINES = f"from {formgrader_config.__module__} import {formgrader_config.__qualname__}"
 #: MathJax typeset the page (waiting for it to load, at most 10 s): how many formulas.
 TYPESET = """async () => {
   for (let i = 0; i < 200 && !(window.MathJax && MathJax.startup && MathJax.startup.promise); i++) {

@@ -1,8 +1,8 @@
 """Hostile archives around honest submissions, graded through the command line: a zip bomb
 and a member lying about its size, thousands of junk entries, names that are not UTF-8,
-Canvas re-uploads. Each batch asserts that nothing oversized comes out and that every honest
-student of the batch keeps a full, readable row in grades.csv (full = the points of the
-source notebook's autograded tests).
+Canvas re-uploads, students' names that are no names (kept, safely). Each batch asserts
+that nothing oversized comes out and that every honest student of the batch keeps a full,
+readable row in grades.csv (full = the points of the source notebook's autograded tests).
 
 The zips are generated here. Intake is what is tested, not the sandbox: the batches are
 graded ``--unsandboxed`` (the honest notebooks still have to earn their full points).
@@ -24,6 +24,7 @@ from autograder.notebook import notebook_bytes
 from autograder.release import ensure_released
 from autograder.samples import make_submission
 from benchmarks.intake_bomb import BOUND_MIB, measure, write_bomb_zip
+from tests.autograder.fault_helpers import run_cli
 from tests.autograder.intake.zips import write_zip, write_zip_with_invalid_utf8_names
 
 A = "01_hyperplanes"
@@ -215,3 +216,57 @@ def test_canvas_reuploads_grade_the_latest(course, tmp_path, capsys):
         in (rows["104"]["flags"])
     )
     assert f"older upload '{A}-9.ipynb' ignored" in rows["105"]["flags"]
+
+
+@pytest.mark.slow
+def test_canvas_names_are_kept_and_hostile_ones_stay_safe(course, tmp_path):
+    """Issue 41: the name before a Canvas file's user id is the student's: grades.csv's
+    ``last_name`` and the feedback folder (``<id>-<name>``, so a page can be sent without a
+    look-up) say it. A name is hostile data: path separators (a zip's ``\\`` is a folder:
+    the name is what follows it), control characters, a formula, 300 characters — kept
+    printable and short, each student's folder one safe component under feedback/, every
+    honest notebook still graded full. Through ``python -m autograder grade``."""
+    course_dir, full, _, points = course
+    names = {
+        "12345": "doeanna",
+        "12346": "..\\..\\..\\tmp\\evil",
+        "12347": "ev\x1b[31mil\n\u202ename\x07",
+        "12348": "x" * 300,
+        "12349": '=HYPERLINK("http:..evil")',
+        "12350": "...",
+    }
+    members = {f"{name}_{user}_9{user}_{A}.ipynb": full for user, name in names.items()}
+    archive = write_zip(tmp_path / "canvas.zip", members)
+    out = tmp_path / "out"
+    run = run_cli(
+        "grade", archive, "--assignment", A, "--course", course_dir, "--out", out,
+        "--unsandboxed", "--no-progress", cwd=tmp_path,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert "\x1b" not in run.stdout and "\u202e" not in run.stdout
+    rows = _rows(out)
+    _assert_full(rows, names, points)
+    assert {s: rows[s]["last_name"] for s in names} == {
+        "12345": "doeanna",
+        "12346": "evil",
+        "12347": "ev [31mil name",
+        "12348": "x" * 64,
+        "12349": 'HYPERLINK("http:..evil")',  # no formula
+        "12350": "...",
+    }
+    feedback = out / "feedback"
+    folders = sorted(p.name for p in feedback.iterdir() if p.name != "_mathjax")
+    assert folders == [
+        "12345-doeanna",
+        "12346-evil",
+        "12347-ev-31mil-name",
+        "12348-" + "x" * 32,
+        "12349-HYPERLINK-http-evil",
+        "12350",
+    ]
+    pages = sorted(str(p.relative_to(feedback)) for p in feedback.glob("[0-9]*/**/*.html"))
+    assert pages == [f"{folder}/{A}/{A}.html" for folder in folders]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["canvas.zip", "out"]
+    with Course(course_dir).gradebook() as gb:  # the gradebook keeps the same names
+        kept = {s.id: s.last_name for s in gb.students if s.id in names}
+    assert kept == {s: rows[s]["last_name"] for s in names}

@@ -17,9 +17,8 @@ import nbformat
 import pytest
 from nbgrader.api import MissingEntry
 
-from autograder import course as course_module
 from autograder.__main__ import main
-from autograder.course import Course
+from autograder.course import Course, origin
 from autograder.notebook import notebook_bytes
 from autograder.release import ensure_released
 from autograder.samples import make_submission
@@ -27,7 +26,7 @@ from tests.autograder.grading_helpers import grade_notebooks
 
 TARGET = "04_naive_bayes_linear"  # the lightest notebook: graded most often here
 OTHER = "01_hyperplanes"
-HAVE = all((course_module.NOTEBOOKS_DIR / a / f"{a}.ipynb").is_file() for a in (TARGET, OTHER))
+HAVE = all((origin.NOTEBOOKS_DIR / a / f"{a}.ipynb").is_file() for a in (TARGET, OTHER))
 pytestmark = pytest.mark.skipif(not HAVE, reason="course notebooks missing")
 
 
@@ -140,7 +139,7 @@ def _rows(out: Path) -> dict[str, dict[str, str]]:
 
 def _other_notebook() -> bytes:
     """A notebook of another assignment of the course (its source: it carries its ids)."""
-    return (course_module.NOTEBOOKS_DIR / OTHER / f"{OTHER}.ipynb").read_bytes()
+    return (origin.NOTEBOOKS_DIR / OTHER / f"{OTHER}.ipynb").read_bytes()
 
 
 @pytest.mark.slow

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from autograder.course import NOTEBOOKS_DIR, list_assignments
+from autograder.course import list_assignments
 from autograder.notebook import (
     assignment_mismatch,
     carried_ids,
@@ -16,6 +16,7 @@ from autograder.notebook import (
     folder_graded_ids,
     graded_ids,
 )
+from course_common.paths import NOTEBOOKS_DIR
 
 GRADED = {"01_a": {"a1", "a2", "a3"}, "02_b": {"b1", "b2"}}
 

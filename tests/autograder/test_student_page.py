@@ -24,13 +24,13 @@ import pytest
 from bs4 import BeautifulSoup
 
 from autograder.__main__ import main
-from autograder.course import REPO_ROOT as ROOT
 from autograder.course import Course, list_assignments
 from autograder.grading.safe_execute import ENV_CONFIG
 from autograder.misconceptions import exercise_of, load_catalogue
 from autograder.notebook import notebook_bytes
 from autograder.samples import VARIANTS, make_submission, solution_sources
 from autograder.samples.demo import build_demo_submissions
+from course_common.paths import REPO_ROOT as ROOT
 from tests.autograder.test_hostile_html import active_content
 
 ASSIGNMENTS = list_assignments()

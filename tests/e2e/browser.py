@@ -1,5 +1,5 @@
-"""What the browser tests share: Debian's chromium driven by Playwright, and JupyterLab
-started on 127.0.0.1 and stopped with every kernel it started.
+"""What the browser tests share: Debian's chromium driven by Playwright, a folder served
+on 127.0.0.1, and JupyterLab started on 127.0.0.1 and stopped with every kernel it started.
 
 Playwright cannot download its own browsers here, so every test launches the Debian
 package's executable. Where chromium (or another prerequisite that ``./run test``
@@ -10,10 +10,13 @@ installs) is missing, a test is skipped on a developer's machine but fails in CI
 from __future__ import annotations
 
 import contextlib
+import functools
+import http.server
 import os
 import shutil
 import socket
 import subprocess
+import threading
 import time
 import urllib.request
 from collections.abc import Iterator, Sequence
@@ -45,6 +48,25 @@ def launch_chromium(playwright: Any) -> Any:
     )
     executable = CHROMIUM if Path(CHROMIUM).exists() else shutil.which("chromium")
     return playwright.chromium.launch(executable_path=executable, args=list(CHROMIUM_ARGS))
+
+
+@contextlib.contextmanager
+def serve_folder(folder: Path) -> Iterator[str]:
+    """Serve *folder* over HTTP on 127.0.0.1 (a free port, quietly); yield its URL."""
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+    handler = functools.partial(Quiet, directory=str(folder))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
 
 
 def free_port() -> int:

@@ -4,23 +4,29 @@ The build (``python -m lecture build``) is made once into a temporary folder and
 by an HTTP server on 127.0.0.1 started here. Every site page and every deck must load
 with no console error and no request leaving 127.0.0.1, have its math typeset by MathJax
 (rendered elements present, no raw ``$`` left in the prose), and show every stored
-figure; a deck must have at least 15 slides and move on with the arrow keys. The
-build is deterministic: a second build gives the same files.
+figure, and show none of what only students need (nbgrader's solution markers, the advice
+for a notebook run outside the course's environment); a deck must have at least 15 slides
+and move on with the arrow keys. The build is deterministic: a second build gives the same
+files.
 
 Every deck fits a projector: rendered at 1280×720 and at 1920×1080, no slide's content
 is taller (or wider) than the slide, code and text outputs are set at 18 screen pixels or
-more, and no line of code wraps or runs past its box; the deck has the slides the layout
-model planned (``lecture.slides``), and a figure whose code stands on the slide before
-has that code in its speaker notes.
+more, no slide shows more than ``TYPE.max_code_lines`` lines of code, and no line of code
+wraps or runs past its box; no output stands on a slide without its code (but the rest of
+an output taller than a slide); the deck has the slides the layout model planned
+(``lecture.slides``), and a figure whose code stands on the slide before has that code in
+its speaker notes. Every code block is highlighted as Python's tokenizer reads its whole
+cell, a piece of a cell split over slides too.
 """
 
 from __future__ import annotations
 
-import functools
-import http.server
+import base64
+import io
 import itertools
+import keyword
 import shutil
-import threading
+import tokenize
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -28,11 +34,14 @@ import nbformat
 import pytest
 
 from course_common.assets import mathjax_available
-from lecture import course_notebooks
-from lecture.layout import TYPE
-from lecture.slides import slide_heights
+from lecture import course_notebooks, without_student_text
+from lecture._notebooks import notebook_title
+from lecture.layout import TYPE, png_dpi
+from lecture.slides import FIGURE_ROOM, slide_heights, small_figures
+from tests.golden import fingerprint, image_difference
 
-from .browser import launch_chromium, require
+from .browser import launch_chromium, require, serve_folder
+from .lecture_pictures import PICTURES, take
 
 NOTEBOOKS = course_notebooks()
 STEMS = [path.stem for path in NOTEBOOKS]
@@ -74,7 +83,8 @@ IMAGE_WIDTHS = """async () => {
 # Every slide of the deck shown in turn, and measured in the slide's own pixels (reveal.js
 # scales the 1280×720 slide as a whole): its content's height and width, the size of every
 # code and output block on screen, lines of code that wrap (drawn on more lines than the
-# source has) or run past their box, and the slide's speaker notes.
+# source has) or run past their box, its figures as drawn on screen (with their pixels and
+# data, beside their code or not), its code cells and the slide's speaker notes.
 MEASURE_SLIDES = r"""async () => {
   const scale = Reveal.getScale();
   const slides = Array.from(document.querySelectorAll(".reveal .slides > section > section"));
@@ -109,6 +119,23 @@ MEASURE_SLIDES = r"""async () => {
       };
     });
     const notes = slide.querySelector("aside.notes");
+    const images = Array.from(slide.querySelectorAll(".jp-OutputArea-output img"))
+      .filter((img) => !img.closest("aside"))
+      .map((img) => ({
+        cell: img.closest(".jp-Cell").id.replace(/^cell-id=/, ""),
+        width: img.getBoundingClientRect().width,
+        height: img.getBoundingClientRect().height,
+        natural: [img.naturalWidth, img.naturalHeight],
+        src: img.getAttribute("src"),
+        beside: img.closest(".celltag_slide-beside") !== null,
+      }));
+    const cells = Array.from(slide.querySelectorAll(".jp-CodeCell"))
+      .filter((cell) => !cell.closest("aside"))
+      .map((cell) => ({
+        id: cell.id.replace(/^cell-id=/, ""),
+        code: cell.querySelector(".jp-InputArea pre") !== null,
+        text: cell.querySelector(".jp-OutputArea-output pre") !== null,
+      }));
     out.push({
       at: [at.h, at.v],
       height: Math.max(slide.scrollHeight, bottom),
@@ -116,12 +143,41 @@ MEASURE_SLIDES = r"""async () => {
       widest,
       blocks,
       figures: slide.querySelectorAll(".jp-OutputArea-output img").length,
+      images,
       code: slide.querySelectorAll(".jp-CodeCell .jp-InputArea pre").length,
       notes: notes ? notes.textContent : "",
+      cells,
     });
   }
   return {scale, width: Reveal.getConfig().width, height: Reveal.getConfig().height, slides: out};
 }"""
+
+
+# Every code block of a deck (speaker notes left out) as its cell's id and the runs of its
+# text, each with the class of the highlighting span around it ("" for none).
+CODE_RUNS = r"""() => Array.from(
+  document.querySelectorAll(".reveal .slides section .jp-CodeCell .jp-InputArea pre")
+).filter((pre) => !pre.closest("aside")).map((pre) => {
+  const runs = [];
+  const walk = document.createTreeWalker(pre, NodeFilter.SHOW_TEXT);
+  while (walk.nextNode()) {
+    const span = walk.currentNode.parentElement.closest("span[class]");
+    runs.push([walk.currentNode.textContent, span && pre.contains(span) ? span.className : ""]);
+  }
+  return {cell: pre.closest(".jp-Cell").id.replace(/^cell-id=/, ""), runs};
+})"""
+
+
+#: Figures drawn as wide as a slide draws a figure and still with tick labels under 18 px:
+#: two or three panels side by side, 11 to 13 inches wide. Their notebooks must draw them
+#: narrower (or their text larger): ``python -m lecture.slides`` names them and says how
+#: much. Remove a figure from here when its notebook is fixed (the test fails until then).
+SMALL_TEXT_FIGURES = {
+    "03_convergence_proof": {"nb03-022"},
+    "05_xor_separability": {"e9efc93d", "b802f72c", "0557d60c"},
+    "06_svm_margins": {"35981092"},
+    "07_losses_dual_kernels": {"077e448e"},
+}
 
 
 def _build(out: Path) -> Path:
@@ -139,17 +195,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def server(site: Path) -> Iterator[str]:
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args: object) -> None:
-            pass
-
-    handler = functools.partial(Quiet, directory=str(site))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
+    with serve_folder(site) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -201,6 +248,16 @@ class Visit:
         self.context.close()
 
 
+#: What only students need, never on the site or the slides: nbgrader's solution markers
+#: and the advice for a notebook run outside the course's environment.
+STUDENT_TEXT = ("BEGIN SOLUTION", "END SOLUTION", "ModuleNotFoundError", "import linlib` in")
+
+
+def _check_no_student_text(visit: Visit) -> None:
+    text = visit.page.evaluate("document.body.textContent")
+    assert [words for words in STUDENT_TEXT if words in text] == [], "students' text shown"
+
+
 def _check_loaded_offline(visit: Visit) -> None:
     typeset = visit.page.evaluate(MATHJAX_DONE)
     assert visit.outside() == [], "requests leaving 127.0.0.1"
@@ -220,6 +277,7 @@ def test_site_page_offline_math_and_figures(browser, server, page):
     visit = Visit(browser, f"{server}/{page}")
     try:
         _check_loaded_offline(visit)
+        _check_no_student_text(visit)
         if page != "index.html":
             stem = page.split("/")[0]
             figures = visit.page.evaluate(IMAGE_WIDTHS)
@@ -243,12 +301,36 @@ def test_site_index_lists_the_notebooks_in_course_order(browser, server):
 
 
 @pytest.mark.slow
+def test_site_index_links_every_deck(browser, server):
+    """The index links each notebook's deck, in course order, each link named by its
+    notebook's title; following one opens the deck."""
+    visit = Visit(browser, f"{server}/index.html")
+    try:
+        links = visit.page.locator("article a[href$='.slides.html']")
+        names = [links.nth(i).inner_text() for i in range(links.count())]
+        urls = links.evaluate_all("(links) => links.map((link) => link.href)")
+        assert urls == [f"{server}/{deck}" for deck in DECKS]
+        titles = [notebook_title(nbformat.read(path, as_version=4), "") for path in NOTEBOOKS]
+        assert names == titles
+        links.first.click()
+        visit.page.wait_for_url(urls[0])
+        visit.page.wait_for_function("window.Reveal && Reveal.isReady()")
+        assert visit.page.evaluate("Reveal.getTotalSlides()") >= MIN_SLIDES
+        for url in urls[1:]:
+            assert visit.page.request.get(url).status == 200
+        assert visit.errors == []
+    finally:
+        visit.close()
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("deck", DECKS)
 def test_deck_offline_math_and_figures(browser, server, deck):
     visit = Visit(browser, f"{server}/{deck}")
     try:
         visit.page.wait_for_function("window.Reveal && Reveal.isReady()")
         _check_loaded_offline(visit)
+        _check_no_student_text(visit)
     finally:
         visit.close()
 
@@ -274,21 +356,27 @@ def test_deck_arrow_keys_and_length(browser, server, deck):
         visit.close()
 
 
+def _measure_deck(browser, url: str, viewport: tuple[int, int]) -> dict:
+    """The deck at *url* in a window of *viewport*, measured slide by slide
+    (``MEASURE_SLIDES``) once its math is typeset."""
+    context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+    page = context.new_page()
+    try:
+        page.goto(url, wait_until="load")
+        page.wait_for_function("window.Reveal && Reveal.isReady()")
+        page.evaluate(MATHJAX_DONE)
+        return page.evaluate(MEASURE_SLIDES)
+    finally:
+        context.close()
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("viewport", [(1280, 720), (1920, 1080)], ids=["720p", "1080p"])
 @pytest.mark.parametrize("deck", DECKS)
 def test_deck_fits_the_projector(browser, server, deck, viewport):
     """Every slide fits the slide, code is large enough and never wraps."""
     width, height = viewport
-    context = browser.new_context(viewport={"width": width, "height": height})
-    page = context.new_page()
-    try:
-        page.goto(f"{server}/{deck}", wait_until="load")
-        page.wait_for_function("window.Reveal && Reveal.isReady()")
-        page.evaluate(MATHJAX_DONE)
-        measured = page.evaluate(MEASURE_SLIDES)
-    finally:
-        context.close()
+    measured = _measure_deck(browser, f"{server}/{deck}", viewport)
     assert (measured["width"], measured["height"]) == (TYPE.slide_width, TYPE.slide_height)
     assert measured["scale"] == pytest.approx(min(width / 1280, height / 720), abs=0.01)
     stem = deck.split("/")[-1].removesuffix(".slides.html")
@@ -311,6 +399,14 @@ def test_deck_fits_the_projector(browser, server, deck, viewport):
     blocks = [(s["at"], b) for s in slides for b in s["blocks"]]
     small = [(at, round(b["px"], 1), b["text"]) for at, b in blocks if b["px"] < 18 - 1e-6]
     assert small == [], f"{stem}: code or output set below 18 px on screen"
+    long = [
+        (s["at"], lines)
+        for s in slides
+        if (lines := sum(b["lines"] for b in s["blocks"] if b["code"])) > TYPE.max_code_lines
+    ]
+    assert long == [], f"{stem}: slides with more than {TYPE.max_code_lines} lines of code"
+    alone = _outputs_without_their_code(slides, {cell.get("id") for cell in nb.cells})
+    assert alone == [], f"{stem}: outputs on a slide without their code"
     wrapped = [(at, b["text"]) for at, b in blocks if b["code"] and b["drawn"] != b["lines"]]
     assert wrapped == [], f"{stem}: code lines that wrap"
     cut = [(at, b["overflow"], b["text"]) for at, b in blocks if b["overflow"] > 0]
@@ -321,6 +417,138 @@ def test_deck_fits_the_projector(browser, server, deck, viewport):
             assert "The code that draws this figure" in slide["notes"], slide["at"]
     # the model's heights hold: what it fills stays within the content's height
     assert max(model) <= content
+
+
+def _cell_id(piece: str, ids: set[str]) -> str:
+    """The id of the notebook's cell that a deck's piece (``<id>`` or ``<id>-<n>``) shows."""
+    return piece if piece in ids else piece.rsplit("-", 1)[0]
+
+
+def _outputs_without_their_code(slides: list[dict], ids: set[str]) -> list[tuple]:
+    """The text outputs shown on a slide without any code of their cell, but for the rest
+    of an output taller than a slide (its cell's output is on the slide before)."""
+    shown = [
+        {
+            kind: {_cell_id(cell["id"], ids) for cell in slide["cells"] if cell[kind]}
+            for kind in ("code", "text")
+        }
+        for slide in slides
+    ]
+    alone = []
+    for k, slide in enumerate(shown):
+        before = shown[k - 1]["text"] if k else set()
+        alone += [(slides[k]["at"], cell) for cell in slide["text"] - slide["code"] - before]
+    return alone
+
+
+def _token_classes(runs: list[list[str]]) -> list[list[str]]:
+    """The highlighting class of every character of a code block, line by line."""
+    lines: list[list[str]] = [[]]
+    for text, kind in runs:
+        for k, chunk in enumerate(text.split("\n")):
+            if k:
+                lines.append([])
+            lines[-1].extend([kind] * len(chunk))
+    return lines
+
+
+def _misstyled(source: str, first: int, classes: list[list[str]]) -> list[str]:
+    """Where the code block showing *source*'s lines from *first* on is not highlighted as
+    Python's tokenizer reads the whole cell: a keyword not styled as a keyword, a string's
+    text or a comment not styled as one."""
+    wrong = []
+    tokens = tokenize.generate_tokens(io.StringIO(source + "\n").readline)
+    for token in tokens:
+        if token.type == tokenize.NAME and keyword.iskeyword(token.string):
+            expected, places = ("k", "ow"), [token.start]
+        elif token.type == tokenize.STRING:
+            # the first character of the string on each of its lines
+            rows = token.string.split("\n")
+            places = [token.start] + [
+                (token.start[0] + k, len(row) - len(row.lstrip()))
+                for k, row in enumerate(rows[1:], 1)
+                if row.strip()
+            ]
+            expected = ("s",)
+        elif token.type == tokenize.COMMENT:
+            expected, places = ("c",), [token.start]
+        else:
+            continue
+        for row, col in places:
+            line = row - 1 - first
+            if 0 <= line < len(classes) and col < len(classes[line]):
+                kind = classes[line][col]
+                if not kind.startswith(expected):
+                    wrong.append(f"line {row}: {token.string[:30]!r} styled {kind!r}")
+    return wrong
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("deck", DECKS)
+def test_deck_code_is_highlighted_as_code(browser, server, deck):
+    """Every code block of a deck, a piece of a cell split over slides too, is highlighted
+    as part of its whole cell: every keyword styled as a keyword, every string and comment
+    as one (never a docstring's second half as code, or the code after it as a string)."""
+    stem = deck.split("/")[-1].removesuffix(".slides.html")
+    nb = without_student_text(nbformat.read(next(p for p in NOTEBOOKS if p.stem == stem), 4))
+    sources = {cell.get("id"): cell.source for cell in nb.cells if cell.cell_type == "code"}
+    visit = Visit(browser, f"{server}/{deck}")
+    try:
+        blocks = visit.page.evaluate(CODE_RUNS)
+    finally:
+        visit.close()
+    wrong, parts = [], 0
+    for block in blocks:
+        cell = _cell_id(block["cell"], set(sources))
+        source = sources[cell]
+        shown = "".join(text for text, _ in block["runs"]).rstrip("\n").split("\n")
+        rows = source.split("\n")
+        first = next(
+            k for k in range(len(rows)) if rows[k : k + len(shown)] == shown
+        )  # the block's lines are lines of its cell
+        parts += shown != rows
+        classes = _token_classes(block["runs"])
+        wrong += [f"{cell}: {where}" for where in _misstyled(source, first, classes)]
+    assert parts > 0, "no cell is split over slides: nothing to check"
+    assert wrong == [], f"{stem}: code not highlighted as the code it is"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("deck", DECKS)
+def test_deck_figures_are_large_and_legible(browser, server, deck):
+    """At 1280×720 every figure is drawn large — on its own slide it fills the slide's
+    width or the content's height, or is 1.5 times its pixels; beside its code at least
+    450 px tall —
+    and its tick labels (matplotlib's 10 points at the resolution its PNG records, scaled
+    as the browser draws it) are at least 18 px on screen, but for the figures of
+    ``SMALL_TEXT_FIGURES``, which are drawn as wide as a slide draws a figure."""
+    stem = deck.split("/")[-1].removesuffix(".slides.html")
+    nb = nbformat.read(next(p for p in NOTEBOOKS if p.stem == stem), as_version=4)
+    ids = {cell.get("id") for cell in nb.cells}
+    measured = _measure_deck(browser, f"{server}/{deck}", (1280, 720))
+    assert measured["scale"] == pytest.approx(1.0)
+    figures = [dict(image, at=s["at"]) for s in measured["slides"] for image in s["images"]]
+    assert len(figures) == _stored_figures(stem)
+    small, not_large = set(), []
+    for figure in figures:
+        width, height = figure["width"], figure["height"]
+        natural_width = figure["natural"][0]
+        dpi = png_dpi(figure["src"].split(",", 1)[1])
+        text_px = TYPE.figure_text_pt * dpi / 72 * width / natural_width
+        if text_px < TYPE.min_figure_text_px:
+            small.add(_cell_id(figure["cell"], ids))
+            assert width >= FIGURE_ROOM[0] - 1, (figure["at"], "small text, not full width")
+        if figure["beside"]:
+            large = height >= TYPE.min_beside_height
+        else:
+            fills = width >= FIGURE_ROOM[0] - 1 or height >= FIGURE_ROOM[1] - 1
+            large = fills or width >= TYPE.max_upscale * natural_width - 1
+        if not large:
+            not_large.append((figure["at"], round(width), round(height), figure["natural"]))
+    assert not_large == [], f"{stem}: figures drawn smaller than the slide allows"
+    assert small == SMALL_TEXT_FIGURES.get(stem, set()), f"{stem}: figures with small text"
+    named = {nb.cells[figure.cell].get("id") for figure in small_figures(nb)}
+    assert named == small, "python -m lecture.slides names other figures"
 
 
 @pytest.mark.slow
@@ -340,6 +568,32 @@ def test_feedback_page_typesets_offline(browser, tmp_path):
         assert "$" not in visit.page.evaluate(PROSE_TEXT)
     finally:
         visit.close()
+
+
+#: How far a picture of the documents may be from a new one: the largest difference of a
+#: block's mean (of 255; :func:`tests.golden.image_difference`), for another machine's
+#: rendering of the same text. A changed slide or page moves blocks by far more.
+PICTURE_TOLERANCE = 8
+
+
+def _picture_fingerprint(png: bytes) -> dict[str, object]:
+    return fingerprint("data:image/png;base64," + base64.b64encode(png).decode())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("picture", PICTURES, ids=[picture.name for picture in PICTURES])
+def test_the_documents_pictures_are_current(browser, server, picture):
+    """The lecture's pictures in the documents are what ``python -m
+    tests.e2e.lecture_pictures`` takes from today's build: after a change that shows in
+    them, run ``./run python -m tests.e2e.lecture_pictures`` and commit them."""
+    taken = take(browser, server, picture)
+    difference = image_difference(
+        _picture_fingerprint(picture.path.read_bytes()), _picture_fingerprint(taken)
+    )
+    assert difference is not None and difference <= PICTURE_TOLERANCE, (
+        f"docs/{picture.name} is stale (difference {difference}): run "
+        "./run python -m tests.e2e.lecture_pictures"
+    )
 
 
 @pytest.mark.slow

@@ -3,7 +3,7 @@ outputs of the record (``tests/golden/__init__.py`` says what it holds and how t
 it on purpose): every score, flag, feedback page, report and gradebook entry unchanged.
 
 Seen to fail: with one CSS property of the feedback pages changed (the border of the box
-of a page's notes, ``autograder/grading/student_page.py``'s ``_BOX``, 2px to 3px), the
+of a page's notes, ``autograder/feedback/student_page.py``'s ``_BOX``, 2px to 3px), the
 seven pages with a note are listed as changed and the diff shows the line. Before the
 grader merged consecutive stream outputs, two runs of the demo gave different pages (where
 the kernel flushed a cell's printed lines).

@@ -3,6 +3,7 @@ lecture-mode marks, the notebooks' stored slide metadata, the feedback's local M
 
 from __future__ import annotations
 
+import html as htmllib
 import json
 import re
 
@@ -14,9 +15,16 @@ from autograder.notebook import rubrics
 from course_common.assets import mathjax_available
 from course_common.paths import REPO_ROOT
 from course_common.rubric import is_written_answer
-from lecture import course_notebooks, mark_solutions
-from lecture.decks import write_deck
-from lecture.layout import TYPE, fit_image, markdown_blocks
+from lecture import course_notebooks, lecture_copy, mark_solutions
+from lecture.decks import PieceHighlight, write_deck
+from lecture.layout import (
+    TYPE,
+    code_width,
+    figure_text_px,
+    fit_image,
+    markdown_blocks,
+    png_size,
+)
 from lecture.metrics import text_em
 from lecture.slides import (
     apply,
@@ -25,6 +33,7 @@ from lecture.slides import (
     slide_types,
     split_for_slides,
     stale,
+    statement_starts,
     too_wide,
 )
 
@@ -150,6 +159,103 @@ def test_slides_split_long_code_between_functions_and_keep_the_output_with_it():
     assert max(slide_heights(nb)) <= TYPE.budget
 
 
+def test_statement_starts_are_never_inside_strings_or_brackets():
+    lines = [
+        "def f(x):",  # 0
+        '    """Doc.',  # 1
+        "",  # 2: inside the docstring
+        '    More."""',  # 3
+        "    y = g(",  # 4
+        "        x,",  # 5
+        "    )  # a comment",  # 6
+        "    # a comment line",  # 7
+        "    z = 1 + \\",  # 8
+        "        2",  # 9
+        "",  # 10
+        "    return y",  # 11
+    ]
+    assert statement_starts(lines) == {0, 1, 4, 7, 8, 10, 11}
+    assert statement_starts(['s = """never closed', "x = 1"]) == {0, 1}  # unreadable: all
+
+
+def test_a_piece_of_a_split_cell_is_highlighted_as_part_of_the_cell():
+    """A solution too long for one slide is split inside its docstring; the piece that
+    begins inside it is highlighted as the docstring it is, its code as code."""
+    doc = "\n".join(f"    line {k} of the documentation" for k in range(30))
+    cell = _solution_cell()
+    cell.source = f'def f(x):\n    """Twice x.\n\n{doc}\n    """\n    return 2 * x'
+    nb = new_notebook(cells=[new_markdown_cell("# T"), cell])
+    pieces = [c for c in split_for_slides(nb).cells if c.cell_type == "code"]
+    assert len(pieces) >= 2
+    highlight = PieceHighlight()
+    spans = []
+    for piece in pieces:
+        html = highlight(piece.source, metadata=piece.metadata)
+        text = re.sub(r"<[^>]*>", "", html.split("<pre>", 1)[1].split("</pre>", 1)[0])
+        assert htmllib.unescape(text) == piece.source + "\n"
+        spans.append(re.findall(r'<span class="(\w+)">([^<]*)</span>', html))
+    last = spans[-1]
+    assert pieces[-1].source.startswith("    line")  # it begins inside the docstring
+    assert last[0][0] == "sd" and ("k", "return") in last  # docstring, then code
+    assert ("k", "def") in spans[0]
+
+
+def _code_lines_per_slide(nb: nbformat.NotebookNode) -> list[int]:
+    """The lines of code on every slide of the deck built from *nb*."""
+    per_slide: list[int] = []
+    for cell in split_for_slides(nb).cells:
+        kind = cell.metadata["slideshow"]["slide_type"]
+        if kind == "notes":
+            continue
+        if kind in ("slide", "subslide") or not per_slide:
+            per_slide.append(0)
+        if cell.cell_type == "code" and cell.source:
+            per_slide[-1] += len(cell.source.split("\n"))
+    return per_slide
+
+
+def test_no_slide_shows_more_lines_of_code_than_the_limit():
+    """Code cells of 10 and 30 lines, one function with no blank line: no slide has more
+    than ``TYPE.max_code_lines`` lines of code, and the 40 lines take three slides."""
+    body = "\n".join(f"    x{k} = {k} * x" for k in range(28))
+    nb = new_notebook(
+        cells=[
+            new_markdown_cell("# T"),
+            new_code_cell("\n".join(f"a{k} = {k}" for k in range(10))),
+            new_code_cell(f"def f(x):\n{body}\n    return x"),
+        ]
+    )
+    lines = _code_lines_per_slide(nb)
+    assert max(lines) == TYPE.max_code_lines == 16
+    assert lines == [16, 16, 8]  # the function split between statements
+    assert max(slide_heights(nb)) <= TYPE.budget
+
+
+def test_an_output_stays_with_the_code_that_printed_it():
+    """A short output that no longer fits under its cell's code takes the cell's last
+    statement with it to the next slide; what a figure's cell prints stands with the code,
+    before the figure."""
+    filler = new_markdown_cell("Words of a paragraph that fill the slide. " * 55)
+    code = "\n\n".join(f"x{k} = {k}" for k in range(6)) + "\nx5"
+    cell = new_code_cell(code, outputs=[new_output("execute_result", data={"text/plain": "3"})])
+    nb = new_notebook(cells=[new_markdown_cell("# T"), filler, cell])
+    pieces = [c for c in split_for_slides(nb).cells if c.cell_type == "code"]
+    assert len(pieces) == 2 and pieces[0].outputs == []
+    last = pieces[-1]
+    assert last.source.endswith("x5") and last.outputs[0]["data"]["text/plain"] == "3"
+    assert last.metadata["slideshow"]["slide_type"] == "subslide"
+
+    printed = new_output("stream", name="stdout", text="accuracy 0.9\n")
+    figure = _figure_cell(
+        "\n".join(f"ax.plot(x, y{k}, label='curve {k} of many more curves')" for k in range(8))
+    )
+    figure.outputs.append(printed)  # printed after the figure
+    cells = split_for_slides(new_notebook(cells=[new_markdown_cell("# T"), figure])).cells
+    assert [len(c.outputs) for c in cells[1:3]] == [1, 1]
+    assert cells[1].outputs[0]["text"] == "accuracy 0.9\n" and cells[1].source == figure.source
+    assert "image/png" in cells[2].outputs[0]["data"]
+
+
 def test_a_long_output_gets_a_slide_of_its_own_and_is_split_between_lines():
     text = "".join(f"row {k}: " + "x " * 20 + "\n" for k in range(60))
     cell = new_code_cell("print(table)", outputs=[new_output("stream", name="stdout", text=text)])
@@ -250,6 +356,45 @@ def test_mark_solutions_tags_copies_only():
     assert "tags" not in nb.cells[0].metadata  # the notebook itself is not changed
     plain = mark_solutions(nb, fence_markdown=False)
     assert plain.cells[1].source == nb.cells[1].source
+
+
+ADVICE = (
+    "*If `import linlib` in the first code cell fails (`ModuleNotFoundError`), this notebook is\n"
+    "not running in the course's environment: run the cell again.*"
+)
+
+
+def test_the_lecture_leaves_out_the_solution_markers_and_the_setup_advice():
+    """Site and slides show a solution without nbgrader's marker lines and a title cell
+    without the students' setup advice; everything else stays as it was."""
+    title = new_markdown_cell(f"# 01 · Title\n\nWhat this is about.\n\n{ADVICE}\n\n## Next\nMore.")
+    solution = _solution_cell()
+    solution.source = (
+        'def f(x):\n    """Twice x."""\n'
+        "    ### BEGIN SOLUTION\n    return 2 * x\n    ### END SOLUTION"
+    )
+    nb = new_notebook(cells=[title, solution, _test_cell()])
+    for site in (True, False):
+        shown = lecture_copy(nb, site=site)
+        assert shown.cells[0].source == "# 01 · Title\n\nWhat this is about.\n\n## Next\nMore."
+        assert shown.cells[1].source == 'def f(x):\n    """Twice x."""\n    return 2 * x'
+        assert shown.cells[2].source == nb.cells[2].source  # a test is not a solution
+    assert "BEGIN SOLUTION" in nb.cells[1].source  # the notebook itself is not changed
+    code = [cell.source for cell in split_for_slides(nb).cells if cell.cell_type == "code"]
+    assert code == ['def f(x):\n    """Twice x."""\n    return 2 * x']
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_the_course_notebooks_setup_advice_is_what_the_lecture_leaves_out(path):
+    """Every notebook gives students the advice the lecture leaves out, in the words the
+    lecture recognises (``lecture._notebooks.SETUP_ADVICE``), and has solution markers."""
+    nb = nbformat.read(path, as_version=4)
+    text = "\n".join(cell.source for cell in nb.cells)
+    assert "ModuleNotFoundError" in text and "### BEGIN SOLUTION" in text
+    for site in (True, False):
+        shown = "\n".join(cell.source for cell in lecture_copy(nb, site=site).cells)
+        assert "ModuleNotFoundError" not in shown
+        assert "BEGIN SOLUTION" not in shown and "END SOLUTION" not in shown
 
 
 def test_rubric_on_the_site_never_on_the_slides():
@@ -359,6 +504,48 @@ def test_the_deck_has_the_planned_slides_sizes_and_notes(tmp_path):
     assert f"width={drawn['width']}" in body.replace('"', "")
     notes = re.findall(r'<aside class="notes">(.*?)</aside>', body, re.S)
     assert len(notes) == 1 and "the curve number 7 of many more" in notes[0]
+
+
+def test_the_figures_keep_matplotlibs_tick_label_size():
+    """The slides size a figure by its tick labels, matplotlib's default 10 points
+    (``TYPE.figure_text_pt``): no notebook and no plotting helper of linlib changes it."""
+    import matplotlib
+    from matplotlib.font_manager import FontProperties
+
+    defaults = matplotlib.rcParamsDefault
+    for axis in ("xtick", "ytick"):
+        size = FontProperties(size=defaults[f"{axis}.labelsize"]).get_size_in_points()
+        assert size == TYPE.figure_text_pt
+    changes = re.compile(r"rcParams|rc_context|plt\.rc\(|style\.use|labelsize|set_fontsize")
+    sources = [(p.stem, p.read_text(encoding="utf-8")) for p in ROOT.glob("linlib/*.py")]
+    for path in NOTEBOOKS:
+        nb = nbformat.read(path, as_version=4)
+        sources += [(path.stem, c.source) for c in nb.cells if c.cell_type == "code"]
+    assert [name for name, text in sources if changes.search(text)] == []
+
+
+def test_a_figure_is_beside_its_code_only_when_its_text_stays_legible():
+    """Code of 56 characters a line, set at 19 px, leaves a 480×420 px figure room to be
+    drawn 542 px wide beside it: tall enough (474 px), but its 10-point labels would be
+    15.7 px (and at 18 or 20 px, 16.7 px or too short). It comes on its own slide instead,
+    1.5 times its size (labels of 20.8 px)."""
+    png = "iVBORw0KGgoAAAANSUhEUgAAAeAAAAGkCAYAAAA="  # a PNG's header: 480×420 px
+    size = png_size(png)
+    assert size == (480, 420)
+    code = "\n".join(f"ax.plot(x, y{k})  # " + "c" * 38 for k in range(3))
+    for px, tall_enough in ((20, False), (19, True), (18, True)):
+        beside_room = TYPE.content_width - code_width(56, px) - TYPE.beside_gap
+        beside = fit_image(size, beside_room, TYPE.budget)
+        assert (beside[1] >= TYPE.min_beside_height) == tall_enough
+        assert figure_text_px(size, 100.0, beside[0]) < TYPE.min_figure_text_px
+    cell = _figure_cell(code)
+    cell.outputs[0]["data"]["image/png"] = png
+    cells = split_for_slides(new_notebook(cells=[new_markdown_cell("# T"), cell])).cells
+    figure = next(c for c in cells if c.get("outputs") and "image/png" in c.outputs[0]["data"])
+    assert "slide-figure" in figure.metadata["tags"] and figure.source == ""
+    drawn = figure.outputs[0]["metadata"]["image/png"]
+    assert (drawn["width"], drawn["height"]) == (720, 630)
+    assert figure_text_px(size, 100.0, drawn["width"]) >= TYPE.min_figure_text_px
 
 
 def test_fit_image_keeps_the_aspect_and_enlarges_at_most_one_and_a_half_times():

@@ -18,8 +18,8 @@ from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
 from autograder.course import Course
+from autograder.feedback.sanitise import CleanMarkdown, SanitiseNotebook
 from autograder.grading import autograde_config, feedback_config
-from autograder.grading.sanitise import CleanMarkdown, SanitiseNotebook
 
 
 def _ours(preprocessor: object) -> bool:

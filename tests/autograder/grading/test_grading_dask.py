@@ -462,7 +462,7 @@ def _start_isolated_worker(address: str, hide: list[Path], log: Path) -> object:
     import sys
     import tempfile
 
-    from autograder.course import REPO_ROOT
+    from course_common.paths import REPO_ROOT
 
     dask_cli = str(Path(sys.executable).parent / "dask")
     own_tmp = tempfile.mkdtemp(prefix="isolated-worker-tmp-")

@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 
-from autograder.course import REPO_ROOT
 from autograder.grading.pool import Task, WorkerPool, WorkerPoolBroken
 from autograder.grading.preprocessors import HideGraderPaths, RedactHiddenTests, StderrToStdout
+from course_common.paths import REPO_ROOT
 
 # --------------------------------------------------------------------------- worker pool
 

@@ -12,6 +12,7 @@ import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
 from autograder.intake import prepare, read_submissions
+from autograder.intake.layouts import MAX_NAME
 from autograder.models import SubmissionsError
 from autograder.notebook import notebook_bytes
 
@@ -121,6 +122,30 @@ def test_moodle_zip_folders_and_flat(tmp_path):
     assert read_submissions(flat, assignment="01_hyperplanes")[0].files == {
         "01_hyperplanes.ipynb": NB
     }
+
+
+def test_lms_zips_keep_the_students_names_printable(tmp_path):
+    """Issue 41: the name before the id of a Canvas file, and before the participant id of a
+    Moodle folder, is the student's; hostile data, it is kept printable and short."""
+    canvas = _zip(
+        tmp_path / "canvas.zip",
+        {
+            "doeanna_12345_678901_01_hyperplanes.ipynb": NB,
+            "ev\x1b[31mil\n\u202ename_12346_678902_01_hyperplanes.ipynb": NB,
+            "=cmd|' -C calc'!A0_12347_678903_01_hyperplanes.ipynb": NB,
+            "x" * 300 + "_12348_678904_01_hyperplanes.ipynb": NB,
+        },
+    )
+    raws = read_submissions(canvas, assignment="01_hyperplanes")
+    assert [(r.student, r.name) for r in raws] == [
+        ("12345", "doeanna"),
+        ("12346", "ev [31mil name"),
+        ("12347", "cmd|' -C calc'!A0"),
+        ("12348", "x" * MAX_NAME),
+    ]
+    assert prepare(raws[0], "01_hyperplanes", ["01_hyperplanes"]).name == "doeanna"
+    moodle = _zip(tmp_path / "moodle.zip", {"Jane Doe_4711_assignsubmission_file_/a.ipynb": NB})
+    assert [(r.student, r.name) for r in read_submissions(moodle)] == [("4711", "Jane Doe")]
 
 
 def test_zip_member_names_cannot_escape(tmp_path):

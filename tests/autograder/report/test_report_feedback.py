@@ -1,13 +1,15 @@
 """The page written for a notebook that could not be graded: the flags shown as text, and a
-policy that lets nothing run."""
+policy that lets nothing run; the folder of a student's pages, named by the student's id
+and the name the submissions gave (hostile data: one safe path component)."""
 
 from __future__ import annotations
 
+import pytest
 from bs4 import BeautifulSoup
 
 from autograder.course import Course
 from autograder.models import SubmissionResult
-from autograder.report import copy_feedback
+from autograder.report import copy_feedback, feedback_folder
 
 
 def test_not_graded_page_is_inert(tmp_path):
@@ -20,3 +22,36 @@ def test_not_graded_page_is_inert(tmp_path):
     assert "onerror=alert(1)" in soup.find("li").get_text()  # shown as text
     policy = soup.find("meta", attrs={"http-equiv": "Content-Security-Policy"})["content"]
     assert policy.startswith("default-src 'none'") and "script-src" not in policy
+
+
+@pytest.mark.parametrize(
+    ("name", "folder"),
+    [
+        ("", "12345"),
+        ("doeanna", "12345-doeanna"),
+        ("Jane Doe", "12345-Jane-Doe"),
+        ("Müller, Jörg", "12345-Müller-Jörg"),
+        ("../../etc/passwd", "12345-etc-passwd"),
+        ("..\\..\\boot.ini", "12345-boot-ini"),
+        ("ev\x1b[31mil\nname\u202e", "12345-ev-31mil-name"),
+        ("...", "12345"),
+        ("_ . _", "12345"),
+        ("x" * 300, "12345-" + "x" * 32),
+        ("ü" * 300, "12345-" + "ü" * 32),
+    ],
+)
+def test_a_feedback_folder_names_the_student_in_one_safe_component(name, folder):
+    assert feedback_folder("12345", name) == folder
+
+
+def test_a_feedback_folder_stays_within_a_file_names_bytes():
+    folder = feedback_folder("9" * 180, "ü" * 300)  # a long id: the name is cut shorter
+    assert folder == "9" * 180 + "-" + "ü" * 9 and len(folder.encode()) == 199
+
+
+def test_named_students_pages_are_in_their_named_folder(tmp_path):
+    result = SubmissionResult("12345", "01_hyperplanes", flags=["x"], missing=["01_hyperplanes"])
+    names = {"12345": "../doe anna"}
+    assert copy_feedback(Course(tmp_path / "course"), [result], tmp_path / "out", names) == 1
+    pages = [p.relative_to(tmp_path / "out") for p in (tmp_path / "out").rglob("*.html")]
+    assert [str(p) for p in pages] == ["feedback/12345-doe-anna/01_hyperplanes/01_hyperplanes.html"]

@@ -175,6 +175,6 @@ def test_next_grade_run_exports_the_formgraders_points(tmp_path):
 
 
 def _source_of(assignment: str):
-    from autograder.course import NOTEBOOKS_DIR
+    from course_common.paths import NOTEBOOKS_DIR
 
     return nbformat.read(NOTEBOOKS_DIR / assignment / f"{assignment}.ipynb", as_version=4)

@@ -9,7 +9,6 @@ import time
 
 import pytest
 
-from autograder.course import NOTEBOOKS_DIR
 from autograder.notebook import notebook_bytes
 from autograder.samples import VARIANTS, solution_sources
 from autograder.samples.copies import (
@@ -20,6 +19,7 @@ from autograder.samples.copies import (
 )
 from autograder.similarity import Settings, compare_exercise
 from autograder.similarity.answers import read_assignment
+from course_common.paths import NOTEBOOKS_DIR
 
 ASSIGNMENT = "02_perceptron_update"
 SOURCE = NOTEBOOKS_DIR / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"

@@ -11,7 +11,6 @@ import re
 import pytest
 from bs4 import BeautifulSoup
 
-from autograder.course import NOTEBOOKS_DIR
 from autograder.notebook import notebook_bytes
 from autograder.report import summary_text
 from autograder.samples import VARIANTS, make_submission
@@ -23,6 +22,7 @@ from autograder.similarity import (
     summary_line,
     write_similarity,
 )
+from course_common.paths import NOTEBOOKS_DIR
 
 ASSIGNMENT = "02_perceptron_update"
 SOURCE = NOTEBOOKS_DIR / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"

@@ -1,6 +1,6 @@
 """The LMS importers' rules, restated in Python to read back what the exports write.
 
-Written from the importers' own sources, not from :mod:`autograder.term`:
+Written from the importers' own sources, not from :mod:`autograder.lms`:
 
 - Canvas: ``app/models/gradebook_importer.rb`` (``GradebookImporter``: ``csv_stream``,
   ``identify_delimiter``, the ``decimal_comma_to_period`` converter, ``header?``,

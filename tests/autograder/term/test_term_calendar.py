@@ -61,7 +61,7 @@ def test_a_calendar_read_from_course_toml():
     assert second.due.tzinfo is BERLIN  # read on the course's clock
     assert second.rule.rule == "zero"
     assert second.close_for(second.due) == datetime(2025, 10, 12, 10, 0, tzinfo=UTC)
-    assert calendar.term("04_naive_bayes_linear").canvas == "Naive Bayes (4404)"
+    assert calendar.term("04_naive_bayes_linear").columns["canvas"] == "Naive Bayes (4404)"
     assert calendar.due_for("bob", "02_perceptron_update") == second.due
 
 

@@ -12,9 +12,9 @@ import pytest
 
 from autograder.__main__ import main
 from autograder.grading import CANARY_PREFIX
+from autograder.lms.plugins.canvas import read_canvas_gradebook
 from autograder.models import TermError
-from autograder.term.canvas import export_canvas, read_canvas_gradebook
-from autograder.term.moodle import export_moodle_gradebook, export_moodle_worksheet
+from autograder.term import export_to_lms
 from tests.autograder.term.lms_importers import (
     ImportRejected,
     canvas_import,
@@ -88,9 +88,14 @@ def graded(tmp_path_factory, new_course):
     return course
 
 
+def _canvas_matching(graded, export, dest, **kwargs):
+    """The Canvas import of ``graded`` matching Canvas's own gradebook export ``export``."""
+    return export_to_lms("canvas", graded, dest=dest, options={"gradebook": export}, **kwargs)
+
+
 def test_canvas_import_of_the_course_alone(graded, tmp_path):
     dest = tmp_path / "canvas.csv"
-    report = export_canvas(graded, dest)
+    report = export_to_lms("canvas", graded, dest=dest)
     header = dest.read_text(encoding="utf-8").splitlines()[0]
     assert header == f"Student,ID,Section,{A1},{A4}"  # no SIS ids: none are known
     imported = canvas_import(dest.read_text(encoding="utf-8"))
@@ -111,7 +116,7 @@ def test_canvas_import_matches_canvas_own_export_row_for_row(graded, tmp_path):
     export = tmp_path / "export.csv"
     export.write_text(CANVAS_EXPORT, encoding="utf-8")
     dest = tmp_path / "canvas.csv"
-    report = export_canvas(graded, dest, gradebook=export, columns={A1: "Hyperplanes (4401)"})
+    report = _canvas_matching(graded, export, dest, columns={A1: "Hyperplanes (4401)"})
     ours = canvas_import(dest.read_text(encoding="utf-8"))
     theirs = canvas_import(CANVAS_EXPORT)
     # the same students, in Canvas's order, with Canvas's ids and SIS ids
@@ -147,7 +152,7 @@ def test_a_semicolon_export_with_decimal_commas_is_read(graded, tmp_path):
     book = read_canvas_gradebook(export)
     assert book.student_columns == 4 and list(book.assignments) == ["Hyperplanes (4401)"]
     dest = tmp_path / "canvas.csv"
-    export_canvas(graded, dest, gradebook=export, assignments=[A1], columns={A1: "x (4401)"})
+    _canvas_matching(graded, export, dest, assignments=[A1], columns={A1: "x (4401)"})
     (student,) = canvas_import(dest.read_text())["students"]
     assert student["grades"] == {"Hyperplanes (4401)": "7.2"}  # matched by its id
 
@@ -167,7 +172,7 @@ def test_a_semicolon_export_whose_titles_hold_commas_is_read(graded, tmp_path):
     assert list(book.assignments) == ["Hyperplanes, margins, norms, distances (4401)"]
     assert [s["id"] for s in canvas_import(export_text)["students"]] == ["102"]
     dest = tmp_path / "canvas.csv"
-    export_canvas(graded, dest, gradebook=export, assignments=[A1], columns={A1: "x (4401)"})
+    _canvas_matching(graded, export, dest, assignments=[A1], columns={A1: "x (4401)"})
     (student,) = canvas_import(dest.read_text())["students"]
     assert student["grades"] == {"Hyperplanes, margins, norms, distances (4401)": "7.2"}
 
@@ -176,7 +181,7 @@ def test_a_file_that_is_not_canvas_export_is_refused(graded, tmp_path):
     export = tmp_path / "export.csv"
     export.write_text("Name,Score\nJane,3\n")
     with pytest.raises(TermError, match="not a Canvas gradebook export"):
-        export_canvas(graded, tmp_path / "out.csv", gradebook=export)
+        _canvas_matching(graded, export, tmp_path / "out.csv")
     with pytest.raises(ImportRejected):  # and Canvas refuses it too: the rule is the same
         canvas_import(export.read_text())
 
@@ -185,7 +190,8 @@ def test_moodle_worksheet_filled_in_and_read_back(graded, tmp_path):
     worksheet = tmp_path / "worksheet.csv"
     worksheet.write_text(WORKSHEET, encoding="utf-8")
     dest = tmp_path / "filled.csv"
-    report = export_moodle_worksheet(graded, A1, worksheet, dest)
+    options = {"worksheet": worksheet}
+    report = export_to_lms("moodle", graded, dest=dest, assignments=[A1], options=options)
     written = dest.read_text(encoding="utf-8")
     assert moodle_worksheet_import(written, max_grade=100.0) == {
         "102": pytest.approx(72.0),
@@ -208,14 +214,20 @@ def test_moodle_rejects_what_is_not_its_worksheet(graded, tmp_path):
     worksheet = tmp_path / "worksheet.csv"
     worksheet.write_text('Identifier,Grade\n"Participant 102",\n')
     with pytest.raises(TermError, match="no 'Last modified \\(grade\\)' column"):
-        export_moodle_worksheet(graded, A1, worksheet, tmp_path / "x.csv")
+        export_to_lms(
+            "moodle",
+            graded,
+            dest=tmp_path / "x.csv",
+            assignments=[A1],
+            options={"worksheet": worksheet},
+        )
     with pytest.raises(ImportRejected, match="invalidgradeimport"):
         moodle_worksheet_import(worksheet.read_text(), 100.0)
 
 
 def test_moodle_gradebook_csv_read_back(graded, tmp_path):
     dest = tmp_path / "moodle.csv"
-    report = export_moodle_gradebook(graded, dest, key_column="ID number")
+    report = export_to_lms("moodle", graded, dest=dest, options={"key_column": "ID number"})
     mapping = {A1: "item 1", A4: "item 4"}
     imported = moodle_gradebook_import(dest.read_text(), "ID number", mapping)
     for student in STUDENTS:
@@ -242,3 +254,75 @@ def test_export_through_the_command_line(graded, tmp_path, capsys, monkeypatch):
     assert status == 2 and "no course folder" in capsys.readouterr().err
     status = main(["export", "canvas", "--course", str(graded.root), "--assignment", "07_x"])
     assert status == 2 and "07_x has not been graded" in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def half_graded(tmp_path_factory, new_course):
+    """A course whose gradebook holds A1 graded (201: its written answer, 6 points, awaits
+    manual grading; 202: given 5 of them in formgrader) and A4 released, which nothing was
+    graded of but a canary a killed run left behind."""
+    course = new_course(tmp_path_factory.mktemp("half-graded") / "course")
+    canary = f"{CANARY_PREFIX}0123456789ab"
+    with course.gradebook() as gb, warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # nbgrader's add_submission: SQLAlchemy autoflush
+        for assignment in (A1, A4):
+            gb.add_assignment(assignment)
+            gb.add_notebook(assignment, assignment)
+            gb.add_grade_cell("t0", assignment, assignment, max_score=4.0, cell_type="code")
+        gb.add_grade_cell("w0", A1, A1, max_score=6.0, cell_type="markdown")
+        for student in ("201", "202", canary):
+            gb.add_student(student)
+        for assignment, student in [(A1, "201"), (A1, "202"), (A4, canary)]:
+            gb.add_submission(assignment, student)
+            test = gb.find_grade("t0", assignment, assignment, student)
+            test.auto_score, test.needs_manual_grade = 4.0, False  # as autograded
+        gb.find_grade("w0", A1, A1, "201").needs_manual_grade = True
+        given = gb.find_grade("w0", A1, A1, "202")
+        given.manual_score, given.needs_manual_grade = 5.0, False
+        gb.db.commit()
+    return course
+
+
+@pytest.mark.parametrize("lms", ["canvas", "moodle"])
+def test_an_export_writes_the_graded_assignments_and_says_what_awaits_a_person(
+    half_graded, tmp_path, capsys, lms
+):
+    """Issue 41: an assignment nothing was graded of is no column (an import would make an
+    empty assignment of it) unless asked for; written answers still to grade are a line
+    on stderr (the exported scores lack their points)."""
+    dest = tmp_path / f"{lms}.csv"
+    args = ["export", lms, "--course", str(half_graded.root), "--out", str(dest)]
+    assert main(args) == 0
+    captured = capsys.readouterr()
+    header = next(csv.reader(dest.open()))
+    assert A1 in header and A4 not in header and f"{A4} (feedback)" not in header
+    assert (
+        "  not written, nothing graded yet (--all-assignments writes them too): "
+        "04_naive_bayes_linear\n" in captured.out
+    )
+    assert captured.err.splitlines() == [
+        "note: 1 written answer of 1 submission (01_hyperplanes) still awaits manual "
+        "grading: the exported scores lack their 6 points (grade them in nbgrader's "
+        "formgrader, then export again)"
+    ]
+    students = {row[0] for row in csv.reader(dest.open())}
+    assert {"201", "202"} <= students and not any(CANARY_PREFIX in s for s in students)
+    assert main([*args, "--all-assignments"]) == 0
+    captured = capsys.readouterr()
+    assert A4 in next(csv.reader(dest.open())) and "not written" not in captured.out
+    assert main([*args, "--assignment", A4]) == 0
+    captured = capsys.readouterr()
+    assert A4 in next(csv.reader(dest.open())) and A1 not in next(csv.reader(dest.open()))
+    assert captured.err == ""  # nothing of A4 awaits a person
+    with pytest.raises(SystemExit) as exited:
+        main([*args, "--all-assignments", "--assignment", A4])
+    assert exited.value.code == 2
+
+
+def test_scores_and_the_points_awaiting_a_person(half_graded, tmp_path, capsys):
+    dest = tmp_path / "canvas.csv"
+    assert main(["export", "canvas", "--course", str(half_graded.root), "--out", str(dest)]) == 0
+    capsys.readouterr()
+    grades = {s["id"]: s["grades"] for s in canvas_import(dest.read_text())["students"]}
+    assert float(grades["201"][A1]) == pytest.approx(4.0)  # its written answer: not yet
+    assert float(grades["202"][A1]) == pytest.approx(9.0)  # 4 + the 5 given by hand

@@ -9,7 +9,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from autograder.intake import read_submissions, read_timestamp
+from autograder.intake import read_submissions
+from autograder.lms import read_timestamp
 from autograder.models import TermError
 from autograder.term import parse_time, read_times
 

@@ -1,6 +1,16 @@
-"""Grades back into Canvas: a gradebook import CSV as Canvas's own importer reads it
-(``GradebookImporter`` in canvas-lms, ``app/models/gradebook_importer.rb``).
+"""Canvas: its "Download Submissions" zip, and grades back into its gradebook.
 
+**Submissions**: one file per student and file,
+``<lastfirst>_[LATE_]<user id>_<submission id>_<original file name>``, e.g.
+``doejane_LATE_12345_678901_problem1-1.ipynb``; the student id is Canvas's numeric *user
+id* (the first number), the name before it the student's (kept: grades.csv, the feedback
+folder); ``LATE`` is Canvas's late mark; Canvas's "-1", "-2" suffix on re-uploaded files
+marks a later upload (:mod:`autograder.intake.prepare` grades the latest), and of two
+files with the same name the one with the higher Canvas file id (the second number) is
+kept. Canvas gives no file of submission times.
+
+**Grades back**: a gradebook import CSV as Canvas's own importer reads it
+(``GradebookImporter`` in canvas-lms, ``app/models/gradebook_importer.rb``).
 The importer's rules this file keeps:
 
 - the header row's first cell contains ``Student`` and its second ``ID`` (Canvas's user
@@ -23,13 +33,15 @@ handed nothing in, are reported, never dropped in silence.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from autograder.course import Course
-from autograder.models import TermError
-from autograder.term.lms import (
+from traitlets import Unicode
+
+from autograder.lms.base import ExportOption, LmsPlugin, register
+from autograder.lms.csvfiles import read_csv_file, read_number
+from autograder.lms.grades import (
     CourseGrades,
     ExportReport,
     listed,
@@ -37,8 +49,15 @@ from autograder.term.lms import (
     read_course_grades,
     write_csv,
 )
-from autograder.term.times import read_csv_file, read_number
+from autograder.models import TermError
 
+if TYPE_CHECKING:
+    from nbgrader.api import Gradebook
+
+CANVAS_REGEXP = (
+    r"^(?:.*/)?(?P<name>[^/_]+)_(?:(?P<late>LATE)_)?(?P<student_id>\d+)_(?P<submission_id>\d+)_"
+    r"(?P<file_id>[^/]+)$"
+)
 #: the student columns of an import made without Canvas's export (its SIS ids are unknown:
 #: Canvas matches each row by its ID, Canvas's user id)
 STUDENT_COLUMNS = ["Student", "ID", "Section"]
@@ -55,6 +74,37 @@ _TOTALS = (
     "Override Grade",
     "Override Status",
 )
+
+
+@register
+class CanvasPlugin(LmsPlugin):
+    """Canvas (see the module docstring)."""
+
+    name = "canvas"
+    title = "Canvas"
+    description = "Canvas's submissions zip"
+    order = 30
+    column_key = "the column's name in Canvas's gradebook"
+    export_help = (
+        "Canvas's gradebook import CSV (Grades > Import); with --gradebook (Canvas's own "
+        "export) it matches that file row for row"
+    )
+    options = (
+        ExportOption("--gradebook", "gradebook_export", "canvas: Canvas's own gradebook export"),
+    )
+
+    named_regexp = Unicode(CANVAS_REGEXP)
+    gradebook_export = Unicode("", help="Canvas's own gradebook export (Grades > Export)")
+
+    def export(self, gradebook: Gradebook) -> ExportReport:
+        """Canvas's gradebook import CSV of ``assignment`` for ``student`` (matching
+        Canvas's own export row for row when ``gradebook_export`` names it); ``columns``:
+        assignment -> its Canvas column (course.toml's ``canvas``)."""
+        grades = read_course_grades(gradebook, self.assignment, self.student)
+        dest = self.to or self.default_to()
+        if self.gradebook_export:
+            return _matching(grades, dest, Path(self.gradebook_export), dict(self.columns))
+        return _alone(grades, dest, dict(self.columns))
 
 
 def title_and_id(header: str) -> tuple[str, str | None]:
@@ -136,46 +186,38 @@ def _column_for(assignment: str, wanted: str, book: CanvasGradebook) -> str | No
     return None
 
 
-def export_canvas(
-    course: Course,
-    dest: str | Path,
-    *,
-    gradebook: str | Path | None = None,
-    assignments: Iterable[str] | None = None,
-    columns: Mapping[str, str] | None = None,
-) -> ExportReport:
-    """Write Canvas's gradebook import CSV of the course's grades to ``dest``.
-
-    ``gradebook``: Canvas's own gradebook export (names, sections, assignment ids; the
-    import then matches it row for row); ``assignments``: which (default every assignment
-    graded); ``columns``: assignment -> its Canvas column (course.toml's ``canvas``).
-    """
-    grades = read_course_grades(course, assignments)
-    columns = dict(columns or {})
-    report = ExportReport(dest=str(dest))
+def _alone(grades: CourseGrades, dest: str, columns: dict[str, str]) -> ExportReport:
+    """The import without Canvas's export: a row per student, by Canvas's user id."""
+    report = ExportReport(dest=dest)
     names = list(grades.assignments)
-    if gradebook is None:
-        header = [*STUDENT_COLUMNS, *(columns.get(a) or a for a in names)]
-        blank = [""] * (len(STUDENT_COLUMNS) - 1)
-        table = [[POINTS_POSSIBLE, *blank, *(points(grades.assignments[a]) for a in names)]]
-        not_numeric = [s for s in grades.students if not s.isdigit()]
-        for student, (last, first) in grades.students.items():
-            name = ", ".join(p for p in (last, first) if p) or student
-            cells = [
-                points(g.score) if (g := grades.grade(a, student)) is not None else ""
-                for a in names
-            ]
-            table.append([name, student, "", *cells])
-        report.rows = len(grades.students)
-        report.columns = header[len(STUDENT_COLUMNS) :]
-        if not_numeric:
-            report.notes.append(
-                "student ids that are not Canvas user ids (give --gradebook, Canvas's own "
-                f"export, to match them by name): {listed(not_numeric)}"
-            )
-        _no_submission(report, grades, names, list(grades.students))
-        write_csv(dest, [header, *table])
-        return report
+    header = [*STUDENT_COLUMNS, *(columns.get(a) or a for a in names)]
+    blank = [""] * (len(STUDENT_COLUMNS) - 1)
+    table = [[POINTS_POSSIBLE, *blank, *(points(grades.assignments[a]) for a in names)]]
+    not_numeric = [s for s in grades.students if not s.isdigit()]
+    for student, (last, first) in grades.students.items():
+        name = ", ".join(p for p in (last, first) if p) or student
+        cells = [
+            points(g.score) if (g := grades.grade(a, student)) is not None else "" for a in names
+        ]
+        table.append([name, student, "", *cells])
+    report.rows = len(grades.students)
+    report.columns = header[len(STUDENT_COLUMNS) :]
+    if not_numeric:
+        report.notes.append(
+            "student ids that are not Canvas user ids (give --gradebook, Canvas's own "
+            f"export, to match them by name): {listed(not_numeric)}"
+        )
+    _no_submission(report, grades, names, list(grades.students))
+    write_csv(dest, [header, *table])
+    return report
+
+
+def _matching(
+    grades: CourseGrades, dest: str, gradebook: Path, columns: dict[str, str]
+) -> ExportReport:
+    """The import matching Canvas's own gradebook export row for row."""
+    report = ExportReport(dest=dest)
+    names = list(grades.assignments)
     book = read_canvas_gradebook(gradebook)
     chosen: dict[str, str] = {}
     header = book.header[: book.student_columns]
@@ -184,7 +226,7 @@ def export_canvas(
         if column is None:
             column = columns.get(assignment) or assignment
             report.notes.append(
-                f"{assignment}: no such column in {Path(gradebook).name}: written as "
+                f"{assignment}: no such column in {gradebook.name}: written as "
                 f"{column!r} (Canvas makes a new assignment of it)"
             )
         chosen[assignment] = column
@@ -220,7 +262,7 @@ def export_canvas(
     ]
     if missing:
         report.notes.append(
-            f"graded but not in {Path(gradebook).name} (not written; is the id Canvas's user "
+            f"graded but not in {gradebook.name} (not written; is the id Canvas's user "
             f"id?): {listed(missing)}"
         )
     _no_submission(report, grades, names, seen)

@@ -1,4 +1,4 @@
-"""autograder.grading.student_page: the flags the grader's own code writes, in the student's
+"""autograder.feedback.student_page: the flags the grader's own code writes, in the student's
 words; the diagnoses under the failing tests; tracebacks without the grader's frames; whole
 scores as whole numbers. (Through ``python -m autograder grade``:
 ``tests/autograder/test_student_page.py``.)"""
@@ -9,13 +9,13 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 
-from autograder.grading.preprocessors import _CHANGE_LINES, RecordSubmissionFlags
-from autograder.grading.student_page import (
+from autograder.feedback.student_page import (
     ExplainToStudent,
     student_note,
     trim_traceback,
     whole_round,
 )
+from autograder.grading.preprocessors import _CHANGE_LINES, RecordSubmissionFlags
 from autograder.notebook import add_flag
 from autograder.recheck.channel import HungCall
 from autograder.recheck.names import InstructorCode
@@ -164,7 +164,7 @@ def test_the_page_gets_the_notes_and_the_diagnoses():
 
 
 def test_an_unmatched_or_hung_exercise_says_so():
-    from autograder.grading.student_page import diagnosis_output
+    from autograder.feedback.student_page import diagnosis_output
 
     unmatched = diagnosis_output(
         {"misconception": None, "call": "f(1)", "got": "2", "rule": "1", "tests": ["f_hidden"]}

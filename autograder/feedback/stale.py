@@ -18,23 +18,28 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from autograder.course import Course
 from autograder.files import write_atomic
 from autograder.models import SubmissionKey
 
-__all__ = ["STALE_FILE", "StaleFeedback"]
+__all__ = ["STALE_FILE", "PageWriter", "StaleFeedback"]
 
 #: the course folder's list of (assignment, student) whose feedback pages are stale
 STALE_FILE = "feedback-stale.json"
+#: What writes one graded submission's pages: (course, assignment, student) -> (whether it
+#: succeeded, nbgrader's error if not, the exceptions it met); the grading workers' own,
+#: :func:`autograder.grading.task.generate_feedback`, handed in by the use case.
+PageWriter = Callable[[Course, str, str], tuple[bool, str, list[BaseException]]]
 
 
 class StaleFeedback:
     """The course's stale feedback pages (its ``feedback-stale.json``)."""
 
-    def __init__(self, course: Course) -> None:
+    def __init__(self, course: Course, write_pages: PageWriter) -> None:
         self.course = course
+        self.write_pages = write_pages
         self.path = course.root / STALE_FILE
         self.keys: set[SubmissionKey] = set()
         try:
@@ -58,11 +63,10 @@ class StaleFeedback:
 
     def refresh(self) -> list[str]:
         """Write every stale page again, from the autograded notebook and the gradebook as
-        they are now (nbgrader's GenerateFeedback, as the workers do); a submission without
-        a page (never written, or not graded) has nothing to refresh. Returns one line per
-        page that could not be written: it stays marked, for the next run."""
-        from autograder.grading.task import generate_feedback
-
+        they are now (its ``write_pages``: nbgrader's GenerateFeedback, as the workers write
+        them); a submission without a page (never written, or not graded) has nothing to
+        refresh. Returns one line per page that could not be written: it stays marked, for
+        the next run."""
         failed: list[str] = []
         for assignment, student in sorted(self.keys):
             pages = self.course.feedback_dir(student, assignment)
@@ -70,7 +74,7 @@ class StaleFeedback:
             if not (pages.is_dir() and any(pages.glob("*.html")) and graded.is_dir()):
                 self.keys.discard((assignment, student))
                 continue
-            ok, error, _ = generate_feedback(self.course, assignment, student)
+            ok, error, _ = self.write_pages(self.course, assignment, student)
             if ok:
                 self.keys.discard((assignment, student))
             else:

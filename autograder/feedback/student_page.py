@@ -77,7 +77,7 @@ def _hung(match: re.Match[str], diagnoses: Mapping[str, Any]) -> str:
 
 #: (pattern of a flag the grader writes, the student's words for it). The patterns follow
 #: the flags' texts (autograder.grading.preprocessors, autograder.recheck.outcomes and
-#: .execute, autograder.recheck.scan); ``tests/autograder/grading/test_grading_student_page``
+#: .execute, autograder.recheck.scan); ``tests/autograder/feedback/test_feedback_student_page``
 #: makes each kind of flag for real and checks that its words are found.
 _NOTES: list[tuple[re.Pattern[str], Callable[[re.Match[str], Mapping[str, Any]], str]]] = [
     (

@@ -10,7 +10,7 @@ import pytest
 from bs4 import BeautifulSoup
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output, new_raw_cell
 
-from autograder.grading.sanitise import (
+from autograder.feedback.sanitise import (
     SanitiseNotebook,
     clean_html,
     content_security_policy,

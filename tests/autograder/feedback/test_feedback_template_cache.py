@@ -1,5 +1,5 @@
 """The feedback pages' compiled templates, kept for a worker's life
-(:mod:`autograder.grading.template_cache`): the same pages, byte for byte, for less.
+(:mod:`autograder.feedback.template_cache`): the same pages, byte for byte, for less.
 
 - Through ``python -m autograder grade``: one worker grades several students' submissions
   of one assignment (the cache warm from the second page on); each student's page is the
@@ -11,7 +11,7 @@
 - The cache itself: a second exporter compiles nothing and writes the same page; an
   environment whose compiler settings differ (the syntax, a filter that takes the
   context) gets its own code; a template whose source changed is compiled again.
-- Highlighted code cells kept (:class:`~autograder.grading.template_cache.RememberedHighlight`):
+- Highlighted code cells kept (:class:`~autograder.feedback.template_cache.RememberedHighlight`):
   the same source in another language, with another cell magic or other formatter
   options gets its own HTML, that of nbconvert's ``Highlight2HTML``.
 """
@@ -31,7 +31,7 @@ from pygments.styles import get_style_by_name
 
 from autograder import phases
 from autograder.course import Course, list_assignments
-from autograder.grading.template_cache import COMPILED_TEMPLATES, CompiledTemplates
+from autograder.feedback.template_cache import COMPILED_TEMPLATES, CompiledTemplates
 from autograder.notebook import notebook_bytes
 from autograder.release import ensure_released
 from autograder.samples import VARIANTS, make_submission
@@ -168,7 +168,7 @@ CELLS = [
 
 
 def test_a_highlighted_cell_is_the_html_of_its_source_language_and_options():
-    from autograder.grading.template_cache import RememberedHighlight
+    from autograder.feedback.template_cache import RememberedHighlight
 
     source = "%%bash\nx = [i for i in range(3)]  # <b>\necho $x | grep -c '<'"
     fresh = [_highlight(lang, **opts)(source, metadata=meta) for lang, opts, meta in CELLS]

@@ -253,13 +253,13 @@ class SafeHTMLExporter(HTMLExporter):
     reuse_compiled_templates = Bool(
         True,
         help="Keep the compiled templates for the process's life "
-        "(autograder.grading.template_cache): the next page's exporter skips Jinja's compiler.",
+        "(autograder.feedback.template_cache): the next page's exporter skips Jinja's compiler.",
     ).tag(config=True)
 
     def _create_environment(self):
         environment = super()._create_environment()
         if self.reuse_compiled_templates:
-            from autograder.grading.template_cache import COMPILED_TEMPLATES
+            from autograder.feedback.template_cache import COMPILED_TEMPLATES
 
             environment.bytecode_cache = COMPILED_TEMPLATES
         return environment
@@ -267,14 +267,14 @@ class SafeHTMLExporter(HTMLExporter):
     reuse_highlighted_cells = Bool(
         True,
         help="Give a code cell highlighted before the HTML it got then "
-        "(autograder.grading.template_cache.RememberedHighlight).",
+        "(autograder.feedback.template_cache.RememberedHighlight).",
     ).tag(config=True)
 
     def register_filter(self, name, jinja_filter):
         # nbconvert's HTMLExporter registers the notebook's highlight_code for every page
         reuse = self.reuse_highlighted_cells
         if reuse and name == "highlight_code" and type(jinja_filter) is Highlight2HTML:
-            from autograder.grading.template_cache import RememberedHighlight
+            from autograder.feedback.template_cache import RememberedHighlight
 
             jinja_filter = RememberedHighlight(jinja_filter)
         return super().register_filter(name, jinja_filter)
