@@ -5,14 +5,14 @@ A test of a later exercise calls the student's function with the library's refer
 place of the student's earlier one (``use_reference``, ``linlib.grading``), so that a
 mistake costs only its own exercise. A student build stubs the assignment's answers, its
 references among them (:mod:`autograder.release.answers`): without more, its test cells
-could only use the student's own earlier function, and a correct ``perceptron_epoch``
-would fail its visible test because of a wrong ``perceptron_update`` (issue 41). So the
-build carries the library's answers to the calls that the instructor's solutions make of
-those references in the release's test cells (the visible tests, the hidden ones being
-out of the release): :func:`record_replays` runs those cells with the solutions, in this
-process, on the full library, and ``linlib.grading`` answers the same calls from the
-record in the student's kernel. Nothing else goes in: no code, and no answer a visible
-test does not ask for anyway.
+could only use the student's own earlier function, and a correct later function would fail
+its visible test because of a wrong earlier one (issue 41). So the build carries the
+library's answers to the calls that the instructor's solutions make of those references in
+the release's test cells (the visible tests, the hidden ones being out of the release):
+:func:`record_replays` runs those cells with the solutions, in this process, on the full
+library, and ``linlib.grading`` answers the same calls from the record in the student's
+kernel. Nothing else goes in: no code, and no answer a visible test does not ask for
+anyway.
 """
 
 from __future__ import annotations
