@@ -738,6 +738,18 @@ def recording_references(labels: Iterable[str]) -> Iterator[dict[str, list[list[
         _recording = None
 
 
+def _arguments(
+    signature: inspect.Signature, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> dict[str, Any] | None:
+    """A call's arguments by parameter name, defaults included (None: they do not bind)."""
+    try:
+        bound = signature.bind(*args, **kwargs)
+    except TypeError:
+        return None
+    bound.apply_defaults()
+    return dict(bound.arguments)
+
+
 def _recorded(target: Callable[..., Any]) -> Callable[..., Any]:
     """*target*, or, while :func:`recording_references` records it, *target* recording."""
     if _recording is None:
@@ -749,11 +761,10 @@ def _recorded(target: Callable[..., Any]) -> Callable[..., Any]:
     signature = inspect.signature(target)
 
     def recorded(*args: Any, **kwargs: Any) -> Any:
-        try:
-            bound = signature.bind(*args, **kwargs)
-            bound.apply_defaults()
-            arguments = encode(dict(bound.arguments))  # before the call: it might change them
-        except (TypeError, NotPlainData):
+        arguments = _arguments(signature, args, kwargs)
+        try:  # encoded before the call, which might change them
+            arguments = None if arguments is None else encode(arguments)
+        except NotPlainData:
             arguments = None
         result = target(*args, **kwargs)
         if arguments is not None:
@@ -814,17 +825,12 @@ def _replayed(stub: Any, own: Any, local: str) -> Callable[..., Any] | None:
     signature = inspect.signature(stub)
 
     def replayed(*args: Any, **kwargs: Any) -> Any:
-        try:
-            bound = signature.bind(*args, **kwargs)
-            bound.apply_defaults()
-        except TypeError:
-            bound = None
-        if bound is not None:
-            for arguments, result in calls:
-                if arguments.keys() == bound.arguments.keys() and all(
-                    _same_value(bound.arguments[name], value) for name, value in arguments.items()
-                ):
-                    return decode(result)
+        given = _arguments(signature, args, kwargs)
+        for arguments, result in calls if given is not None else ():
+            if arguments.keys() == given.keys() and all(
+                _same_value(given[name], value) for name, value in arguments.items()
+            ):
+                return decode(result)
         if not callable(own):
             raise NameError(f"name {local!r} is not defined")
         return own(*args, **kwargs)

@@ -564,6 +564,13 @@ def _student_namespace() -> dict:
     return namespace
 
 
+def _epoch(namespace: dict, X=TOY_X, y=TOY_Y, w=(0.0, 0.0), b=0.0):
+    """The student's epoch called as its tests call it: the library's update in place."""
+    return call_student(
+        namespace["perceptron_epoch"], X, y, list(w), b, use_reference=["perceptron_update"]
+    )
+
+
 @pytest.fixture
 def student_build(monkeypatch):
     """This process's linlib made a student build of notebook 02 whose recorded answers
@@ -599,14 +606,7 @@ def test_a_student_build_answers_the_recorded_calls_with_the_library(student_bui
     the epoch gets the library's first epoch of the toy run (w = (2, -2), b = 1, 3
     updates), computed by hand in notebook 02, whatever the student's update does."""
     namespace = _student_namespace()
-    w, b, n_updates = call_student(
-        namespace["perceptron_epoch"],
-        TOY_X,
-        TOY_Y,
-        [0.0, 0.0],
-        0.0,
-        use_reference=["perceptron_update"],
-    )
+    w, b, n_updates = _epoch(namespace)
     assert_close(w, [2.0, -2.0])
     assert (b, n_updates) == (1.0, 3)
     # integer lists, numpy integers, arrays: the same calls
@@ -628,14 +628,7 @@ def test_a_student_build_sends_other_calls_to_the_students_own_function(student_
     """Another start than the recorded one: the student's own (wrong) update answers, as
     it did before answers were recorded; a wrong epoch is not rescued."""
     namespace = _student_namespace()
-    w, b, n_updates = call_student(
-        namespace["perceptron_epoch"],
-        TOY_X,
-        TOY_Y,
-        [1.0, 0.0],
-        0.0,
-        use_reference=["perceptron_update"],
-    )
+    w, b, n_updates = _epoch(namespace, w=(1.0, 0.0), b=0.0)
     assert (list(w), b, n_updates) == ([1.0, 0.0], 0.0, 0)
     exec(
         "def perceptron_epoch(X, y, w, b):  # wrong: w is not carried\n"
@@ -644,46 +637,18 @@ def test_a_student_build_sends_other_calls_to_the_students_own_function(student_
         "    return new_w, new_b, 0\n",
         namespace,
     )
-    w, b, _ = call_student(
-        namespace["perceptron_epoch"],
-        TOY_X,
-        TOY_Y,
-        [0.0, 0.0],
-        0.0,
-        use_reference=["perceptron_update"],
-    )
+    w, b, _ = _epoch(namespace)
     assert list(w) == [0.0, 0.0]  # its last call, (0, 0, x6, -1), was not recorded
     del namespace["perceptron_update"]
     with pytest.raises(NameError, match="perceptron_update"):
-        call_student(
-            namespace["perceptron_epoch"],
-            TOY_X,
-            TOY_Y,
-            [0.0, 0.0],
-            0.0,
-            use_reference=["perceptron_update"],
-        )
+        _epoch(namespace)
 
 
 def test_recorded_answers_are_new_objects_each_time(student_build):
     namespace = _student_namespace()
-    first = call_student(
-        namespace["perceptron_epoch"],
-        TOY_X,
-        TOY_Y,
-        [0.0, 0.0],
-        0.0,
-        use_reference=["perceptron_update"],
-    )
+    first = _epoch(namespace)
     first[0][:] = 99.0  # a caller that changes what it got
-    second = call_student(
-        namespace["perceptron_epoch"],
-        TOY_X,
-        TOY_Y,
-        [0.0, 0.0],
-        0.0,
-        use_reference=["perceptron_update"],
-    )
+    second = _epoch(namespace)
     assert_close(second[0], [2.0, -2.0])
 
 
@@ -736,14 +701,7 @@ def test_the_full_library_puts_the_reference_in_place_not_a_record():
 
     namespace = _student_namespace()
     with recording_references(["linlib.geometry.augment"]):
-        w, b, n_updates = call_student(
-            namespace["perceptron_epoch"],
-            TOY_X,
-            TOY_Y,
-            [1.0, 0.0],
-            0.0,
-            use_reference=["perceptron_update"],
-        )
+        w, b, n_updates = _epoch(namespace, w=(1.0, 0.0), b=0.0)
     expected = linlib.perceptron_epoch(TOY_X, TOY_Y, [1.0, 0.0], 0.0)  # the library's run
     assert_close(w, expected[0])
     assert (b, n_updates) == expected[1:]
