@@ -304,6 +304,10 @@ def _grade(
     with contextlib.ExitStack() as stack:
         if checked:  # entered first, so left last: after the workers stopped
             stack.enter_context(_canary_cleanup(course, checked[0].student))
+            # the scratch course of the students held beside the canary, removed once no
+            # worker writes in it: a cancelled Dask task runs on to its end, and its
+            # gradebook's journal, written as the folder was removed, outlived a refusal
+            stack.callback(discard, course)
         if jobs:
             run = stack.enter_context(
                 _executor(
@@ -408,7 +412,6 @@ def _beside_the_canary(
     takes_files = getattr(run, "takes_files", False)
     holdable = jobs if takes_files else jobs[: HELD_PER_WORKER * workers]
     held = make_held(course, {a for a, _ in holdable}, {s for _, s in holdable})
-    stack.callback(discard, course)  # left before the canary's cleanup, after the workers
     marker = verdict_marker(course)
     stack.callback(marker.unlink, missing_ok=True)
     for assignment, who in [] if takes_files else holdable:
