@@ -343,7 +343,6 @@ def main(argv: list[str] | None = None) -> int:
 
     from autograder.api import export_grades_to, grade_path, release_course, run_demo
     from autograder.course import gradebook_problem
-    from autograder.intake import IntakeLimits
     from autograder.models import (
         CanaryFailed,
         CourseBusy,
@@ -353,6 +352,7 @@ def main(argv: list[str] | None = None) -> int:
         SubmissionsError,
         TermError,
     )
+    from autograder.options import IntakeLimits
     from autograder.source import CourseSource
     from autograder.text import first_line
 

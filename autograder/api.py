@@ -23,7 +23,7 @@ from autograder.grading import (
     grade_prepared,
     parse_dask_target,
 )
-from autograder.intake import IntakeLimits, match_assignments, prepare, read_submissions
+from autograder.intake import match_assignments, prepare, read_submissions
 from autograder.lms import ExportReport, lms_plugin
 from autograder.models import (
     GraderFault,
@@ -36,6 +36,7 @@ from autograder.models import (
     TermError,
 )
 from autograder.notebook import folder_graded_ids, notebook_bytes
+from autograder.options import IntakeLimits
 from autograder.release import ensure_released, release_course
 from autograder.report import (
     copy_feedback,
