@@ -352,7 +352,7 @@ def main(argv: list[str] | None = None) -> int:
         SubmissionsError,
         TermError,
     )
-    from autograder.options import IntakeLimits
+    from autograder.options import GradeOptions, IntakeLimits
     from autograder.source import CourseSource
     from autograder.text import first_line
 
@@ -405,8 +405,7 @@ def main(argv: list[str] | None = None) -> int:
                 return _fail(f"no such file or folder: {args.submissions}", 2)
             if args.student and not args.regrade:
                 return _fail("--student names whom --regrade grades again: add --regrade", 2)
-            run = grade_path(
-                args.submissions,
+            options = GradeOptions(
                 assignment=args.assignment,
                 layout=args.lms,
                 course_dir=args.course,
@@ -417,8 +416,7 @@ def main(argv: list[str] | None = None) -> int:
                 progress=_progress(args.progress),
                 feedback=not args.no_feedback,
                 dask=args.dask,
-                regrade=args.student or args.regrade,
-                on_canary=_canary_passed,
+                regrade=frozenset(args.student) if args.student else args.regrade,
                 wait=not args.no_wait,
                 similarity=args.similarity,
                 limits=IntakeLimits.from_options(
@@ -432,16 +430,17 @@ def main(argv: list[str] | None = None) -> int:
                 policy=args.policy,
                 source=course_source,
             )
+            run = grade_path(args.submissions, options, on_canary=_canary_passed)
         else:
-            run = run_demo(
-                args.course,
-                args.out,
+            options = GradeOptions(
+                course_dir=args.course,
+                out_dir=args.out,
                 workers=args.workers,
                 sandbox=not args.unsandboxed,
                 progress=_progress(args.progress),
-                on_canary=_canary_passed,
                 wait=not args.no_wait,
             )
+            run = run_demo(options, on_canary=_canary_passed)
     except (SubmissionsError, TermError, SourceError) as exc:
         return _fail(str(exc), 2)
     except CanaryFailed as exc:

@@ -5,7 +5,11 @@ layer to its workers, instead of loose keywords; and :class:`IntakeLimits`, how 
 the submissions is read (one of those options, :mod:`autograder.intake.read` reads them).
 
 The defaults of a run have this one home, the safe one among them: a run grades in the
-sandbox unless its options say ``sandbox=False`` (``--unsandboxed``).
+sandbox unless its options say ``sandbox=False`` (``--unsandboxed``), whoever calls it —
+the command line, :func:`autograder.api.grade_path` or the grading layer's
+:func:`autograder.grading.grade_prepared` directly (given no options, each takes
+``GradeOptions()``). No function of the use cases or of the grading layer takes a sandbox
+flag of its own (``tests/autograder/test_options.py`` holds them to it).
 
 What is not an option stays a parameter of its own: the input (the submissions, the
 demo's assignments), the callbacks (``on_result``, ``on_canary``: code, not settings, and
