@@ -18,9 +18,16 @@ import signal
 import sys
 import textwrap
 import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from autograder import COURSE_DIR, DEMO_COURSE_DIR, DEMO_OUT_DIR, OUT_DIR
+
+if TYPE_CHECKING:  # imported where used: --help stays quick
+    from autograder.models import GradeRun
+    from autograder.options import GradeOptions
+    from autograder.source import CourseSource
 
 PROG = "python -m autograder"
 
@@ -341,9 +348,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from sqlalchemy.exc import SQLAlchemyError
 
-    from autograder.api import export_grades_to, grade_path, release_course, run_demo
     from autograder.course import gradebook_problem
-    from autograder.intake import IntakeLimits
     from autograder.models import (
         CanaryFailed,
         CourseBusy,
@@ -353,7 +358,6 @@ def main(argv: list[str] | None = None) -> int:
         SubmissionsError,
         TermError,
     )
-    from autograder.source import CourseSource
     from autograder.text import first_line
 
     # nbgrader's gradebook logs a database error's whole traceback to stderr (tornado's
@@ -367,81 +371,7 @@ def main(argv: list[str] | None = None) -> int:
     on_main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _interrupt) if on_main_thread else None
     try:
-        given = getattr(args, "source", None)
-        course_source = CourseSource.open(given) if given is not None else None
-        if args.command == "release":
-            zips = release_course(
-                args.course,
-                args.assignment,
-                db_url=args.db,
-                wait=not args.no_wait,
-                source=course_source,
-            )
-            for name, path in zips.items():
-                # the release folder, and the zip to hand out (autograder.release)
-                shown = _shown_path(path).removesuffix("/")
-                print(f"{name}: {_shown_path(path.parent / name)} and {shown}")
-            return 0
-        if args.command == "export":
-            from autograder.lms import lms_exporters
-
-            options = {o.dest: getattr(args, o.dest) for p in lms_exporters() for o in p.options}
-            report = export_grades_to(
-                args.lms,
-                args.course,
-                db_url=args.db,
-                assignments=args.assignment,
-                all_assignments=args.all_assignments,
-                dest=args.out,
-                calendar=args.calendar,
-                options=options,
-            )
-            print("\n".join(report.lines()))
-            for line in report.warnings:
-                print(f"note: {line}", file=sys.stderr)
-            return 0
-        if args.command == "grade":
-            if not args.submissions.exists():
-                return _fail(f"no such file or folder: {args.submissions}", 2)
-            if args.student and not args.regrade:
-                return _fail("--student names whom --regrade grades again: add --regrade", 2)
-            run = grade_path(
-                args.submissions,
-                assignment=args.assignment,
-                layout=args.lms,
-                course_dir=args.course,
-                out_dir=args.out,
-                workers=args.workers,
-                sandbox=not args.unsandboxed,
-                db_url=args.db,
-                progress=_progress(args.progress),
-                feedback=not args.no_feedback,
-                dask=args.dask,
-                regrade=args.student or args.regrade,
-                on_canary=_canary_passed,
-                wait=not args.no_wait,
-                similarity=args.similarity,
-                limits=IntakeLimits.from_options(
-                    max_files=args.max_files,
-                    max_file_mb=args.max_file_mb,
-                    max_total_mb=args.max_total_mb,
-                    max_ratio=args.max_ratio,
-                ),
-                calendar=args.calendar,
-                times=args.times,
-                policy=args.policy,
-                source=course_source,
-            )
-        else:
-            run = run_demo(
-                args.course,
-                args.out,
-                workers=args.workers,
-                sandbox=not args.unsandboxed,
-                progress=_progress(args.progress),
-                on_canary=_canary_passed,
-                wait=not args.no_wait,
-            )
+        return VERBS[args.command](args)
     except (SubmissionsError, TermError, SourceError) as exc:
         return _fail(str(exc), 2)
     except CanaryFailed as exc:
@@ -460,6 +390,130 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if on_main_thread:
             signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
+
+
+# --------------------------------------------------------------------------- the verbs
+# One function per verb: its arguments made into the use case's (for grade and demo, one
+# GradeOptions, autograder.options), the use case called, what it did printed. main() says
+# what an error means and sets the exit status.
+
+
+def _release(args: argparse.Namespace) -> int:
+    from autograder.api import release_course
+
+    zips = release_course(
+        args.course,
+        args.assignment,
+        db_url=args.db,
+        wait=not args.no_wait,
+        source=_source(args),
+    )
+    for name, path in zips.items():
+        # the release folder, and the zip to hand out (autograder.release)
+        shown = _shown_path(path).removesuffix("/")
+        print(f"{name}: {_shown_path(path.parent / name)} and {shown}")
+    return 0
+
+
+def _grade(args: argparse.Namespace) -> int:
+    from autograder.api import grade_path
+    from autograder.options import IntakeLimits
+
+    source = _source(args)
+    if not args.submissions.exists():
+        return _fail(f"no such file or folder: {args.submissions}", 2)
+    if args.student and not args.regrade:
+        return _fail("--student names whom --regrade grades again: add --regrade", 2)
+    options = _grade_options(
+        args,
+        assignment=args.assignment,
+        layout=args.lms,
+        db_url=args.db,
+        feedback=not args.no_feedback,
+        dask=args.dask,
+        regrade=frozenset(args.student) if args.student else args.regrade,
+        similarity=args.similarity,
+        limits=IntakeLimits.from_options(
+            max_files=args.max_files,
+            max_file_mb=args.max_file_mb,
+            max_total_mb=args.max_total_mb,
+            max_ratio=args.max_ratio,
+        ),
+        calendar=args.calendar,
+        times=args.times,
+        policy=args.policy,
+        source=source,
+    )
+    run = grade_path(args.submissions, options, on_canary=_canary_passed)
+    return _ran(run, feedback=options.feedback, similarity=options.similarity)
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from autograder.api import run_demo
+
+    options = _grade_options(args)
+    run = run_demo(options, on_canary=_canary_passed)
+    return _ran(run, feedback=options.feedback, similarity=True)  # the demo compares answers
+
+
+def _export(args: argparse.Namespace) -> int:
+    from autograder.api import export_grades_to
+    from autograder.lms import lms_exporters
+
+    options = {o.dest: getattr(args, o.dest) for p in lms_exporters() for o in p.options}
+    report = export_grades_to(
+        args.lms,
+        args.course,
+        db_url=args.db,
+        assignments=args.assignment,
+        all_assignments=args.all_assignments,
+        dest=args.out,
+        calendar=args.calendar,
+        options=options,
+    )
+    print("\n".join(report.lines()))
+    for line in report.warnings:
+        print(f"note: {line}", file=sys.stderr)
+    return 0
+
+
+VERBS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "release": _release,
+    "grade": _grade,
+    "demo": _demo,
+    "export": _export,
+}
+
+
+def _source(args: argparse.Namespace) -> CourseSource | None:
+    """The course of ``--source``, opened (:class:`SourceError` when it cannot be graded),
+    or None."""
+    from autograder.source import CourseSource
+
+    return CourseSource.open(args.source) if args.source is not None else None
+
+
+def _grade_options(args: argparse.Namespace, **more: Any) -> GradeOptions:
+    """The options of a grading run from the arguments ``grade`` and ``demo`` share (the
+    parser's ``common`` and ``grading``), and ``more`` (``grade``'s own); every option not
+    given keeps :class:`~autograder.options.GradeOptions`'s default."""
+    from autograder.options import GradeOptions
+
+    return GradeOptions(
+        course_dir=args.course,
+        out_dir=args.out,
+        workers=args.workers,
+        sandbox=not args.unsandboxed,
+        progress=_progress(args.progress),
+        wait=not args.no_wait,
+        **more,
+    )
+
+
+def _ran(run: GradeRun, *, feedback: bool, similarity: bool) -> int:
+    """What a grading run did, on stdout: the summary, the results reused, the files
+    written (the feedback pages with ``feedback``, the similarity report with
+    ``similarity``)."""
     print(_terminal_text(run.summary))
     reused = sum(1 for result in run.results if result.skipped)
     if reused:
@@ -469,9 +523,9 @@ def main(argv: list[str] | None = None) -> int:
             "result(s) unchanged since they were graded (--regrade grades them again)"
         )
     written = ["results.json", "grades.csv", "summary.md"]
-    if args.command == "demo" or not args.no_feedback:
+    if feedback:
         written.append("feedback/")
-    if args.command == "demo" or args.similarity:
+    if similarity:
         written += ["similarity.html", "similarity.csv"]
     print(f"wrote {', '.join(written)} in {_shown_path(run.out_dir)}")
     return 0

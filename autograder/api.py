@@ -6,11 +6,11 @@ report."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from autograder import DEMO_COURSE_DIR, DEMO_OUT_DIR, OUT_DIR, course, phases
+from autograder import DEMO_COURSE_DIR, DEMO_OUT_DIR, course, phases
 from autograder.faults import Fault, faults_as_errors
 from autograder.feedback import StaleFeedback
 from autograder.files import write_atomic
@@ -18,12 +18,11 @@ from autograder.grading import (
     Ledger,
     canary_student,
     check_dask_gradebook,
-    default_workers,
     generate_feedback,
     grade_prepared,
     parse_dask_target,
 )
-from autograder.intake import IntakeLimits, match_assignments, prepare, read_submissions
+from autograder.intake import match_assignments, prepare, read_submissions
 from autograder.lms import ExportReport, lms_plugin
 from autograder.models import (
     GraderFault,
@@ -36,6 +35,7 @@ from autograder.models import (
     TermError,
 )
 from autograder.notebook import folder_graded_ids, notebook_bytes
+from autograder.options import GradeOptions
 from autograder.release import ensure_released, release_course
 from autograder.report import (
     copy_feedback,
@@ -49,7 +49,7 @@ from autograder.samples import course_markers, make_submission
 from autograder.samples.demo import build_demo_submissions, write_demo_calendar
 from autograder.sandbox import resolve_sandbox
 from autograder.similarity import report_class, summary_line
-from autograder.source import CATALOGUE_NAME, CourseSource
+from autograder.source import CATALOGUE_NAME
 from autograder.term import (
     POLICIES,
     Calendar,
@@ -67,6 +67,8 @@ from autograder.term import (
 from autograder.text import listing
 
 __all__ = [
+    "DEMO_OPTIONS",
+    "GradeOptions",
     "export_grades_to",
     "grade_path",
     "grade_prepared_run",
@@ -76,9 +78,11 @@ __all__ = [
 ]
 
 DEFAULT_COURSE_DIR = course.DEFAULT_COURSE_DIR
-DEFAULT_OUT_DIR = OUT_DIR
 #: course.toml: the course's calendar, read from the course folder unless named.
 CALENDAR_NAME = "course.toml"
+#: The demo's options unless told otherwise: its own course folder and outputs, never an
+#: instructor's (the rest: :class:`GradeOptions`'s defaults, the sandbox on).
+DEMO_OPTIONS = GradeOptions(course_dir=DEMO_COURSE_DIR, out_dir=DEMO_OUT_DIR)
 
 
 @dataclass
@@ -111,52 +115,27 @@ def _progress_bar(total: int, enabled: bool):
 
 def grade_path(
     submissions: str | Path,
+    options: GradeOptions | None = None,
     *,
-    assignment: str | None = None,
-    layout: str = "auto",
-    course_dir: Path = DEFAULT_COURSE_DIR,
-    out_dir: Path = DEFAULT_OUT_DIR,
-    workers: int | None = None,
-    sandbox: bool = True,
-    db_url: str | None = None,
-    progress: bool = False,
-    feedback: bool = True,
     on_result: Callable[[SubmissionResult], None] | None = None,
-    limits: IntakeLimits | None = None,
-    dask: str | None = None,
-    regrade: bool | Collection[str] = False,
     on_canary: Callable[[list[str], float], None] | None = None,
-    wait: bool = True,
-    similarity: bool = False,
-    calendar: str | Path | None = None,
-    times: str | Path | None = None,
-    policy: str | None = None,
-    source: CourseSource | None = None,
 ) -> GradeRun:
-    """Grade a folder or LMS zip of submissions; write results.json, grades.csv, feedback,
-    summary.md. ``limits``: how much of the submissions is read (intake's defaults).
-    ``dask``: grade on a Dask cluster, ``"local:N"`` or ``"tcp://HOST:PORT"``
-    (:mod:`autograder.grading.dask_batch`); default the local process pool.
-    ``regrade``: True grades every submission again instead of reusing what the ledger
-    recorded, a collection of student ids those students' submissions.
+    """Grade a folder or LMS zip of submissions as ``options`` say
+    (:class:`~autograder.options.GradeOptions`; None: its defaults, the sandbox on); write
+    results.json, grades.csv, feedback (``options.feedback``), summary.md to
+    ``options.out_dir``. ``on_result(result)`` is called as each submission's result comes.
 
     Before any student is graded, the instructor's solution of each assignment to grade
     is graded the same way (the canary, :mod:`autograder.grading.canary`);
     ``on_canary(assignments, seconds)`` is called when it got full marks.
 
     One run per course directory at a time (:meth:`~autograder.course.Course.lock`): while
-    another holds it, this one waits (saying so on stderr), or with ``wait=False`` raises
-    :class:`~autograder.models.CourseBusy` before anything is written.
-    ``calendar``: the course's course.toml (default: the course folder's, if any);
-    ``times``: a file of submission times (a Moodle grading worksheet, or a CSV
-    ``student_id,timestamp``); ``policy``: which of a student's several submissions is
-    graded (``latest``, ``best``, ``latest-on-time``; default course.toml's, else latest).
+    another holds it, this one waits (saying so on stderr), or with ``options.wait`` False
+    raises :class:`~autograder.models.CourseBusy` before anything is written.
 
-    ``source``: the course to grade (:class:`~autograder.source.CourseSource`, an
-    nbgrader course of the instructor's); default the one the course folder was built
+    ``options.source``: the course to grade; default the one the course folder was built
     from, else this repository's. A course folder built from another course is refused.
-
-    ``similarity``: also compare the answers (:mod:`autograder.similarity`):
+    ``options.similarity``: also compare the answers (:mod:`autograder.similarity`):
     similarity.html, similarity.csv and a line of summary.md.
 
     Raises
@@ -165,9 +144,9 @@ def grade_path(
         course.toml or the times cannot be used, or an extension names a student outside
         the class (before anything is graded).
     SubmissionsError
-        The submissions cannot be read at all (bad path, unknown layout), a bad ``dask``
-        (or a scheduler with an SQLite gradebook), or, with
-        ``assignment`` given, most of them carry none of its graded cells (a wrong
+        The submissions cannot be read at all (bad path, unknown layout), a bad
+        ``options.dask`` (or a scheduler with an SQLite gradebook), or, with
+        ``options.assignment`` given, most of them carry none of its graded cells (a wrong
         ``--assignment``: nothing is graded or written).
     GradingError
         The grader itself cannot run (unknown assignment, sandbox unavailable, database);
@@ -176,22 +155,24 @@ def grade_path(
         :class:`~autograder.models.GraderFault` when a failure of the machine stopped it
         (a full disk, the gradebook locked or gone: one line saying what to do).
     """
+    options = GradeOptions() if options is None else options
+    assignment, regrade = options.assignment, options.regrade
     phases.start_record()
-    graded_course = course.open_course(course_dir, db_url, source)
-    target = parse_dask_target(dask) if dask is not None else None
-    if target is not None:
-        check_dask_gradebook(target, graded_course.db_url)
-    out_dir = Path(out_dir).resolve()
+    graded_course = course.open_course(options.course_dir, options.db_url, options.source)
+    if options.dask is not None:
+        check_dask_gradebook(parse_dask_target(options.dask), graded_course.db_url)
     known = graded_course.source.assignments()
     if assignment is not None and assignment not in known:
         raise SubmissionsError(
             f"unknown assignment {assignment!r}; the course has: {', '.join(known)}"
         )
-    term = _read_term(graded_course, known, calendar, times, policy)
-    if sandbox:
+    term = _read_term(graded_course, known, options)
+    if options.sandbox:
         resolve_sandbox(True)  # refuse early, before anything is written
     with phases.phase(phases.INTAKE):
-        raws = read_submissions(submissions, assignment=assignment, layout=layout, limits=limits)
+        raws = read_submissions(
+            submissions, assignment=assignment, layout=options.layout, limits=options.limits
+        )
     source_notebooks = {a: graded_course.source.notebooks(a) for a in known}
     # Which assignment each submission is (the notebooks' grade ids say): an instructor's
     # wrong --assignment is refused here, before anything is written.
@@ -212,13 +193,11 @@ def grade_path(
             raise SubmissionsError(
                 f"--student {absent[0]}: no submission of that student in {submissions}"
             )
-    with graded_course.lock(wait=wait):
+    with graded_course.lock(wait=options.wait):
         with faults_as_errors("releasing the assignments"):
             notebooks = ensure_released(graded_course, sorted({a for a, _ in assigned}))
         if term.plan.contest:
-            contest = _grade_contest(
-                graded_course, term, notebooks, workers, sandbox, target, regrade
-            )
+            contest = _grade_contest(graded_course, term, notebooks, options)
             for key, (raw, flag) in contest.items():
                 term.plan.chosen[key] = raw
                 term.plan.flags.setdefault(key, []).append(flag)
@@ -231,17 +210,10 @@ def grade_path(
         return grade_prepared_run(
             prepared,
             graded_course,
-            out_dir=out_dir,
-            workers=workers,
-            sandbox=sandbox,
-            progress=progress,
-            feedback=feedback,
+            options,
             unmatched=unmatched,
             on_result=on_result,
-            dask=target,
-            regrade=regrade,
             on_canary=on_canary,
-            similarity=similarity,
             term=term,
         )
 
@@ -268,15 +240,11 @@ def _calendar_path(graded_course: course.Course, calendar: str | Path | None) ->
     return next((path for path in candidates if path.is_file()), None)
 
 
-def _read_term(
-    graded_course: course.Course,
-    known: list[str],
-    calendar: str | Path | None,
-    times: str | Path | None,
-    policy: str | None,
-) -> TermInput:
-    """course.toml, the times file and the policy, checked before anything is read."""
-    term = TermInput(load_calendar(_calendar_path(graded_course, calendar), known))
+def _read_term(graded_course: course.Course, known: list[str], options: GradeOptions) -> TermInput:
+    """course.toml, the times file and the policy of ``options``, checked before anything
+    is read."""
+    term = TermInput(load_calendar(_calendar_path(graded_course, options.calendar), known))
+    policy, times = options.policy, options.times
     if policy is not None:
         if policy not in POLICIES:
             raise TermError(f"unknown policy {policy!r}; choose from {', '.join(POLICIES)}")
@@ -310,17 +278,16 @@ def _grade_contest(
     graded_course: course.Course,
     term: TermInput,
     notebooks: Mapping[str, list[str]],
-    workers: int | None,
-    sandbox: bool,
-    dask: int | str | None,
-    regrade: bool | Collection[str] = False,
+    options: GradeOptions,
 ) -> dict[tuple[str, str], tuple[RawSubmission, str]]:
     """Policy best: every submission of a student who handed in several is graded in a
     course of its own (``resubmissions/`` in the course folder, its own gradebook and
     ledger; the canary first, as for the class, so a broken environment's zeros are never
     recorded as a try's score), and the one with the most points after its late penalty
-    is chosen; the course's gradebook only ever sees the chosen one. ``regrade``: as for
-    :func:`grade_path` (a student's tries are graded again with the student)."""
+    is chosen; the course's gradebook only ever sees the chosen one. Graded as ``options``
+    say, without feedback pages; ``options.regrade``: as for :func:`grade_path` (a
+    student's tries are graded again with the student)."""
+    regrade = options.regrade
     scratch = course.Course(graded_course.root / "resubmissions", source=graded_course.source)
     assignments = sorted({a for a, _ in term.plan.contest})
     with faults_as_errors("releasing the assignments"):
@@ -337,13 +304,9 @@ def _grade_contest(
     results = grade_prepared(
         scratch,
         tried,
-        workers=workers or default_workers(),
-        sandbox=sandbox,
-        feedback=False,
+        replace(options, feedback=False, regrade=True if regrade is True else frozenset(again)),
         ledger=Ledger(scratch.root / "ledger.jsonl"),
-        dask=dask,
         canaries=instructor_submissions(scratch, assignments),
-        regrade=True if regrade is True else again,
     )
     chosen = {}
     for key, attempts in sorted(term.plan.contest.items()):
@@ -358,26 +321,20 @@ def _grade_contest(
 def grade_prepared_run(
     prepared: list[PreparedSubmission],
     graded_course: course.Course,
+    options: GradeOptions,
     *,
-    out_dir: Path,
-    workers: int | None,
-    sandbox: bool,
-    progress: bool,
-    feedback: bool,
     unmatched: Mapping[str, str] | None = None,
     on_result: Callable[[SubmissionResult], None] | None = None,
-    dask: int | str | None = None,
-    regrade: bool | Collection[str] = False,
     on_canary: Callable[[list[str], float], None] | None = None,
-    similarity: bool = False,
     term: TermInput | None = None,
 ) -> GradeRun:
     """Grade prepared submissions with the ledger, the canary first, then write the run's
-    outputs. ``unmatched``: submissions that were not graded, each with why (a flag in the
-    outputs); ``dask``: a parsed ``--dask`` target (grading's ``parse_dask_target``) or
-    None; ``regrade``, ``on_canary``, ``similarity``: as for :func:`grade_path`; ``term``:
-    the calendar and what was chosen to grade (the due dates, late penalties and the
-    class's rows are recorded after grading: :func:`autograder.term.settle`).
+    outputs, as ``options`` say (the course's own, ``graded_course``, already open: its
+    ``course_dir``, ``db_url`` and ``source`` are not read again). ``unmatched``:
+    submissions that were not graded, each with why (a flag in the outputs);
+    ``on_result``, ``on_canary``: as for :func:`grade_path`; ``term``: the calendar and
+    what was chosen to grade (the due dates, late penalties and the class's rows are
+    recorded after grading: :func:`autograder.term.settle`).
 
     Holds the course (:meth:`~autograder.course.Course.lock`, waiting for another run).
     A failure of the machine raises :class:`~autograder.models.GraderFault`: while grading,
@@ -385,6 +342,7 @@ def grade_prepared_run(
     old one. A grading worker that died costs its submission only: the outputs are written
     with it flagged, then :class:`~autograder.models.GraderFault`. The ledger keeps what
     was finished, so the same command run again completes the class."""
+    out_dir, feedback = Path(options.out_dir).resolve(), options.feedback
     with graded_course.lock():
         ledger = Ledger(graded_course.root / "ledger.jsonl")
         canaries = instructor_submissions(graded_course, sorted({p.assignment for p in prepared}))
@@ -395,7 +353,7 @@ def grade_prepared_run(
                 "submissions are graded again",
                 file=sys.stderr,
             )
-        bar = _progress_bar(len(prepared), progress)
+        bar = _progress_bar(len(prepared), options.progress)
 
         def done(result: SubmissionResult) -> None:
             bar.update(1)
@@ -406,15 +364,11 @@ def grade_prepared_run(
             graded = grade_prepared(
                 graded_course,
                 prepared,
-                workers=workers or default_workers(),
-                sandbox=sandbox,
-                feedback=feedback,
+                options,
                 ledger=ledger,
                 on_result=done,
-                dask=dask,
                 canaries=canaries,
                 on_canary=on_canary,
-                regrade=regrade,
             )
         finally:
             bar.close()
@@ -465,8 +419,10 @@ def grade_prepared_run(
         for name, reason in unmatched.items():
             flagged[name] = [reason]
         similar = None
-        if similarity:
-            similar = summary_line(report_class(prepared, graded_course.root, out_dir, workers))
+        if options.similarity:
+            similar = summary_line(
+                report_class(prepared, graded_course.root, out_dir, options.workers)
+            )
         graded_names = sorted({r.assignment for r in results})
         uncatalogued = [
             a for a in graded_names if not (graded_course.source_dir(a) / CATALOGUE_NAME).is_file()
@@ -520,44 +476,46 @@ def instructor_submissions(
 
 
 def run_demo(
-    course_dir: Path = DEMO_COURSE_DIR,
-    out_dir: Path = DEMO_OUT_DIR,
+    options: GradeOptions = DEMO_OPTIONS,
     *,
-    workers: int | None = None,
-    sandbox: bool = True,
-    progress: bool = False,
     assignments: Iterable[str] | None = None,
     on_canary: Callable[[list[str], float], None] | None = None,
-    wait: bool = True,
 ) -> GradeRun:
     """Release the course, build the demo class and its term (course.toml: due dates, one
-    extension, one late submission), grade it (the canary first, as :func:`grade_path`
-    does); returns the run. The demo keeps to its own course folder and gradebook (default
-    ``demo/course``), never an instructor's. ``wait``: as :func:`grade_path`'s (one run per
-    course directory)."""
-    demo_course = course.Course(course_dir)
+    extension, one late submission) from ``assignments`` (default: all), grade it as
+    ``options`` say (the canary first, as :func:`grade_path` does); returns the run. The
+    demo keeps to its own course folder and gradebook (``options.course_dir``, default
+    ``demo/course``), never an instructor's. The demo decides its class (its layout, every
+    assignment), its course (the folder's own gradebook, this repository's source, its own
+    course.toml) and the similarity report (on); every other option is taken as given:
+    the folders, the sandbox, the workers or Dask, the feedback, ``regrade``, the intake
+    limits, the progress bar and ``wait`` (as :func:`grade_path`'s: one run per course
+    directory)."""
+    demo_course = course.Course(options.course_dir)
     names = list(assignments) if assignments else course.list_assignments()
     if not names:
         raise GradingError(f"no assignments found in {course.origin.NOTEBOOKS_DIR}")
-    if sandbox:
+    if options.sandbox:
         resolve_sandbox(True)
-    with demo_course.lock(wait=wait):
+    with demo_course.lock(wait=options.wait):
         with faults_as_errors("releasing the assignments"):
             ensure_released(demo_course, names)
             demo_dir = demo_course.root / "demo_submissions"
             build_demo_submissions(demo_course.root, demo_dir, names)
             write_demo_calendar(demo_course.root, names)
-        return grade_path(
-            demo_dir,
+        demo = replace(
+            options,
+            assignment=None,
             layout="nbgrader",
+            source=None,
             course_dir=demo_course.root,
-            out_dir=out_dir,
-            workers=workers,
-            sandbox=sandbox,
-            progress=progress,
-            on_canary=on_canary,
+            db_url=None,
             similarity=True,
+            calendar=None,
+            times=None,
+            policy=None,
         )
+        return grade_path(demo_dir, demo, on_canary=on_canary)
 
 
 # --------------------------------------------------------------------------- export

@@ -142,8 +142,11 @@ class Record:
 
     def __init__(self) -> None:
         self.phases: dict[str, list[float]] = {}
+        # when, for the run's timeline; its end is this instant plus the monotonic clock's
+        # seconds, so that a preemption between two clock readings never makes the
+        # timeline's length disagree with the record's wall time
+        self.began = time.time()
         self.started = (time.perf_counter(), time.process_time())
-        self.began = time.time()  # when, for the run's timeline
         self.delay = run_delay(os.getpid())
         self.kernel_delay = 0.0
 
@@ -169,7 +172,7 @@ class Record:
             "wall": round(wall, 6),
             "cpu": round(cpu, 6),
             "began": round(self.began, 6),
-            "ended": round(time.time(), 6),
+            "ended": round(self.began + wall, 6),
             "phases": phases,
             # seconds the grading process's main thread and the kernels waited for a CPU
             "waits": [

@@ -31,6 +31,7 @@ from autograder.api import instructor_submissions
 from autograder.course import Course, list_assignments
 from autograder.grading import default_workers, grade_prepared
 from autograder.intake import prepare, read_submissions
+from autograder.options import GradeOptions
 from autograder.sandbox import sandbox_status
 from benchmarks.bench_grading import build_batch
 
@@ -80,8 +81,7 @@ def main(argv: list[str] | None = None) -> int:
                 grade_prepared(
                     course,
                     prepared,
-                    workers=workers,
-                    sandbox=sandbox,
+                    GradeOptions(workers=workers, sandbox=sandbox, feedback=False),
                     canaries=canaries if with_canary else (),
                     on_canary=lambda _a, seconds: steps.append(seconds),
                 )

@@ -39,6 +39,7 @@ from pathlib import Path
 from autograder.course import Course, list_assignments
 from autograder.grading import default_workers
 from autograder.notebook import notebook_bytes
+from autograder.options import GradeOptions
 from autograder.phases import ENV_PROFILE
 from autograder.release import ensure_released
 from autograder.sandbox import sandbox_status
@@ -109,19 +110,17 @@ def run_stock(course_dir: Path, batch: Path, assignments: list[str]) -> tuple[fl
 
 
 def run_ours(
-    course_dir: Path,
     batch: Path,
-    out_dir: Path,
-    workers: int,
-    sandbox: bool,
+    options: GradeOptions,
     profile: Path | None = None,
     spans: dict[str, tuple[float, float, BusySampler]] | None = None,
-    regrade: bool = False,
 ) -> tuple[float, float]:
-    """Time ``python -m autograder grade`` on the batch: (wall, CPU of its process tree);
-    ``spans``: filled with the run's (start, end, the machine's busy cores sampled)
-    under the key ``"run"``, for the profile's timeline; ``regrade``: grade again what the
-    course's ledger holds (a second run on the same course)."""
+    """Time ``python -m autograder grade`` on the batch with the command line of
+    ``options`` (those a timed run sets: the course, the output folder, the workers, the
+    sandbox, the feedback and ``regrade`` True, to grade again what the course's ledger
+    holds in a second run on the same course; never a progress bar): (wall, CPU of its
+    process tree); ``spans``: filled with the run's (start, end, the machine's busy cores
+    sampled) under the key ``"run"``, for the profile's timeline."""
     command = [
         sys.executable,
         "-m",
@@ -129,17 +128,18 @@ def run_ours(
         "grade",
         str(batch),
         "--course",
-        str(course_dir),
+        str(options.course_dir),
         "--out",
-        str(out_dir),
+        str(options.out_dir),
         "--workers",
-        str(workers),
-        "--no-feedback",
+        str(options.workers),
         "--no-progress",
     ]
-    if regrade:
+    if not options.feedback:
+        command.append("--no-feedback")
+    if options.regrade is True:
         command.append("--regrade")
-    if not sandbox:
+    if not options.sandbox:
         command.append("--unsandboxed")
     env = _env()
     if profile is not None:
@@ -263,9 +263,15 @@ def main(argv: list[str] | None = None) -> int:
             label = _label(sandbox)
             profile = root / f"profile-{label.replace(' ', '-')}.json" if args.profile else None
             spans[label] = {}
-            timings[label] = run_ours(
-                courses[label], batch, root / "out", workers, sandbox, profile, spans[label]
+            # no feedback pages: stock nbgrader's autograde writes none
+            options = GradeOptions(
+                course_dir=courses[label],
+                out_dir=root / "out",
+                workers=workers,
+                sandbox=sandbox,
+                feedback=False,
             )
+            timings[label] = run_ours(batch, options, profile, spans[label])
             text = line.format(label, timings[label][0], *_rates(timings[label], n))
             if sandbox:
                 # a sandboxed kernel runs under another uid in its own PID namespace; its
@@ -377,7 +383,10 @@ def print_scaling(
     profile = root / "profile-one-worker.json"
     shutil.rmtree(root / "out", ignore_errors=True)
     single: dict[str, tuple[float, float, BusySampler]] = {}
-    wall, _ = run_ours(courses[label], batch, root / "out", 1, True, profile, single, regrade=True)
+    options = GradeOptions(
+        course_dir=courses[label], out_dir=root / "out", workers=1, feedback=False, regrade=True
+    )
+    wall, _ = run_ours(batch, options, profile, single)
     print(f"\nours sandboxed, 1 worker: {wall:.1f} s, {stock / wall:.2f}x stock nbgrader")
     print(
         f"ours sandboxed, {workers} workers: {timings[label][0]:.1f} s, "

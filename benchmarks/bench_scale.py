@@ -89,6 +89,7 @@ from autograder.grading import default_workers, grade_prepared
 from autograder.grading.ledger import Ledger
 from autograder.models import PreparedSubmission
 from autograder.notebook import notebook_bytes
+from autograder.options import GradeOptions
 from autograder.sandbox import sandbox_status
 from benchmarks.machine import machine_busy
 from devtools.postgres import PostgresCluster, submission_counts
@@ -179,14 +180,14 @@ def submissions(course: Course, assignment: str, n: int, answers: list[dict]) ->
 
 
 def grade_timed(
-    course: Course, prepared: list, pg: PostgresCluster | None = None, **kwargs: object
+    course: Course, prepared: list, options: GradeOptions, pg: PostgresCluster | None = None
 ) -> tuple[float, float, dict]:
-    """Grade through :func:`grade_prepared` with a fresh ledger; (wall seconds, CPU seconds
-    (:func:`cpu_seconds`), results)."""
+    """Grade through :func:`grade_prepared` with ``options`` and a fresh ledger; (wall
+    seconds, CPU seconds (:func:`cpu_seconds`), results)."""
     ledger = Ledger(course.root / "ledger.jsonl")
     cpu = cpu_seconds(pg)
     start = time.perf_counter()
-    results = grade_prepared(course, prepared, ledger=ledger, sandbox=False, **kwargs)
+    results = grade_prepared(course, prepared, options, ledger=ledger)
     return time.perf_counter() - start, cpu_seconds(pg) - cpu, results
 
 
@@ -254,7 +255,8 @@ def opens_per_submission(course: Course, prepared: PreparedSubmission) -> int:
     course.write_submission(prepared.assignment, prepared.student, prepared.notebooks)
     before = open_stats()["opens"]
     with _quiet():  # the kernel's and nbgrader's chatter
-        autograde_task(course, prepared.assignment, prepared.student, sandbox=False)
+        options = GradeOptions(sandbox=False, feedback=False)
+        autograde_task(course, prepared.assignment, prepared.student, options)
     course.read_scores(prepared.assignment, [prepared.student])
     return int(open_stats()["opens"] - before)
 
@@ -297,8 +299,9 @@ def run_throughput(args: argparse.Namespace, root: Path, pg: PostgresCluster) ->
         url = pg.create_database(f"scale_{count}_{workers}") if dask else None
         course = standin_course(root / name, url)
         prepared = submissions(course, STANDIN, count, list(STANDIN_ANSWERS))
-        extra = {"dask": workers} if dask else {"workers": workers}
-        wall, cpu, results = grade_timed(course, prepared, pg if dask else None, **extra)
+        extra = {"dask": f"local:{workers}"} if dask else {"workers": workers}
+        options = GradeOptions(sandbox=False, feedback=False, **extra)
+        wall, cpu, results = grade_timed(course, prepared, options, pg if dask else None)
         check_all_graded(results, name)
         text = "Dask + PostgreSQL," if dask else "pool + SQLite,"
         print(line.format(text, workers, wall, 60 * count / wall, cpu / count))
@@ -336,7 +339,8 @@ def real_notebook_cpu(root: Path, n: int, workers: int) -> float:
     for count in (n, 2 * n):
         course = Course(root / f"course{count}").make([REAL])
         course.release(REAL)
-        _, used, _ = grade_timed(course, submissions(course, REAL, count, answers), workers=workers)
+        options = GradeOptions(sandbox=False, feedback=False, workers=workers)
+        _, used, _ = grade_timed(course, submissions(course, REAL, count, answers), options)
         cpu.append(used)
     return (cpu[1] - cpu[0]) / n
 

@@ -29,7 +29,7 @@ from autograder.grading.canary import canary_problem, refusal, remove_canary
 from autograder.grading.gradebook import share_engines
 from autograder.grading.hold import discard, make_held, transfer, verdict_marker
 from autograder.grading.ledger import LEDGER_VERSION, Ledger
-from autograder.grading.pool import Task, WorkerPool, WorkerPoolBroken
+from autograder.grading.pool import Task, WorkerPool, WorkerPoolBroken, default_workers
 from autograder.grading.task import autograde_task, failed_outcome, failure_cause, worker_init
 from autograder.models import (
     CanaryFailed,
@@ -39,6 +39,7 @@ from autograder.models import (
     SubmissionResult,
 )
 from autograder.notebook import carried_ids
+from autograder.options import GradeOptions
 from course_common.paths import LINLIB_DIR
 
 #: Generous outer wall-clock bound for grading one submission (the sandbox has tighter ones).
@@ -52,30 +53,29 @@ Run = Callable[..., Iterator[tuple[str, str, dict[str, Any]]]]
 @contextlib.contextmanager
 def pool_executor(
     course: Course,
+    options: GradeOptions,
     *,
     workers: int,
-    sandbox: bool,
     timeout: float = SUBMISSION_TIMEOUT,
-    feedback: bool = False,
     prewarm: bool = True,
 ) -> Iterator[Run]:
-    """The local worker pool, kept for several steps of one batch (the grading canary, then
-    the class): yields ``run(jobs, feedback=None)``, which grades ``(assignment, student)``
-    pairs already in ``submitted/`` (their students in the gradebook) on the same workers,
-    warm kernels and all (their feedback pages if ``feedback``, None: the executor's),
-    yielding ``(assignment, student, outcome)`` as each finishes (``outcome``: ``success``,
-    ``error``, ``log``, ``flags``, ``feedback``, ``seconds``). A submission
-    that crashes its worker or exceeds ``timeout`` is reported as failed; the rest go on.
-    ``prewarm`` forks kernels from a pre-warmed template process in each worker: without
-    the sandbox :mod:`autograder.grading.prewarm`'s, with it a warm box's
-    (:mod:`autograder.sandbox.warm`)."""
+    """The local worker pool of ``workers`` processes, kept for several steps of one batch
+    (the grading canary, then the class), grading as ``options`` say (the sandbox or not,
+    the feedback pages): yields ``run(jobs, feedback=None)``, which grades
+    ``(assignment, student)`` pairs already in ``submitted/`` (their students in the
+    gradebook) on the same workers, warm kernels and all (their feedback pages if
+    ``feedback``, None: as ``options`` say), yielding ``(assignment, student, outcome)`` as
+    each finishes (``outcome``: ``success``, ``error``, ``log``, ``flags``, ``feedback``,
+    ``seconds``). A submission that crashes its worker or exceeds ``timeout`` is reported as
+    failed; the rest go on. ``prewarm`` forks kernels from a pre-warmed template process in
+    each worker: without the sandbox :mod:`autograder.grading.prewarm`'s, with it a warm
+    box's (:mod:`autograder.sandbox.warm`)."""
     prewarm_log = str(course.root / "logs" / "kernels.log") if prewarm else None
-    default_feedback = feedback
     pool = WorkerPool(
         workers,
         log_dir=course.root / "logs",
         initializer=worker_init,
-        initargs=(prewarm_log, sandbox),
+        initargs=(prewarm_log, options),
     )
 
     def run(
@@ -85,7 +85,8 @@ def pool_executor(
         no_pages: Collection[tuple[str, str]] = (),
         hold: tuple[Course, str, Collection[tuple[str, str]]] | None = None,
     ) -> Iterator[tuple[str, str, dict[str, Any]]]:
-        pages = default_feedback if feedback is None else feedback
+        pages = options if feedback is None else dataclasses.replace(options, feedback=feedback)
+        no_page = dataclasses.replace(options, feedback=False)
 
         def held(key: tuple[str, str]) -> tuple[Course | None, str] | None:
             if hold is None or key in no_pages:
@@ -100,8 +101,7 @@ def pool_executor(
                     course,
                     assignment,
                     student,
-                    sandbox,
-                    pages and (assignment, student) not in no_pages,
+                    no_page if (assignment, student) in no_pages else pages,
                     prewarm,
                     held((assignment, student)),
                 ),
@@ -128,48 +128,41 @@ def pool_executor(
 
 
 def _executor(
-    course: Course,
-    *,
-    dask: int | str | None,
-    workers: int,
-    sandbox: bool,
-    feedback: bool,
-    timeout: float,
+    course: Course, options: GradeOptions, *, workers: int, timeout: float
 ) -> contextlib.AbstractContextManager[Run]:
-    """The local pool's executor, or with ``dask`` the Dask cluster's."""
-    if dask is None:
-        return pool_executor(
-            course, workers=workers, sandbox=sandbox, timeout=timeout, feedback=feedback
-        )
+    """The local pool's executor (of ``workers`` processes), or with ``options.dask`` the
+    Dask cluster's."""
+    if options.dask is None:
+        return pool_executor(course, options, workers=workers, timeout=timeout)
     from autograder.grading.dask_batch import dask_executor
 
-    return dask_executor(course, dask=dask, sandbox=sandbox, feedback=feedback, timeout=timeout)
+    return dask_executor(course, options, timeout=timeout)
 
 
 def grade_prepared(
     course: Course,
     prepared: Iterable[PreparedSubmission],
+    options: GradeOptions | None = None,
     *,
-    workers: int = 2,
-    sandbox: bool = False,
-    feedback: bool = False,
     ledger: Ledger | None = None,
     timeout: float = SUBMISSION_TIMEOUT,
     on_result: Callable[[SubmissionResult], None] | None = None,
-    dask: int | str | None = None,
     canaries: Iterable[PreparedSubmission] = (),
     on_canary: Callable[[list[str], float], None] | None = None,
-    regrade: bool | Collection[str] = False,
 ) -> dict[tuple[str, str], SubmissionResult]:
-    """Grade prepared submissions (any assignments) in one parallel batch: in the local
-    process pool, or with ``dask`` (a :func:`~.dask_batch.parse_dask_target` value) on a
-    Dask cluster (:mod:`autograder.grading.dask_batch`).
+    """Grade prepared submissions (any assignments) in one parallel batch, as ``options``
+    say (:class:`~autograder.options.GradeOptions`; None: its defaults, the sandbox on):
+    in the local process pool of ``options.workers`` processes (None: one per core), or
+    with ``options.dask`` on a Dask cluster (:mod:`autograder.grading.dask_batch`); each
+    submission's feedback page with ``options.feedback``. Of the options, the grading layer
+    reads these; the rest are the use cases' (:mod:`autograder.api`).
 
     With a ``ledger``, a submission whose files, assignment source and grading settings
     are unchanged since it was last graded is not graded again: its recorded result is
     reused (``skipped``), so an interrupted run, run again, resumes where it stopped.
-    ``regrade``: True grades every submission again, a collection of student ids those
-    students' (their new results replace the recorded ones).
+    ``options.regrade``: True grades every submission again, a collection of student ids
+    those students' (their new results replace the recorded ones). ``timeout``: the
+    wall-clock bound of one submission (not an option of a run: the grader's own bound).
 
     ``canaries``: the instructor's solution of each assignment, as a submission of
     :func:`~.canary.canary_student`. Before any student is graded or anything is
@@ -193,24 +186,14 @@ def grade_prepared(
     dict
         (assignment, student) -> :class:`SubmissionResult`, in the order given.
     """
+    options = GradeOptions() if options is None else options
     share_engines()
     prepared = list(prepared)
     sweep_orphans()
     try:
         with faults_as_errors("while grading"):
             results = _grade(
-                course,
-                prepared,
-                workers,
-                sandbox,
-                feedback,
-                ledger,
-                timeout,
-                on_result,
-                dask,
-                canaries,
-                on_canary,
-                regrade,
+                course, prepared, options, ledger, timeout, on_result, canaries, on_canary
             )
     finally:
         sweep_orphans()
@@ -220,18 +203,15 @@ def grade_prepared(
 def _grade(
     course: Course,
     prepared: list[PreparedSubmission],
-    workers: int,
-    sandbox: bool,
-    feedback: bool,
+    options: GradeOptions,
     ledger: Ledger | None,
     timeout: float,
     on_result: Callable[[SubmissionResult], None] | None,
-    dask: int | str | None,
     canaries: Iterable[PreparedSubmission],
     on_canary: Callable[[list[str], float], None] | None,
-    regrade: bool | Collection[str],
 ) -> dict[tuple[str, str], SubmissionResult]:
     """:func:`grade_prepared`'s work: (assignment, student) -> result, as they finish."""
+    regrade = options.regrade
     results: dict[tuple[str, str], SubmissionResult] = {}
     digests: dict[tuple[str, str], str] = {}
     salts: dict[str, str] = {}
@@ -259,7 +239,7 @@ def _grade(
     for sub in prepared:
         key = (sub.assignment, sub.student)
         if sub.assignment not in salts:
-            salts[sub.assignment] = grading_salt(course, sub.assignment, sandbox)
+            salts[sub.assignment] = grading_salt(course, sub.assignment, options)
             graded_ids[sub.assignment] = released_graded_ids(course, sub.assignment)
         digests[key] = sub.digest(salts[sub.assignment])
         sub = by_key[key] = set_aside_foreign(sub, graded_ids[sub.assignment])
@@ -299,22 +279,18 @@ def _grade(
     def graded(assignment: str, student: str, value: dict[str, Any]) -> None:
         held = bool(value.get("held"))
         phases.collect(assignment, student, value.get("profile"), canary=False, held=held)
-        finish(_result(course, by_key[(assignment, student)], value, feedback))
+        finish(_result(course, by_key[(assignment, student)], value, options.feedback))
 
+    workers = min(options.workers or default_workers(), len(jobs))
     with contextlib.ExitStack() as stack:
         if checked:  # entered first, so left last: after the workers stopped
             stack.enter_context(_canary_cleanup(course, checked[0].student))
+            # the scratch course of the students held beside the canary, removed once no
+            # worker writes in it: a cancelled Dask task runs on to its end, and its
+            # gradebook's journal, written as the folder was removed, outlived a refusal
+            stack.callback(discard, course)
         if jobs:
-            run = stack.enter_context(
-                _executor(
-                    course,
-                    dask=dask,
-                    workers=min(workers, len(jobs)),
-                    sandbox=sandbox,
-                    feedback=feedback,
-                    timeout=timeout,
-                )
-            )
+            run = stack.enter_context(_executor(course, options, workers=workers, timeout=timeout))
         if checked and getattr(run, "holds", False):
             # the canary beside the class: the students it leaves room for are held
             jobs = longest_first(jobs, recorded_costs(course))
@@ -324,16 +300,16 @@ def _grade(
                 jobs,
                 by_key,
                 run,
-                sandbox,
+                options,
                 stack,
                 start_class,
                 on_canary,
-                min(workers, len(jobs)),
+                workers,
             )
         else:
             if checked:  # the canary first, alone: its verdict before any student starts
                 started = time.monotonic()
-                costs = _check_canaries(course, checked, run, sandbox)
+                costs = _check_canaries(course, checked, run, options)
                 jobs = longest_first(jobs, costs)
                 if on_canary is not None:
                     on_canary([c.assignment for c in checked], time.monotonic() - started)
@@ -388,7 +364,7 @@ def _beside_the_canary(
     jobs: list[tuple[str, str]],
     by_key: dict[tuple[str, str], PreparedSubmission],
     run: Run,
-    sandbox: bool,
+    options: GradeOptions,
     stack: contextlib.ExitStack,
     start_class: Callable[[list[tuple[str, str]]], None],
     on_canary: Callable[[list[str], float], None] | None,
@@ -408,7 +384,6 @@ def _beside_the_canary(
     takes_files = getattr(run, "takes_files", False)
     holdable = jobs if takes_files else jobs[: HELD_PER_WORKER * workers]
     held = make_held(course, {a for a, _ in holdable}, {s for _, s in holdable})
-    stack.callback(discard, course)  # left before the canary's cleanup, after the workers
     marker = verdict_marker(course)
     stack.callback(marker.unlink, missing_ok=True)
     for assignment, who in [] if takes_files else holdable:
@@ -429,7 +404,7 @@ def _beside_the_canary(
         for assignment, who, value in stream:
             if (assignment, who) in waiting:
                 phases.collect(assignment, who, value.get("profile"), canary=True)
-                problem = canary_problem(course, assignment, who, value, sandbox)
+                problem = canary_problem(course, assignment, who, value, options)
                 if problem is not None:
                     raise CanaryFailed(refusal(problem, len(early)))
                 costs[assignment] = float(value.get("seconds") or 0.0)
@@ -514,7 +489,7 @@ def _canary_cleanup(course: Course, student: str) -> Iterator[None]:
 
 
 def _check_canaries(
-    course: Course, canaries: list[PreparedSubmission], run: Run, sandbox: bool
+    course: Course, canaries: list[PreparedSubmission], run: Run, options: GradeOptions
 ) -> dict[str, float]:
     """Grade the canaries (one per assignment, in parallel, on the batch's workers): raise
     :class:`CanaryFailed` at the first that does not get full marks, else remove them and
@@ -527,7 +502,7 @@ def _check_canaries(
     seconds: dict[str, float] = {}
     for assignment, _, value in run([(c.assignment, student) for c in canaries], feedback=False):
         phases.collect(assignment, student, value.get("profile"), canary=True)
-        problem = canary_problem(course, assignment, student, value, sandbox)
+        problem = canary_problem(course, assignment, student, value, options)
         if problem is not None:
             raise CanaryFailed(refusal(problem))
         seconds[assignment] = float(value.get("seconds") or 0.0)
@@ -557,12 +532,13 @@ def grader_fingerprint() -> str:
     return f"nbgrader={nbgrader.__version__}|{folder_digest(*roots)}"
 
 
-def grading_salt(course: Course, assignment: str, sandbox: bool) -> str:
+def grading_salt(course: Course, assignment: str, options: GradeOptions) -> str:
     """What else decides a grade besides the submission: the assignment's source files, the
-    grading settings, the grader's own code and the gradebook the grades go to. A change
-    makes the ledger grade again."""
+    grading settings (of the options, the sandbox: the rest decide no grade), the grader's
+    own code and the gradebook the grades go to. A change makes the ledger grade again."""
+    sandbox = bool(options.sandbox)
     h = hashlib.sha256(
-        f"{LEDGER_VERSION}|sandbox={bool(sandbox)}|{course.db_url}|{grader_fingerprint()}".encode()
+        f"{LEDGER_VERSION}|sandbox={sandbox}|{course.db_url}|{grader_fingerprint()}".encode()
     )
     h.update(folder_digest(course.source_dir(assignment)).encode())
     return h.hexdigest()

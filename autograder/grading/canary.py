@@ -31,6 +31,7 @@ import nbformat
 
 from autograder.course import Course
 from autograder.notebook import FLAGS_KEY, grade_id, is_test_cell
+from autograder.options import GradeOptions
 
 #: How the canary's student id starts (the rest: a hash of the course directory).
 CANARY_PREFIX = "autograder-canary-"
@@ -123,10 +124,17 @@ def _test_ids(course: Course, assignment: str) -> set[str]:
     return out
 
 
-def _failed_import(course: Course, assignment: str, student: str, sandbox: bool) -> str | None:
+def _kernel(options: GradeOptions) -> str:
+    """The kernel a notebook of a run with ``options`` ran in, as a message names it."""
+    return "sandboxed" if options.sandbox else "grading"
+
+
+def _failed_import(
+    course: Course, assignment: str, student: str, options: GradeOptions
+) -> str | None:
     """The first import that failed in the canary's graded notebooks (as its cause), or
     None."""
-    kernel = "sandboxed" if sandbox else "grading"
+    kernel = _kernel(options)
     for path in sorted(course.autograded_dir(student, assignment).glob("*.ipynb")):
         nb = nbformat.read(path, as_version=4)
         for cell in nb.cells:
@@ -148,11 +156,15 @@ def refusal(problem: str, set_aside: int = 0) -> str:
 
 
 def canary_problem(
-    course: Course, assignment: str, student: str, outcome: Mapping[str, Any], sandbox: bool
+    course: Course,
+    assignment: str,
+    student: str,
+    outcome: Mapping[str, Any],
+    options: GradeOptions,
 ) -> str | None:
-    """Why the canary *student*'s graded solution of *assignment* shows a broken grading
-    environment (one line; the caller says what was kept: :func:`refusal`), or None when it
-    got every autograded point."""
+    """Why the canary *student*'s graded solution of *assignment* (graded with ``options``)
+    shows a broken grading environment (one line; the caller says what was kept:
+    :func:`refusal`), or None when it got every autograded point."""
     prefix = f"the instructor's solution of {assignment} "
     suffix = ""
     if not outcome.get("success"):
@@ -168,13 +180,13 @@ def canary_problem(
     if scores and not failing:
         # full marks, but a module the notebooks import is missing: the students' answers
         # that use it would fail where the instructor's did not need it
-        missing = _failed_import(course, assignment, student, sandbox)
+        missing = _failed_import(course, assignment, student, options)
         if missing is None:
             return None
         return f"{prefix}cannot run in this grading environment: {_one_line(missing)}{suffix}"
     if not scores:
         return f"{prefix}got no autograded score in this grading environment{suffix}"
-    kernel = "sandboxed" if sandbox else "grading"
+    kernel = _kernel(options)
     folder = course.autograded_dir(student, assignment)
     for path in sorted(folder.glob("*.ipynb")):
         nb = nbformat.read(path, as_version=4)

@@ -9,16 +9,18 @@ from __future__ import annotations
 from traitlets.config import Config
 
 from autograder.course import Course
+from autograder.options import GradeOptions
 from course_common.assets import FEEDBACK_MATHJAX, MATHJAX_PAGE, mathjax_available
 
 
-def autograde_config(course: Course, *, sandbox: bool, prewarm: bool = False) -> Config:
-    """The Autograde configuration: nbgrader's preprocessor lists plus ours (see below).
+def autograde_config(course: Course, options: GradeOptions, *, prewarm: bool = False) -> Config:
+    """The Autograde configuration of a run with ``options``: nbgrader's preprocessor lists
+    plus ours (see below).
 
     - sanitize: :class:`~.preprocessors.RecordSubmissionFlags` first (flags deleted,
       duplicated or edited test cells), and :class:`~.preprocessors.RestoreTestCells` in place
       of ``OverwriteCells`` (also puts back deleted test cells, from the gradebook);
-    - autograde: ``Execute`` becomes ``SafeExecute`` when ``sandbox`` is on
+    - autograde: ``Execute`` becomes ``SafeExecute`` when ``options.sandbox`` is on
       (with ``prewarm``, its kernels are forked from the worker's warm box when it has one:
       :mod:`autograder.sandbox.warm`), or :class:`~.prewarm.PrewarmedExecute` (kernels forked
       from a pre-warmed template) when it is off and ``prewarm`` is on; right after it,
@@ -39,7 +41,7 @@ def autograde_config(course: Course, *, sandbox: bool, prewarm: bool = False) ->
     sanitize[sanitize.index(DeduplicateIds)] = pp.DeduplicateCells
     sanitize.insert(0, pp.RecordSubmissionFlags)
     auto = list(Autograde.class_traits()["autograde_preprocessors"].default())
-    if sandbox:
+    if options.sandbox:
         from autograder.grading.safe_execute import SafeExecute
 
         auto[auto.index(Execute)] = SafeExecute

@@ -1,6 +1,6 @@
 """A grading batch on a Dask cluster (``--dask local:N`` or ``--dask tcp://HOST:PORT``): the
 executor that :func:`autograder.grading.batch.grade_prepared` uses in place of the local
-process pool (:mod:`autograder.grading.pool`) when it is given a Dask target.
+process pool (:mod:`autograder.grading.pool`) when its options name a Dask target.
 
 Workers need no shared file system. The grader process sends each assignment's source folder
 to the workers once (a zip, as a task of its own that a lost worker's replacement
@@ -35,6 +35,7 @@ warm box of its own; without the sandbox, the kernel template.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import logging
 import os
@@ -55,6 +56,7 @@ from autograder.grading.gradebook import share_engines
 from autograder.grading.pool import failure_message
 from autograder.grading.task import autograde_task, failed_outcome, worker_init
 from autograder.models import GradingError, SubmissionsError
+from autograder.options import GradeOptions
 from autograder.source import CONFIG_NAME, CourseSource
 
 #: Times a task that raised is run again (a worker that dies reschedules its task anyway).
@@ -135,7 +137,8 @@ class GradingProcess:
     in a process of its own, started ahead of need, as each worker of the local pool is (a
     ``pebble`` pool of one worker from :class:`~autograder.grading.pool.WorkerPool`,
     :func:`~.task.worker_init` first: nbgrader imported, its warm kernels starting when
-    ``prewarm`` — a warm box when ``sandbox``, else the kernel template).
+    ``prewarm`` — a warm box when ``options`` grade in the sandbox, else the kernel
+    template).
 
     That process is what the wall-clock bound stops: a submission that runs past its
     ``timeout`` has its grading process killed (its kernel, warm kernels and sandbox die
@@ -144,10 +147,10 @@ class GradingProcess:
 
     name = "autograder-grading-process"
 
-    def __init__(self, log_dir: str | None, prewarm: bool, sandbox: bool = False) -> None:
+    def __init__(self, log_dir: str | None, prewarm: bool, options: GradeOptions) -> None:
         self.log_dir = log_dir
         self.prewarm = prewarm
-        self.sandbox = sandbox
+        self.options = options
         self.pool: Any = None
 
     def setup(self, worker: Any = None) -> None:
@@ -169,7 +172,7 @@ class GradingProcess:
             folder = self.log_dir or tempfile.gettempdir()
             prewarm_log = str(Path(folder) / "kernels.log")
         self.pool = WorkerPool(
-            1, log_dir=self.log_dir, initializer=worker_init, initargs=(prewarm_log, self.sandbox)
+            1, log_dir=self.log_dir, initializer=worker_init, initargs=(prewarm_log, self.options)
         ).pebble_pool()
         # start it now, from this long-lived thread (the parent-death signal is a thread's)
         self.pool.schedule(share_engines)
@@ -193,14 +196,14 @@ class GradingProcess:
             return failed_outcome(failure_message(exc, timeout), time.monotonic() - start, exc)
 
 
-def _grading_plugin(log_dir: Path | None, prewarm: bool, sandbox: bool) -> Any:
+def _grading_plugin(log_dir: Path | None, prewarm: bool, options: GradeOptions) -> Any:
     from distributed import WorkerPlugin
 
     class GradingPlugin(GradingProcess, WorkerPlugin):
         """:class:`GradingProcess` as a Dask worker plugin: set up in every worker,
         restarted ones too, torn down when unregistered or when the worker stops."""
 
-    return GradingPlugin(str(log_dir) if log_dir is not None else None, prewarm, sandbox)
+    return GradingPlugin(str(log_dir) if log_dir is not None else None, prewarm, options)
 
 
 def _grading_process() -> GradingProcess:
@@ -212,8 +215,8 @@ def _grading_process() -> GradingProcess:
     except ValueError:  # not in a Dask worker (called directly)
         plugins = {}
     plugin = plugins.get(GradingProcess.name)
-    if plugin is None:
-        plugin = _LOCAL.setdefault("plugin", GradingProcess(None, prewarm=False))
+    if plugin is None:  # no warm kernels: the options only choose those (each task has its own)
+        plugin = _LOCAL.setdefault("plugin", GradingProcess(None, False, GradeOptions()))
     return plugin
 
 
@@ -251,8 +254,7 @@ def grade_remote(
     assignment: str,
     student: str,
     files: dict[str, bytes],
-    sandbox: bool,
-    feedback: bool,
+    options: GradeOptions,
     shown_root: str,
     timeout: float,
     prewarm: bool,
@@ -260,12 +262,12 @@ def grade_remote(
     hold: tuple[str, str] | None = None,
 ) -> dict[str, Any]:
     """On a Dask worker: grade one submission in a private temporary course directory, in
-    the worker's grading process (:class:`GradingProcess`), stopped after ``timeout``
-    seconds. ``config``: the course's ``nbgrader_config.py`` (None: this repository's
-    course, whose configuration the worker has). ``hold``: (the gradebook URL of the
-    scratch course of held students, the verdict's marker file): before the verdict, the
-    submission is graded into that gradebook, and the outcome says ``held``
-    (:mod:`autograder.grading.hold`).
+    the worker's grading process (:class:`GradingProcess`), as ``options`` say (the sandbox
+    or not, its feedback page or not), stopped after ``timeout`` seconds. ``config``: the
+    course's ``nbgrader_config.py`` (None: this repository's course, whose configuration
+    the worker has). ``hold``: (the gradebook URL of the scratch course of held students,
+    the verdict's marker file): before the verdict, the submission is graded into that
+    gradebook, and the outcome says ``held`` (:mod:`autograder.grading.hold`).
 
     Returns :func:`~autograder.grading.task.autograde_task`'s outcome plus ``seconds``,
     ``autograded`` and ``feedback_files`` (relative path -> bytes). The temporary folder's
@@ -286,7 +288,7 @@ def grade_remote(
             source = {name: archive.read(name) for name in archive.namelist()}
         write_tree(course.source_dir(assignment), source)
         course.write_submission(assignment, student, files)
-        args = (course, assignment, student, sandbox, feedback, prewarm)
+        args = (course, assignment, student, options, prewarm)
         out = _grading_process().grade(args, timeout)
         root = str(course.root)
         for key in ("error", "log", "cause"):
@@ -392,26 +394,28 @@ def dashboard_link(client: Any) -> str | None:
 @contextmanager
 def dask_executor(
     course: Course,
+    options: GradeOptions,
     *,
-    dask: int | str,
-    sandbox: bool = False,
-    feedback: bool = False,
     timeout: float,
     prewarm: bool = True,
 ) -> Iterator[Callable[..., Iterator[tuple[str, str, dict[str, Any]]]]]:
-    """A Dask cluster, kept for several steps of one batch (the grading canary, then the
-    class): yields ``run(jobs, feedback=None)``, which grades ``(assignment, student)``
+    """The Dask cluster of ``options.dask`` (:func:`parse_dask_target`), kept for several
+    steps of one batch (the grading canary, then the class), grading as ``options`` say
+    (the sandbox or not, the feedback pages): yields ``run(jobs, feedback=None)`` (None:
+    as ``options`` say), which grades ``(assignment, student)``
     pairs already in ``submitted/`` (their students in the gradebook) on the same workers
     and grading processes, as :func:`~autograder.grading.batch.pool_executor`'s does, after
     writing the autograded notebooks and feedback pages each worker returned into the course
     directory. Each worker grades in its own grading process (:class:`GradingProcess`),
     each submission stopped after ``timeout`` seconds; ``prewarm`` forks kernels there
     from a warm box (sandboxed) or a pre-warmed template, as in the local pool."""
+    if options.dask is None:
+        raise GradingError("the Dask executor needs options naming a Dask target")
+    dask = parse_dask_target(options.dask)
     log_dir = course.root / "logs" if isinstance(dask, int) else None
     with dask_client(dask, course.root / "logs") as client:
-        client.register_plugin(_grading_plugin(log_dir, prewarm, sandbox))
+        client.register_plugin(_grading_plugin(log_dir, prewarm, options))
         sources: dict[str, Any] = {}  # assignment -> its scattered source, sent once
-        default_feedback = feedback
 
         def run(
             jobs: list[tuple[str, str]],
@@ -421,12 +425,11 @@ def dask_executor(
             hold: tuple[Course, str, Collection[tuple[str, str]]] | None = None,
             files: Mapping[tuple[str, str], Mapping[str, bytes]] | None = None,
         ) -> Iterator[tuple[str, str, dict[str, Any]]]:
-            pages = default_feedback if feedback is None else feedback
+            pages = options if feedback is None else dataclasses.replace(options, feedback=feedback)
             return _collect(
                 client,
                 course,
                 jobs,
-                sandbox,
                 pages,
                 timeout,
                 prewarm,
@@ -452,8 +455,7 @@ def _collect(
     client: Any,
     course: Course,
     jobs: list[tuple[str, str]],
-    sandbox: bool,
-    feedback: bool,
+    options: GradeOptions,
     timeout: float,
     prewarm: bool,
     sources: dict[str, Any],
@@ -472,6 +474,7 @@ def _collect(
         sources[a] = client.submit(bytes, zip_tree(course.source_dir(a)), pure=False)
     futures = {}
     held = hold[0] if hold is not None else None
+    without_pages = dataclasses.replace(options, feedback=False)
     for assignment, student in jobs:
         key = (assignment, student)
         given = files.get(key)
@@ -484,8 +487,7 @@ def _collect(
             dict(given)
             if given is not None
             else read_tree(course.submitted_dir(student, assignment)),
-            sandbox,
-            feedback and key not in no_pages,
+            without_pages if key in no_pages else options,
             str(course.root),
             timeout,
             prewarm,

@@ -54,6 +54,7 @@ from traitlets import default
 from autograder import phases
 from autograder.grading.lifetime import die_with_parent
 from autograder.grading.preprocessors import KernelStartRetry
+from autograder.options import GradeOptions
 from autograder.sandbox import (
     ForkedKernelProcess,
     QuickKill,
@@ -223,10 +224,11 @@ def start_template(log_path: str | None = None) -> Template:
     return _TEMPLATE
 
 
-def start_warm(log_path: str | None, *, sandbox: bool) -> None:
-    """Start this worker's warm kernels: the warm box (:func:`autograder.sandbox.warm.
-    start_warm_box`, sandboxed grading; none where it cannot run) or the template."""
-    if sandbox:
+def start_warm(log_path: str | None, options: GradeOptions) -> None:
+    """Start this worker's warm kernels for a run with ``options``: the warm box
+    (:func:`autograder.sandbox.warm.start_warm_box`, sandboxed grading; none where it cannot
+    run) or the template."""
+    if options.sandbox:
         from autograder.sandbox import start_warm_box
 
         start_warm_box(PRELOAD, log_path=log_path)

@@ -16,19 +16,20 @@ from autograder.course import Course, prepare_nbgrader
 from autograder.faults import classify, first_fault, recording_exceptions
 from autograder.grading.config import autograde_config, feedback_config
 from autograder.notebook import collect_notebook_diagnoses, collect_notebook_flags
+from autograder.options import GradeOptions
 
 
 def autograde_task(
     course: Course,
     assignment: str,
     student: str,
-    sandbox: bool,
-    feedback: bool = False,
+    options: GradeOptions,
     prewarm: bool = False,
     hold: tuple[Course | None, str] | None = None,
 ) -> dict[str, Any]:
-    """Autograde one submission with nbgrader's Autograde converter, then (optionally)
-    write its feedback with GenerateFeedback.
+    """Autograde one submission with nbgrader's Autograde converter, as ``options`` say (in
+    the sandbox or not), then, with ``options.feedback``, write its feedback with
+    GenerateFeedback.
 
     ``hold``: (the scratch course of held students, the verdict's marker file): while the
     marker does not exist (the canary has not passed yet), the submission is graded in the
@@ -52,7 +53,7 @@ def autograde_task(
             course, held = hold[0], True
         else:
             wait_for(hold[1])
-    config = autograde_config(course, sandbox=sandbox, prewarm=prewarm)
+    config = autograde_config(course, options, prewarm=prewarm)
     config.CourseDirectory.assignment_id = assignment
     config.CourseDirectory.student_id = student
     coursedir = CourseDirectory(config=config)
@@ -72,7 +73,7 @@ def autograde_task(
         "held": held,
     }
     out["cause"] = "" if out["success"] else failure_cause(out["error"], out["log"])
-    if feedback and out["success"]:
+    if options.feedback and out["success"]:
         out["feedback"], error, seen_feedback = generate_feedback(course, assignment, student)
         seen += seen_feedback
         if not out["feedback"]:
@@ -182,16 +183,16 @@ def _exception_lines(text: str) -> list[str]:
     return out
 
 
-def worker_init(prewarm_log: str | None = None, sandbox: bool = False) -> None:
+def worker_init(prewarm_log: str | None, options: GradeOptions) -> None:
     """Once per worker: start its warm kernels first (they warm up while this worker imports
-    nbgrader): the warm box with ``sandbox``, else the kernel template
+    nbgrader): the warm box when ``options`` grade in the sandbox, else the kernel template
     (:func:`~.prewarm.start_warm`); then import nbgrader (and nbconvert, jupyter_client) once
     per worker, not per notebook, and open every gradebook of this worker on one engine per
     URL (:mod:`autograder.grading.gradebook`). ``prewarm_log`` None: no warm kernels."""
     if prewarm_log is not None:
         from autograder.grading.prewarm import start_warm
 
-        start_warm(prewarm_log, sandbox=sandbox)
+        start_warm(prewarm_log, options)
     import nbgrader.converters
     import nbgrader.preprocessors  # noqa: F401
 
@@ -205,13 +206,13 @@ def worker_init(prewarm_log: str | None = None, sandbox: bool = False) -> None:
 
     phases.worker_started()
     if prewarm_log is not None and phases.enabled():
-        phases.worker_template(functools.partial(_template_pid, sandbox))
+        phases.worker_template(functools.partial(_template_pid, options))
 
 
-def _template_pid(sandbox: bool) -> int | None:
+def _template_pid(options: GradeOptions) -> int | None:
     """The process id of this worker's warm kernel template (the warm box's bubblewrap with
     the sandbox), None when it has none."""
-    if sandbox:
+    if options.sandbox:
         from autograder.sandbox import current_warm_box
 
         box = current_warm_box()

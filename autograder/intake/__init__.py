@@ -19,6 +19,6 @@ __getattr__, __dir__, __all__ = lazy_loader.attach(
         "layouts": ["detect_layout", "known_layouts", "printable_name", "read_submissions"],
         "match": ["match_assignments"],
         "prepare": ["check_notebook", "copies_of", "guess_assignment", "prepare", "upload_order"],
-        "read": ["FileEntry", "IntakeLimits", "MAX_FILE_BYTES", "read_capped", "read_files"],
+        "read": ["FileEntry", "MAX_FILE_BYTES", "read_capped", "read_files"],
     },
 )

@@ -24,10 +24,11 @@ from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import TypeVar
 
-from autograder.intake.read import FileEntry, IntakeLimits, read_files
+from autograder.intake.read import FileEntry, read_files
 from autograder.lms.base import LmsPlugin, lms_plugin, lms_plugins
 from autograder.lms.times import read_timestamp
 from autograder.models import RawSubmission, SubmissionsError
+from autograder.options import IntakeLimits
 from autograder.text import LISTED, listing
 
 _V = TypeVar("_V")
@@ -60,7 +61,7 @@ def read_submissions(
     layout : str
         One of :func:`known_layouts` (``auto``, ``nbgrader``, or an LMS plugin's name).
     limits : IntakeLimits, optional
-        How much is read (default: :class:`IntakeLimits`'s defaults).
+        How much is read (default: :class:`~autograder.options.IntakeLimits`'s defaults).
 
     Raises
     ------

@@ -4,7 +4,8 @@ anything, within limits: every regular file's relative POSIX path mapped to a
 Which student and notebook a file belongs to is the layouts' job
 (:mod:`autograder.intake.layouts`).
 
-Limits (:class:`IntakeLimits`, settable on the command line):
+Limits (:class:`~autograder.options.IntakeLimits`, one of a run's options, settable on the
+command line):
 
 - **entries** (``max_files``, default 20,000): an archive whose table of contents declares
   more entries, or a folder with more files, is refused (:class:`SubmissionsError`, exit 2)
@@ -36,9 +37,9 @@ from typing import BinaryIO
 
 from autograder.intake.ziptoc import PatchedFile, misdeclared_utf8, read_toc
 from autograder.models import SubmissionsError
+from autograder.options import MIB, IntakeLimits
 from autograder.text import first_line
 
-MIB = 1024 * 1024
 CHUNK_BYTES = MIB
 
 _IGNORED_PARTS = {"__MACOSX", ".ipynb_checkpoints", ".DS_Store"}
@@ -48,39 +49,6 @@ _METHOD_NAMES = {zipfile.ZIP_BZIP2: "bzip2", zipfile.ZIP_LZMA: "LZMA", 9: "defla
 
 def _not_utf8(name: str) -> str:
     return f"comes under a name that is not valid UTF-8, read as cp437: {name!r}"
-
-
-@dataclass(frozen=True)
-class IntakeLimits:
-    """How much of a class's submissions the grader reads (see the module docstring)."""
-
-    max_files: int = 20_000
-    max_file_bytes: int = 50 * MIB
-    max_total_bytes: int = 1024 * MIB
-    max_ratio: float = 100.0
-    ratio_from_bytes: int = MIB  # smaller entries are not ratio-checked
-
-    @classmethod
-    def from_options(
-        cls,
-        *,
-        max_files: int | None = None,
-        max_file_mb: float | None = None,
-        max_total_mb: float | None = None,
-        max_ratio: float | None = None,
-    ) -> IntakeLimits:
-        """The limits from the command line's options (None: the default)."""
-        default = cls()
-        return cls(
-            max_files=default.max_files if max_files is None else max_files,
-            max_file_bytes=default.max_file_bytes
-            if max_file_mb is None
-            else int(max_file_mb * MIB),
-            max_total_bytes=default.max_total_bytes
-            if max_total_mb is None
-            else int(max_total_mb * MIB),
-            max_ratio=default.max_ratio if max_ratio is None else max_ratio,
-        )
 
 
 #: Largest file read from a submission by default (anything bigger is flagged and skipped).

@@ -18,6 +18,7 @@ from autograder.course import Course
 from autograder.grading import grade_prepared
 from autograder.models import PreparedSubmission, SubmissionResult
 from autograder.notebook import notebook_bytes
+from autograder.options import GradeOptions
 from autograder.sandbox import resolve_sandbox
 
 
@@ -44,13 +45,8 @@ def grade_notebooks(
             name = name if name.endswith(".ipynb") else f"{name}.ipynb"
             sub.notebooks[name] = content if isinstance(content, bytes) else notebook_bytes(content)
         prepared.append(sub)
-    results = grade_prepared(
-        Course(course_dir, db_url),
-        prepared,
-        workers=workers,
-        sandbox=resolve_sandbox(sandbox),
-        feedback=feedback,
-    )
+    options = GradeOptions(workers=workers, sandbox=resolve_sandbox(sandbox), feedback=feedback)
+    results = grade_prepared(Course(course_dir, db_url), prepared, options)
     return {student: results[(assignment, student)] for student in submissions}
 
 

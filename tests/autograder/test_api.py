@@ -31,6 +31,7 @@ from autograder.__main__ import main
 from autograder.api import grade_path
 from autograder.course import Course, list_assignments, origin
 from autograder.notebook import notebook_bytes
+from autograder.options import GradeOptions
 from autograder.release import ensure_released
 from autograder.samples import VARIANTS, make_submission
 from autograder.samples.demo import (
@@ -161,12 +162,12 @@ def graded(course, batch):
         if len(seen) == 3:
             raise KeyboardInterrupt
 
-    common = dict(course_dir=course_dir, out_dir=root / "out", workers=2, sandbox=False)
+    options = GradeOptions(course_dir=course_dir, out_dir=root / "out", workers=2, sandbox=False)
     with pytest.raises(KeyboardInterrupt):
-        grade_path(folder, on_result=interrupt_after_three, **common)
-    resumed = grade_path(folder, **common)
+        grade_path(folder, options, on_result=interrupt_after_three)
+    resumed = grade_path(folder, options)
     csv_after_resume = (root / "out" / "grades.csv").read_text()
-    repeated = grade_path(folder, **common)
+    repeated = grade_path(folder, options)
     return seen, resumed, repeated, csv_after_resume
 
 

@@ -93,7 +93,7 @@ def test_a_refusal_leaves_the_course_as_it_was(tmp_path, executor):
     # students finished beside the canary, and were set aside
     assert "nothing was written (" in line and "graded beside it set aside)" in line, line
     assert _state(course, out) == before
-    assert not (course / "held").exists()
+    assert not (course / "held").exists(), sorted(str(p) for p in (course / "held").rglob("*"))
     assert not list(course.glob(".canary-passed-*"))
 
 

@@ -26,6 +26,7 @@ from autograder.course import Course, check_db_url, list_assignments
 from autograder.grading.task import autograde_task
 from autograder.models import GradingError
 from autograder.notebook import folder_grade_order
+from autograder.options import GradeOptions
 from devtools.postgres import PostgresCluster, postgres_bindir, submission_counts
 from tests.needs import require, sandbox_args
 
@@ -223,7 +224,9 @@ def test_grading_again_records_each_submission_once(graded):
     course = Course(root / "course", url)
     assignment = ASSIGNMENTS[0]
     for _ in range(2):
-        outcome = autograde_task(course, assignment, "typical_bugs", sandbox=False)
+        outcome = autograde_task(
+            course, assignment, "typical_bugs", GradeOptions(sandbox=False, feedback=False)
+        )
         assert outcome["success"], outcome["error"]
     students = sorted(p.name for p in submissions.iterdir() if p.name != LONG_ID)
     handed_in = {(a, s): 1 for a in ASSIGNMENTS for s in students if (submissions / s / a).is_dir()}

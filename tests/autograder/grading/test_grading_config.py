@@ -20,6 +20,7 @@ from traitlets.config.loader import PyFileConfigLoader
 from autograder.course import Course
 from autograder.feedback.sanitise import CleanMarkdown, SanitiseNotebook
 from autograder.grading import autograde_config, feedback_config
+from autograder.options import GradeOptions
 
 
 def _ours(preprocessor: object) -> bool:
@@ -68,7 +69,8 @@ def test_autograde_runs_everything_it_lists(tmp_path, sandbox, prewarm):
     from nbgrader.converters import Autograde
     from nbgrader.coursedir import CourseDirectory
 
-    steps = _autograde_steps(autograde_config(Course(tmp_path), sandbox=sandbox, prewarm=prewarm))
+    options = GradeOptions(sandbox=sandbox)
+    steps = _autograde_steps(autograde_config(Course(tmp_path), options, prewarm=prewarm))
     assert [type(p).__name__ for p in steps if _ours(p)]  # the check below is not empty
     assert [p for p in steps if _ours(p) and not p.enabled] == []
     # nothing is off that stock nbgrader runs

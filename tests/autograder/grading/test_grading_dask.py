@@ -33,6 +33,7 @@ from autograder.course import list_assignments
 from autograder.grading import parse_dask_target
 from autograder.grading.dask_batch import read_tree, write_tree
 from autograder.models import GradingError, SubmissionsError
+from autograder.options import GradeOptions
 from devtools.postgres import submission_counts
 from tests.autograder.fault_helpers import described, temp_leftovers
 from tests.needs import require, sandbox_args
@@ -151,16 +152,15 @@ def _grade_unsandboxed(batch: Path, root: Path, url: str, target: str, **kwargs)
     """The batch graded through the API (``kwargs``: e.g. ``on_result``) on ``target``."""
     from autograder.api import grade_path
 
-    grade_path(
-        batch,
+    options = GradeOptions(
         layout="nbgrader",
         course_dir=root / "course",
         out_dir=root / "out",
         sandbox=False,
         db_url=url,
         dask=target,
-        **kwargs,
     )
+    grade_path(batch, options, **kwargs)
 
 
 def _without_diagnoses(results_json: Path) -> dict:
@@ -288,7 +288,7 @@ def test_grade_path_refuses_a_bad_target_before_reading(tmp_path):
     from autograder.api import grade_path
 
     with pytest.raises(SubmissionsError):
-        grade_path(tmp_path / "nowhere", course_dir=tmp_path / "c", dask="local:-1")
+        grade_path(tmp_path / "nowhere", GradeOptions(course_dir=tmp_path / "c", dask="local:-1"))
 
 
 @pytest.mark.slow
@@ -618,7 +618,8 @@ def test_a_submission_past_the_bound_is_stopped_and_flagged(tmp_path, capsys):
     hanging, honest = submissions(course, STANDIN, 2, [{"add": slow, "sign": slow_sign}, {}])
     hanging = dataclasses.replace(hanging, student="hangs")
     honest = dataclasses.replace(honest, student="honest")
-    results = grade_prepared(course, [hanging, honest], sandbox=False, dask=1, timeout=BOUND)
+    options = GradeOptions(sandbox=False, dask="local:1", feedback=False)
+    results = grade_prepared(course, [hanging, honest], options, timeout=BOUND)
 
     stopped = results[(STANDIN, "hangs")]
     assert not stopped.ok

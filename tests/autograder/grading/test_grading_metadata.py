@@ -18,6 +18,7 @@ from autograder.grading.preprocessors import released_cells
 from autograder.grading.task import failure_cause
 from autograder.models import PreparedSubmission
 from autograder.notebook import notebook_bytes
+from autograder.options import GradeOptions
 
 # What nbgrader 0.9.6's capture_log returns for a notebook that fails in a preprocessor:
 # the real traceback in the log (indented), nbgrader's summary exception in the error.
@@ -109,12 +110,13 @@ def test_a_failed_submission_is_flagged_with_its_cause_and_its_log(tmp_path, mon
             yield assignment, who, value
 
     @contextlib.contextmanager
-    def failing_pool(course, **kw):
+    def failing_pool(course, options, **kw):
         yield failing_run
 
     monkeypatch.setattr(batch_module, "pool_executor", failing_pool)
     sub = PreparedSubmission(student, "02_x", notebooks={"02_x.ipynb": b"{}"})
-    result = grade_prepared(course, [sub])[("02_x", student)]
+    options = GradeOptions(sandbox=False, feedback=False)
+    result = grade_prepared(course, [sub], options)[("02_x", student)]
     assert not result.ok
     assert result.error == "nbgrader.api.MissingEntry: No such grade cell: 02_x/02_x/fit"
     (flag,) = result.flags

@@ -16,13 +16,13 @@ import zipfile
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-from autograder.intake import IntakeLimits, prepare, read_capped, read_files, read_submissions
+from autograder.intake import prepare, read_capped, read_files, read_submissions
 from autograder.models import RawSubmission, SubmissionsError
 from autograder.notebook import notebook_bytes
+from autograder.options import MIB, IntakeLimits
 from benchmarks.intake_bomb import declare_size
 from tests.autograder.intake.zips import write_zip, write_zip_with_invalid_utf8_names
 
-MIB = 1024 * 1024
 NB = notebook_bytes(new_notebook(cells=[new_code_cell("x = 1")]))
 A = "01_hyperplanes"
 

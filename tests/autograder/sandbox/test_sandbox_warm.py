@@ -15,6 +15,7 @@ import pytest
 from jupyter_core.utils import run_sync
 
 from autograder.grading.prewarm import PRELOAD
+from autograder.options import GradeOptions
 from autograder.sandbox import (
     SandboxedKernelManager,
     sandbox_pids,
@@ -334,7 +335,7 @@ def test_a_dask_workers_grading_process_starts_a_warm_box_when_sandboxed(sandbox
     process starts its warm box, as a worker of the local pool does."""
     from autograder.grading.dask_batch import GradingProcess
 
-    process = GradingProcess(None, prewarm=True, sandbox=sandbox)
+    process = GradingProcess(None, prewarm=True, options=GradeOptions(sandbox=sandbox))
     process.setup()
     try:
         assert process.pool.schedule(_warm_box_alive).result(timeout=120) is sandbox

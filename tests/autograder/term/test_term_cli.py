@@ -4,6 +4,7 @@ course folder of its own."""
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 
 import pytest
@@ -90,5 +91,6 @@ def test_the_demo_keeps_to_a_course_folder_of_its_own():
     assert args.course == Path("demo/course") and args.out == Path("demo/grading-out")
     grade = build_parser().parse_args(["grade", "x"])
     assert grade.course == Path("course") and args.course != grade.course
-    assert api.run_demo.__defaults__[:2] == (api.DEMO_COURSE_DIR, api.DEMO_OUT_DIR)
+    default = inspect.signature(api.run_demo).parameters["options"].default
+    assert (default.course_dir, default.out_dir) == (api.DEMO_COURSE_DIR, api.DEMO_OUT_DIR)
     assert api.DEMO_COURSE_DIR == args.course and api.DEMO_OUT_DIR == args.out

@@ -29,6 +29,7 @@ from autograder.__main__ import main
 from autograder.api import grade_path, run_demo
 from autograder.course import Course
 from autograder.notebook import notebook_bytes
+from autograder.options import GradeOptions
 from autograder.release import ensure_released
 from autograder.samples import make_submission
 from autograder.samples.demo import build_demo_submissions
@@ -54,7 +55,9 @@ def _tests(out: Path) -> dict[tuple[str, str], dict]:
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):
     root = tmp_path_factory.mktemp("demo")
-    run = run_demo(root / "course", root / "out", sandbox=False, workers=2, assignments=DEMO)
+    out, course = root / "out", root / "course"
+    options = GradeOptions(course_dir=course, out_dir=out, sandbox=False, workers=2)
+    run = run_demo(options, assignments=DEMO)
     return root, run
 
 
@@ -164,9 +167,10 @@ due = "+3 days"
 def test_the_demo_scores_before_penalties_are_those_of_grading_without_a_term(demo, tmp_path):
     root, _ = demo
     folder = build_demo_submissions(root / "course", tmp_path / "class", DEMO)
-    plain = grade_path(
-        folder, course_dir=tmp_path / "course", out_dir=tmp_path / "out", sandbox=False, workers=2
+    options = GradeOptions(
+        course_dir=tmp_path / "course", out_dir=tmp_path / "out", sandbox=False, workers=2
     )
+    plain = grade_path(folder, options)
     assert plain.results and not (tmp_path / "course" / "course.toml").exists()
     assert _tests(tmp_path / "out") == _tests(root / "out")  # every test's score
     term_rows, plain_rows = _rows(root / "out"), _rows(tmp_path / "out")
