@@ -12,7 +12,6 @@ replies strictly, so this side only has to work for honest students.
 
 from __future__ import annotations
 
-import base64
 import functools
 import json
 import os
@@ -20,14 +19,12 @@ import types
 from collections.abc import MutableMapping
 from typing import Any
 
-import numpy as np
-
 from linlib.grader_kernel_wire import (
     COMM_TARGET,
-    FUNCTION_TAGS,
     REPLY_MIME,
     NotPlainData,
     allowed_function,
+    decode,
     encode,
 )
 
@@ -68,32 +65,7 @@ def _decode(value: Any, ns: MutableMapping[str, Any], tags: _Tags) -> Any:
     """The grader's arguments (well formed: the grader's encoder made them); function tags
     stand for the namespace's functions and the allowed library functions, and *tags*
     records each function decoded with its tag."""
-    if isinstance(value, list):
-        return [_decode(x, ns, tags) for x in value]
-    if not isinstance(value, dict):
-        return value
-    tag = value["__ag__"]
-    if tag == "float":
-        return float(value["v"])
-    if tag == "complex":
-        return complex(_decode(value["re"], ns, tags), _decode(value["im"], ns, tags))
-    if tag == "tuple":
-        return tuple(_decode(x, ns, tags) for x in value["items"])
-    if tag == "set":
-        return {_decode(x, ns, tags) for x in value["items"]}
-    if tag == "frozenset":
-        return frozenset(_decode(x, ns, tags) for x in value["items"])
-    if tag == "dict":
-        return {_decode(k, ns, tags): _decode(x, ns, tags) for k, x in value["items"]}
-    if tag == "nd":
-        data = base64.b64decode(value["b64"])
-        array = np.frombuffer(data, dtype=np.dtype(value["dtype"]))
-        return array.reshape(value["shape"]).copy()
-    if tag == "np":
-        return np.frombuffer(base64.b64decode(value["b64"]), dtype=np.dtype(value["dtype"]))[0]
-    if tag in FUNCTION_TAGS:
-        return _decode_function(value, ns, tags)
-    raise ValueError(tag)
+    return decode(value, lambda tag: _decode_function(tag, ns, tags))
 
 
 def _error(exc: BaseException) -> dict[str, Any]:

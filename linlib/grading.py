@@ -16,9 +16,11 @@ it do the disabling inside the student's sandboxed kernel with
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import inspect
 import io
+import json
 import os
 import sys
 import types
@@ -29,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from linlib import _build
+from linlib.grader_kernel_wire import NotPlainData, decode, encode
 
 __all__ = [
     "ReferenceDisabledError",
@@ -38,6 +41,7 @@ __all__ = [
     "assert_true",
     "call_student",
     "disabled_references",
+    "recording_references",
     "references_in_place_of",
 ]
 
@@ -79,19 +83,72 @@ def _short(value: Any, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+#: Where this library's code runs from: frames there are left out of the tracebacks a
+#: student sees (with the raisers of disabled references, compiled from a string).
+_LIBRARY_DIR = os.path.dirname(os.path.abspath(__file__))
+_RAISER_FILE = "<disabled reference>"
+
+
+def _library_frame(filename: str) -> bool:
+    if filename == _RAISER_FILE:
+        return True
+    return os.path.dirname(os.path.abspath(filename)) == _LIBRARY_DIR
+
+
+def _student_traceback(error: BaseException) -> list[str]:
+    """IPython's traceback of *error* as a student should read it: the test's lines and the
+    student's own code, without the frames of linlib's files (``call_student``, the checks)
+    between and after them, which explain nothing to a student. Outside IPython, Python's
+    own format of the same frames."""
+    kept = []
+    tb = error.__traceback__
+    while tb is not None:
+        if not _library_frame(tb.tb_frame.f_code.co_filename):
+            kept.append(tb)
+        tb = tb.tb_next
+    trimmed = None
+    for entry in reversed(kept):
+        trimmed = types.TracebackType(trimmed, entry.tb_frame, entry.tb_lasti, entry.tb_lineno)
+    shell = None
+    if "IPython" in sys.modules:
+        from IPython import get_ipython
+
+        shell = get_ipython()
+    if shell is None:
+        import traceback
+
+        return traceback.format_exception(type(error), error, trimmed)
+    return shell.InteractiveTB.structured_traceback(type(error), error, trimmed)
+
+
+def _for_students(error: BaseException) -> BaseException:
+    """*error*, shown by IPython (a notebook, nbgrader's Validate) without linlib's frames:
+    IPython asks an exception's ``_render_traceback_`` for its traceback's lines."""
+    with contextlib.suppress(AttributeError, TypeError):  # an exception without __dict__
+        error._render_traceback_ = functools.partial(_student_traceback, error)  # type: ignore[attr-defined]
+    return error
+
+
+def _failure(message: str) -> AssertionError:
+    """The ``AssertionError`` a check raises (shown without linlib's frames)."""
+    error = AssertionError(message)
+    _for_students(error)
+    return error
+
+
 def _as_number_array(value: Any, name: str, role: str) -> np.ndarray:
     """Convert *value* to a float or complex array, or fail with a message about *role*."""
     try:
         array = np.asarray(value)
     except (ValueError, TypeError) as error:  # ragged nested lists, for instance
-        raise AssertionError(
+        raise _failure(
             f"{name}: the {role} value {_short(value)} is not a number or a rectangular "
             f"array of numbers ({error})."
         ) from None
     if array.dtype == bool:
         return array.astype(float)
     if not (np.issubdtype(array.dtype, np.number)):
-        raise AssertionError(
+        raise _failure(
             f"{name}: expected numbers, but the {role} value is {_short(value)} "
             f"(of type {type(value).__name__})."
         )
@@ -145,14 +202,14 @@ def assert_close(
     Introduced in 01 — hyperplanes.
     """
     if actual is None and expected is not None:
-        raise AssertionError(
+        raise _failure(
             f"{name}: got None. Did the function forget to `return` its result? "
             f"Expected {_short(expected)}."
         )
     got = _as_number_array(actual, name, "returned")
     want = _as_number_array(expected, name, "expected")
     if got.shape != want.shape:
-        raise AssertionError(
+        raise _failure(
             f"{name}: expected shape {want.shape}, got shape {got.shape}. "
             f"Expected {_short(np.asarray(expected))}, got {_short(np.asarray(actual))}."
         )
@@ -184,7 +241,7 @@ def assert_close(
     )
     if got.ndim > 0:
         message += f" Expected {_short(want)}, got {_short(got)}."
-    raise AssertionError(message)
+    raise _failure(message)
 
 
 def assert_labels_equal(actual: Any, expected: Any, *, name: str = "labels") -> None:
@@ -217,11 +274,11 @@ def assert_labels_equal(actual: Any, expected: Any, *, name: str = "labels") -> 
     Introduced in 01 — hyperplanes.
     """
     if actual is None and expected is not None:
-        raise AssertionError(f"{name}: got None. Did the function forget to `return` its result?")
+        raise _failure(f"{name}: got None. Did the function forget to `return` its result?")
     got = np.asarray(actual)
     want = np.asarray(expected)
     if got.shape != want.shape:
-        raise AssertionError(
+        raise _failure(
             f"{name}: expected shape {want.shape}, got shape {got.shape}. "
             f"Expected {_short(want)}, got {_short(got)}."
         )
@@ -245,9 +302,7 @@ def assert_labels_equal(actual: Any, expected: Any, *, name: str = "labels") -> 
         where = key[0] if len(key) == 1 else key
         shown.append(f"at {where}: expected {want[key].item()!r}, got {got[key].item()!r}")
     more = "" if len(wrong) <= 5 else f"; and {len(wrong) - 5} more"
-    raise AssertionError(
-        f"{name}: {len(wrong)} of {got.size} labels differ ({'; '.join(shown)}{more})."
-    )
+    raise _failure(f"{name}: {len(wrong)} of {got.size} labels differ ({'; '.join(shown)}{more}).")
 
 
 def assert_true(condition: Any, message: str = "condition is false") -> None:
@@ -268,7 +323,7 @@ def assert_true(condition: Any, message: str = "condition is false") -> None:
     Introduced in 02 — the perceptron update rule.
     """
     if not bool(condition):
-        raise AssertionError(message)
+        raise _failure(message)
 
 
 def assert_raises(
@@ -307,11 +362,11 @@ def assert_raises(
     except expected_types as error:
         return error
     except Exception as error:
-        raise AssertionError(
+        raise _failure(
             f"{label} should raise {wanted}, but it raised "
             f"{type(error).__name__}: {' '.join(str(error).split())[:200]}"
         ) from None
-    raise AssertionError(f"{label} should raise {wanted}, but it returned normally.")
+    raise _failure(f"{label} should raise {wanted}, but it returned normally.")
 
 
 # ---------------------------------------------------------------------------------------
@@ -359,7 +414,7 @@ def _raiser_code(label: str, original: types.CodeType) -> types.CodeType:
         f"            {message!r})\n"
         "    return disabled\n"
     )
-    outer = compile(source, "<disabled reference>", "exec").co_consts[0]
+    outer = compile(source, _RAISER_FILE, "exec").co_consts[0]
     inner = next(c for c in outer.co_consts if isinstance(c, types.CodeType))
     if inner.co_freevars != freevars:
         raise RuntimeError(f"cannot disable {label}: unexpected closure {freevars}")
@@ -638,6 +693,153 @@ def _reference_object(name: str) -> Any:
     return target
 
 
+# ---------------------------------------------------------------------------------------
+# The library's answers in a student build
+# ---------------------------------------------------------------------------------------
+
+#: While :func:`recording_references` runs: the labels it records and what it recorded.
+_recording: tuple[frozenset[str], dict[str, list[list[Any]]]] | None = None
+
+
+@contextlib.contextmanager
+def recording_references(labels: Iterable[str]) -> Iterator[dict[str, list[list[Any]]]]:
+    """Record what the named references answer when a test's ``use_reference`` uses them.
+
+    For the release (``autograder/release/replays.py``): the release's test cells are run
+    with the instructor's solutions, and every call that a solution makes of a reference
+    named in *labels* (``module.qualname``, as in ``linlib._build.STUBS``) that
+    :func:`references_in_place_of` put in place is recorded: its arguments, bound to the
+    reference's parameters by name, and its result, both in the wire format of
+    :mod:`linlib.grader_kernel_wire`. A call whose arguments or result are not plain data
+    (a function, say) is not recorded. Yields ``{label: [[arguments, result], ...]}``,
+    filled as the calls come; a student build carries it as ``linlib._build.REPLAYS``.
+
+    Examples
+    --------
+    >>> from linlib.grading import call_student, recording_references
+    >>> def first_step(x, y):  # a later exercise that calls the student's update
+    ...     return perceptron_update([0.0], 0.0, x, y)
+    >>> with recording_references(["linlib.perceptron.perceptron_update"]) as calls:
+    ...     call_student(first_step, [2.0], 1, use_reference=["perceptron_update"])
+    (array([2.]), 1.0, True)
+    >>> len(calls["linlib.perceptron.perceptron_update"])
+    1
+
+    Introduced in 02 — the perceptron update rule (the first test that uses a reference).
+    """
+    global _recording
+    if _recording is not None:
+        raise RuntimeError("recording_references is already recording")
+    calls: dict[str, list[list[Any]]] = {}
+    _recording = (frozenset(labels), calls)
+    try:
+        yield calls
+    finally:
+        _recording = None
+
+
+def _arguments(
+    signature: inspect.Signature, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> dict[str, Any] | None:
+    """A call's arguments by parameter name, defaults included (None: they do not bind)."""
+    try:
+        bound = signature.bind(*args, **kwargs)
+    except TypeError:
+        return None
+    bound.apply_defaults()
+    return dict(bound.arguments)
+
+
+def _recorded(target: Callable[..., Any]) -> Callable[..., Any]:
+    """*target*, or, while :func:`recording_references` records it, *target* recording."""
+    if _recording is None:
+        return target
+    labels, calls = _recording
+    label = _build.qualified_name(target)
+    if label not in labels:
+        return target
+    signature = inspect.signature(target)
+
+    def recorded(*args: Any, **kwargs: Any) -> Any:
+        arguments = _arguments(signature, args, kwargs)
+        try:  # encoded before the call, which might change them
+            arguments = None if arguments is None else encode(arguments)
+        except NotPlainData:
+            arguments = None
+        result = target(*args, **kwargs)
+        if arguments is not None:
+            try:
+                entry = [arguments, encode(result)]
+            except NotPlainData:
+                return result
+            known = calls.setdefault(label, [])
+            if entry not in known:
+                known.append(entry)
+        return result
+
+    return functools.update_wrapper(recorded, target, updated=())
+
+
+@functools.cache
+def _replays() -> dict[str, list[tuple[dict[str, Any], Any]]]:
+    """This build's recorded answers: label -> [(arguments, encoded result)]."""
+    table = json.loads(_build.REPLAYS)
+    return {
+        label: [(decode(arguments), result) for arguments, result in calls]
+        for label, calls in table.items()
+    }
+
+
+def _same_value(given: Any, recorded: Any) -> bool:
+    """Whether an argument a student's function passes is the one recorded: numbers and
+    arrays of numbers within a relative 1e-9 (lists and arrays alike, integers and floats
+    alike), strings and arrays of strings equal, None for None."""
+    if recorded is None or given is None:
+        return given is recorded
+    try:
+        mine, theirs = np.asarray(given), np.asarray(recorded)
+    except (ValueError, TypeError):
+        return False
+    if mine.shape != theirs.shape:
+        return False
+    if mine.dtype.kind in "biuf" and theirs.dtype.kind in "biuf":
+        return bool(
+            np.allclose(
+                mine.astype(float), theirs.astype(float), rtol=1e-9, atol=1e-12, equal_nan=True
+            )
+        )
+    return mine.dtype.kind == theirs.dtype.kind == "U" and bool(np.array_equal(mine, theirs))
+
+
+def _replayed(stub: Any, own: Any, local: str) -> Callable[..., Any] | None:
+    """For a stubbed reference with recorded answers: a function that gives them.
+
+    A call with the arguments of a recorded call (see :func:`_same_value`) returns the
+    library's recorded result (new objects each time); any other call goes to the
+    student's own function *own* (what the name meant before), as it would without
+    recorded answers. None when the build recorded nothing for *stub*.
+    """
+    calls = _replays().get(_build.qualified_name(stub))
+    if not calls:
+        return None
+    signature = inspect.signature(stub)
+
+    def replayed(*args: Any, **kwargs: Any) -> Any:
+        given = _arguments(signature, args, kwargs)
+        for arguments, result in calls if given is not None else ():
+            if arguments.keys() == given.keys() and all(
+                _same_value(given[name], value) for name, value in arguments.items()
+            ):
+                return decode(result)
+        if not callable(own):
+            raise NameError(f"name {local!r} is not defined")
+        return own(*args, **kwargs)
+
+    replayed.__name__ = getattr(stub, "__name__", local)
+    replayed.__qualname__ = getattr(stub, "__qualname__", local)
+    return replayed
+
+
 @contextlib.contextmanager
 def references_in_place_of(
     fn: Callable[..., Any], use_reference: Iterable[str] | Mapping[str, str] = ()
@@ -653,8 +855,10 @@ def references_in_place_of(
     Python function (no ``__globals__``) is left as it is.
 
     In a student build of linlib (the wheel of a release zip), a reference that the build
-    leaves out (a stub, see ``linlib._build``) is not put in place: the student's own
-    function of that name is used, so the visible tests run on the student's code alone.
+    leaves out (a stub, see ``linlib._build``) is answered from the build's recorded
+    answers instead: a call that the instructor's solution makes in the release's test
+    cells gets the library's result, any other call goes to the student's own function of
+    that name (which is all there is when nothing was recorded).
 
     Examples
     --------
@@ -681,8 +885,13 @@ def references_in_place_of(
     objects = {}
     for local, reference in pairs.items():
         target = _reference_object(reference)
-        if not _build.is_stub(target):  # a student build: the student's own function stays
-            objects[local] = target
+        if not _build.is_stub(target):
+            objects[local] = _recorded(target)
+            continue
+        # A student build: the library's recorded answers, or the student's own function.
+        replayed = _replayed(target, namespace.get(local), local)
+        if replayed is not None:
+            objects[local] = replayed
     missing = object()
     saved = {local: namespace.get(local, missing) for local in objects}
     try:
@@ -760,9 +969,13 @@ def call_student(
             return remote(args, kwargs, names, use_reference=references)
         return remote(args, kwargs, names)
     if not callable(fn):
-        raise AssertionError(
+        raise _failure(
             f"expected a function, got {_short(fn)} of type {type(fn).__name__}. "
             "Did the solution cell run?"
         )
     with _silenced(), references_in_place_of(fn, references), disabled_references(names):
-        return fn(*args, **kwargs)
+        try:
+            return fn(*args, **kwargs)
+        except Exception as error:  # the student's own error, or a disabled reference's
+            _for_students(error)
+            raise

@@ -20,8 +20,9 @@ used is stubbed too (a private helper that computes an exercise's answer *is* th
 of each stubbed function — for a class, of each of its methods — and its docstring become
 a docstring and a ``raise NotImplementedError`` that say the function is not part of the
 student build; every other line of the module stays as written. ``linlib/_build.py``
-records the assignment and the stubbed names (``linlib.grading`` reads it: a test's
-``use_reference`` of a stubbed reference keeps the student's own function).
+records the assignment, the stubbed names and the library's answers that the release's
+test cells need of them (:mod:`.replays`; ``linlib.grading`` reads it: a test's
+``use_reference`` of a stubbed reference gets those answers, or the student's own function).
 
 The grader uses the full library (the repository's ``linlib``); only the wheels in the
 student zips are built from this.
@@ -35,6 +36,7 @@ import shutil
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import nbformat
 
@@ -343,6 +345,9 @@ class StudentBuild:
     stubs: Mapping[Key, str]
     #: answers kept because the release notebook needs them -> their name
     kept: Mapping[Key, str]
+    #: the library's answers to the calls the release's test cells make of stubbed
+    #: references (``module.qualname`` -> [[arguments, result]]; :mod:`.replays`)
+    replays: Mapping[str, list[list[Any]]] = field(default_factory=dict)
 
     def stubbed_names(self) -> list[str]:
         return sorted(self.stubs.values())
@@ -497,11 +502,15 @@ def stub_module_source(
     return "\n".join(lines)
 
 
-def build_module_source(source: str, assignment: str, stubs: Iterable[str]) -> str:
-    """``linlib/_build.py`` for the student build: its ``ASSIGNMENT`` and ``STUBS``."""
+def build_module_source(
+    source: str, assignment: str, stubs: Iterable[str], replays: str = "{}"
+) -> str:
+    """``linlib/_build.py`` for the student build: its ``ASSIGNMENT``, ``STUBS`` and
+    ``REPLAYS`` (the recorded answers as JSON text, :mod:`.replays`)."""
     values = {
         "ASSIGNMENT": repr(assignment),
         "STUBS": "frozenset({" + ", ".join(repr(s) for s in sorted(stubs)) + "})",
+        "REPLAYS": repr(replays),
     }
     tree = ast.parse(source)
     lines = source.split("\n")
@@ -546,8 +555,12 @@ def write_student_linlib(
         )
     qualified = [".".join(key) for key in build.stubs]
     build_path = target / BUILD_MODULE
+    # sorted: the same release gives the same bytes
+    replays = json.dumps(build.replays, sort_keys=True, separators=(",", ":"))
     build_path.write_text(
-        build_module_source(build_path.read_text(encoding="utf-8"), build.assignment, qualified),
+        build_module_source(
+            build_path.read_text(encoding="utf-8"), build.assignment, qualified, replays
+        ),
         encoding="utf-8",
     )
     return target

@@ -6,7 +6,7 @@ A release zip (``python -m autograder release``) is all a student needs::
     <assignment>/README.md                       two commands: a venv, then JupyterLab
     <assignment>/requirements.txt                exact pins: the wheel and what it needs
     <assignment>/linlib-<version>+<assignment>-py3-none-any.whl   the course's helper library
-    <assignment>/nbgrader_config.py              so that `nbgrader validate` finds its config
+    <assignment>/nbgrader_config.py              so that the README's check finds its config
 
 The wheel is a linlib-only distribution built at release time from the repository's
 ``linlib/`` with setuptools, offline: the *student build* of the assignment, in which the

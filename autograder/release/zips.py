@@ -4,6 +4,7 @@ besides the notebook (:mod:`autograder.release.student`)."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import zipfile
 from collections.abc import Iterable, Mapping
@@ -14,7 +15,7 @@ from autograder.course import origin
 from autograder.faults import faults_as_errors
 from autograder.files import files_digest, folder_digest, folder_files, write_atomic
 from autograder.models import GradingError
-from autograder.release import answers
+from autograder.release import answers, replays
 from autograder.release import student as student_release
 from autograder.source import CourseSource, SourceError
 from course_common.paths import LINLIB_DIR, REPO_ROOT
@@ -33,6 +34,7 @@ def _student_files_digest() -> str:
         student_release.REQUIREMENTS,
         here / "student.py",
         here / "answers.py",
+        here / "replays.py",
         root / "autograder" / "notebook.py",
     ]
     paths += origin.NOTEBOOKS_DIR.glob("*/*.ipynb")
@@ -139,12 +141,17 @@ def ensure_released(
                     linlib = answers.LinlibSource()
                     course_answers = answers.course_answers(linlib=linlib)
                 # Each assignment's own student build of linlib (answers stubbed).
+                release_notebooks = sorted(release.glob("*.ipynb"))
                 build = answers.student_build(
-                    assignment,
-                    sorted(release.glob("*.ipynb")),
-                    linlib=linlib,
-                    answers=course_answers,
+                    assignment, release_notebooks, linlib=linlib, answers=course_answers
                 )
+                # ... and the library's answers its test cells need of what it stubs.
+                recorded = replays.record_replays(
+                    source.notebook_paths(assignment),
+                    release_notebooks,
+                    (".".join(key) for key in build.stubs),
+                )
+                build = dataclasses.replace(build, replays=recorded)
             except answers.AnswersError as error:
                 raise GradingError(f"cannot make the student build of linlib: {error}") from None
             wheel = student_release.build_linlib_wheel(

@@ -347,6 +347,47 @@ def perceptron_epoch(X, y, w, b):
     return np.asarray(w, dtype=float), b, n_updates
 '''
 
+EPOCH_KEEPS_LAST_UPDATE = '''
+def perceptron_epoch(X, y, w, b):
+    """Checks every example against the weights the epoch started with; keeps the
+    result of the last update."""
+    w_start = np.array(w, dtype=float)
+    w_out, b_out = w_start.copy(), b
+    count = 0
+    for i in range(len(y)):
+        w_i, b_i, changed = perceptron_update(w_start, b, X[i], y[i])
+        if changed:
+            w_out, b_out = w_i, b_i
+            count += 1
+    return w_out, b_out, count
+'''
+
+EPOCH_ACTIVATIONS_FIRST = '''
+def perceptron_epoch(X, y, w, b):
+    """All activations computed once, before the loop, then every mistake added."""
+    X = np.asarray(X, dtype=float)
+    labels = np.asarray(y, dtype=float)
+    weights = np.asarray(w, dtype=float)
+    activations = X @ weights + b
+    mistakes = 0
+    for row, label, a in zip(X, labels, activations):
+        if label * a <= 0:
+            weights = weights + label * row
+            b = b + label
+            mistakes += 1
+    return weights, b, mistakes
+'''
+
+EPOCH_RETURNS_START = '''
+def perceptron_epoch(X, y, w, b):
+    """Counts the updates, but hands back the weights the epoch started with."""
+    start = np.array(w, dtype=float)
+    total = 0
+    for k, x_k in enumerate(X):
+        total += perceptron_update(start, b, x_k, y[k])[2]
+    return start, b, int(total)
+'''
+
 TRAIN_WHILE_TRUE = '''
 def train_perceptron(X, y, max_epochs):
     """while True with two exits."""
@@ -654,6 +695,27 @@ VARIANTS = [
         lost=frozenset({"perceptron_epoch_visible", "perceptron_epoch_hidden"}),
         description="ties update but are not counted",
         misconception="ties_not_counted",
+    ),
+    Variant(
+        "epoch_keeps_start_weights_last_update",
+        {"perceptron_epoch": EPOCH_KEEPS_LAST_UPDATE},
+        lost=frozenset({"perceptron_epoch_visible", "perceptron_epoch_hidden"}),
+        description="each example checked with the epoch's first weights; the last update kept",
+        misconception="forgets_new_weights",
+    ),
+    Variant(
+        "epoch_activations_before_the_loop",
+        {"perceptron_epoch": EPOCH_ACTIVATIONS_FIRST},
+        lost=frozenset({"perceptron_epoch_visible", "perceptron_epoch_hidden"}),
+        description="activations of the epoch's first weights, computed before the loop",
+        misconception="forgets_new_weights",
+    ),
+    Variant(
+        "epoch_returns_start_weights",
+        {"perceptron_epoch": EPOCH_RETURNS_START},
+        lost=frozenset({"perceptron_epoch_visible", "perceptron_epoch_hidden"}),
+        description="counts the updates, returns the weights the epoch started with",
+        misconception="forgets_new_weights",
     ),
     Variant(
         "train_for_range",

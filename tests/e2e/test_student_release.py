@@ -14,6 +14,11 @@ requirements (pip; PyPI or pip's cache) and open the notebook in JupyterLab. The
   the release notebook's visible tests all fail on the student's stubs (never on one of
   the library's), and with the instructor's solutions typed in, every cell runs — the
   demonstrations too — on the student's code and what the build keeps;
+- the README's terminal check (``python -m linlib.validate``) of notebook 02 answered with
+  a wrong ``perceptron_update`` and the instructor's other answers: exactly the update's
+  tests fail, each listed by its first line with its message whole, and nothing else is
+  printed (no code, no frame of linlib, no kernel log, no line cut short); the epoch's and
+  the later tests, which put the library's update in place of the student's, pass;
 - in a real browser (Playwright driving Debian's chromium): a correct answer typed into
   one solution cell and a wrong one into the next, Run All Cells, Validate; the student
   sees the passing tests, the failing test's message, and Validate's list of failures.
@@ -300,6 +305,66 @@ def test_release_runs_and_solutions_validate(student_dir, releases, assignment):
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Success! Your notebook passes all the tests." in done.stdout
     assert "nbgrader_config.py" not in done.stdout + done.stderr  # no "No ... found" warning
+
+
+def _readme_check(readme: str, notebook: str) -> list[str]:
+    """The README's terminal check (Linux and macOS), as arguments."""
+    line = next(
+        line.strip()
+        for line in readme.splitlines()
+        if line.startswith("    .venv/bin/") and line.strip().endswith(notebook)
+    )
+    return shlex.split(line)
+
+
+# The terminal check of notebook 02 (issues 41): a wrong update, the instructor's epoch and
+# everything else. The update's tests fail, with their messages; the epoch's, which put the
+# library's update in place of the student's, pass in the student's release too.
+SECOND = "02_perceptron_update"
+WRONG_UPDATE = '''def perceptron_update(w, b, x, y):
+    """Never updates (wrong)."""
+    return np.array(w, dtype=float), b, False
+'''
+
+
+@pytest.mark.slow
+def test_terminal_check_lists_whole_messages_and_only_the_wrong_answer(student_dir, tmp_path):
+    folder = student_dir[SECOND]
+    notebook = f"{SECOND}.ipynb"
+    _use_assignment(student_dir, SECOND)
+    release = nbformat.read(folder / notebook, as_version=4)
+    answers = solution_sources(REPO / "notebooks" / SECOND / notebook)
+    answers["perceptron_update"] = WRONG_UPDATE
+    for cell in release.cells:
+        if cell.metadata.get("nbgrader", {}).get("solution"):
+            cell.source = answers[cell.metadata.nbgrader.grade_id]
+    nbformat.write(release, folder / "checked.ipynb")
+    command = _readme_check((folder / "README.md").read_text(), notebook)
+    assert command[0] == ".venv/bin/python", command
+    # the one environment this test keeps for every assignment (_use_assignment)
+    command = [_venv_bin(student_dir, "python"), *command[1:-1], "checked.ipynb"]
+    done = _run(command, folder)
+    out = done.stdout + done.stderr
+    assert done.returncode == 1, out
+    # Exactly the update's test cells fail, each named by its first line, with its message
+    # whole (the project's own run of the same answers says which and what).
+    _, failed = _expected(student_dir, release, tmp_path)
+    labels = {f["source"].splitlines()[0].strip('"') for f in failed}
+    assert labels and all(label.startswith("perceptron_update:") for label in labels), labels
+    assert out.count("This test failed:") == len(failed)
+    words = " ".join(out.split())
+    for entry in failed:
+        assert " ".join(entry["source"].splitlines()[0].strip('"').split()) in words
+        message = entry["raw_error"].strip().splitlines()[-1]  # the exception's line
+        assert " ".join(_ANSI.sub("", message).split()) in words, message
+    assert "perceptron_epoch:" not in out and "train_perceptron:" not in out
+    # nothing else: no code, no library frame, no kernel log, no line cut short
+    assert "linlib/" not in out and "Traceback" not in out, out
+    assert "Kernel is running over TCP" not in out and "INFO" not in out, out
+    assert not [line for line in out.splitlines() if line.rstrip().endswith("...")], out
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 # --------------------------------------------------------------------------- the browser

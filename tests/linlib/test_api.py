@@ -50,6 +50,7 @@ def test_all_lists_exactly_the_public_names():
         "perceptron",
         "svm",
         "text",
+        "validate",  # the README's terminal check (python -m linlib.validate), when imported
     }
     assert set(linlib.__all__) == exported - submodules
     assert len(PUBLIC) > 40

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import functools
+import json
 import os
+import re
 import sys
 import warnings
 
@@ -532,3 +534,248 @@ def test_linlib_class_is_disabled_also_for_fitted_instances_and_not_its_siblings
     assert_labels_equal(student_uses_fitted_model(X), y)
     assert_close(student_uses_decision_function(X), [-1.0, 1.0, 1.0], atol=1e-8)
     assert "predict" not in vars(linlib.HardMarginSVM)
+
+
+# ---------------------------------------------------------------------------------------
+# A student build's recorded answers (issue 41)
+# ---------------------------------------------------------------------------------------
+
+UPDATE = "linlib.perceptron.perceptron_update"
+EPOCH_SOURCE = """
+import numpy as np
+
+def perceptron_update(w, b, x, y):  # the student's, wrong: never updates
+    return np.asarray(w, dtype=float), b, False
+
+def perceptron_epoch(X, y, w, b):  # the student's, right
+    n_updates = 0
+    for x, label in zip(X, y):
+        w, b, updated = perceptron_update(w, b, x, label)
+        n_updates += int(updated)
+    return w, b, n_updates
+"""
+TOY_X = [[2, 1], [5, 2], [3, 5], [3, 2], [1, 3], [2, 4]]
+TOY_Y = [1, 1, -1, 1, -1, -1]
+
+
+def _student_namespace() -> dict:
+    namespace: dict = {}
+    exec(EPOCH_SOURCE, namespace)
+    return namespace
+
+
+def _epoch(namespace: dict, X=TOY_X, y=TOY_Y, w=(0.0, 0.0), b=0.0):
+    """The student's epoch called as its tests call it: the library's update in place."""
+    return call_student(
+        namespace["perceptron_epoch"], X, y, list(w), b, use_reference=["perceptron_update"]
+    )
+
+
+@pytest.fixture
+def student_build(monkeypatch):
+    """This process's linlib made a student build of notebook 02 whose recorded answers
+    are those the full library's update gives the epoch of Bast's toy run from w = 0
+    (recorded with the instructor's epoch, as the release records them)."""
+    from linlib import _build, grading
+
+    def instructors_epoch(X, y, w, b):
+        X, w = np.asarray(X, dtype=float), np.asarray(w, dtype=float)
+        n_updates = 0
+        for x, label in zip(X, y, strict=True):
+            w, b, updated = perceptron_update(w, b, x, label)  # noqa: F821 (put in place)
+            n_updates += int(updated)
+        return w, b, n_updates
+
+    namespace = {"np": np}
+    exec(compile("def perceptron_update(w, b, x, y): pass", "<stub>", "exec"), namespace)
+    instructors_epoch = type(instructors_epoch)(instructors_epoch.__code__, namespace)
+    with grading.recording_references([UPDATE]) as calls:
+        call_student(
+            instructors_epoch, TOY_X, TOY_Y, [0.0, 0.0], 0.0, use_reference=["perceptron_update"]
+        )
+    assert len(calls[UPDATE]) == 6  # one per example: the epoch's six steps
+    monkeypatch.setattr(_build, "STUBS", frozenset({UPDATE}))
+    monkeypatch.setattr(_build, "REPLAYS", json.dumps(calls))
+    grading._replays.cache_clear()
+    yield calls
+    grading._replays.cache_clear()
+
+
+def test_a_student_build_answers_the_recorded_calls_with_the_library(student_build):
+    """A right epoch over a wrong update: the recorded answers stand in for the update, so
+    the epoch gets the library's first epoch of the toy run (w = (2, -2), b = 1, 3
+    updates), computed by hand in notebook 02, whatever the student's update does."""
+    namespace = _student_namespace()
+    w, b, n_updates = _epoch(namespace)
+    assert_close(w, [2.0, -2.0])
+    assert (b, n_updates) == (1.0, 3)
+    # integer lists, numpy integers, arrays: the same calls
+    w, b, n_updates = call_student(
+        namespace["perceptron_epoch"],
+        np.array(TOY_X),
+        np.array(TOY_Y),
+        np.zeros(2, dtype=int),
+        0,
+        use_reference=["perceptron_update"],
+    )
+    assert_close(w, [2.0, -2.0])
+    assert (b, n_updates) == (1.0, 3)
+    # outside the call the student's own function is back
+    assert namespace["perceptron_update"]([0.0, 0.0], 0.0, [1.0, 1.0], 1)[2] is False
+
+
+def test_a_student_build_sends_other_calls_to_the_students_own_function(student_build):
+    """Another start than the recorded one: the student's own (wrong) update answers, as
+    it did before answers were recorded; a wrong epoch is not rescued."""
+    namespace = _student_namespace()
+    w, b, n_updates = _epoch(namespace, w=(1.0, 0.0), b=0.0)
+    assert (list(w), b, n_updates) == ([1.0, 0.0], 0.0, 0)
+    exec(
+        "def perceptron_epoch(X, y, w, b):  # wrong: w is not carried\n"
+        "    for x, label in zip(X, y):\n"
+        "        new_w, new_b, _ = perceptron_update(w, b, x, label)\n"
+        "    return new_w, new_b, 0\n",
+        namespace,
+    )
+    w, b, _ = _epoch(namespace)
+    assert list(w) == [0.0, 0.0]  # its last call, (0, 0, x6, -1), was not recorded
+    del namespace["perceptron_update"]
+    with pytest.raises(NameError, match="perceptron_update"):
+        _epoch(namespace)
+
+
+def test_recorded_answers_are_new_objects_each_time(student_build):
+    namespace = _student_namespace()
+    first = _epoch(namespace)
+    first[0][:] = 99.0  # a caller that changes what it got
+    second = _epoch(namespace)
+    assert_close(second[0], [2.0, -2.0])
+
+
+def test_recording_records_only_the_named_references_and_plain_data():
+    """Only the labels asked for; the arguments as they were when the call was made; a call
+    with a function among its arguments is not recorded (it cannot be answered later)."""
+    from linlib.grading import recording_references
+
+    namespace: dict = {}
+    exec(
+        "import numpy as np\n"
+        "def caller(x):\n"
+        "    w = np.zeros(2)\n"
+        "    result = perceptron_update(w, 0.0, x, 1)\n"
+        "    w[:] = 5.0  # changed after the call: the record keeps the zeros\n"
+        "    return result, functional_margin([x], [1], [1.0, 1.0], 0.0)\n",
+        namespace,
+    )
+    with recording_references([UPDATE]) as calls:
+        call_student(
+            namespace["caller"],
+            [1.0, 2.0],
+            use_reference=["perceptron_update", "functional_margin"],
+        )
+    assert list(calls) == [UPDATE]
+    ((arguments, result),) = calls[UPDATE]
+    from linlib.grader_kernel_wire import decode
+
+    assert_close(decode(arguments)["w"], [0.0, 0.0])
+    assert_close(decode(result)[0], [1.0, 2.0])
+    with recording_references(["linlib.kernels.kernel_perceptron"]) as calls:
+        exec(
+            "def caller():\n    return kernel_perceptron([[1.0]], [1], linear_kernel)\n", namespace
+        )
+        namespace["linear_kernel"] = linlib.linear_kernel
+        call_student(namespace["caller"], use_reference=["kernel_perceptron"])
+    assert calls == {}
+    with (
+        pytest.raises(RuntimeError),
+        recording_references([UPDATE]),
+        recording_references([UPDATE]),
+    ):
+        pass
+
+
+def test_the_full_library_puts_the_reference_in_place_not_a_record():
+    """In the grader's linlib (no stubs) a reference is the library's own function, also
+    while a recording runs for another label."""
+    from linlib.grading import recording_references
+
+    namespace = _student_namespace()
+    with recording_references(["linlib.geometry.augment"]):
+        w, b, n_updates = _epoch(namespace, w=(1.0, 0.0), b=0.0)
+    expected = linlib.perceptron_epoch(TOY_X, TOY_Y, [1.0, 0.0], 0.0)  # the library's run
+    assert_close(w, expected[0])
+    assert (b, n_updates) == expected[1:]
+    assert n_updates > 0  # the student's update never updates: the library's ran
+
+
+# ---------------------------------------------------------------------------------------
+# Tracebacks a student reads: without linlib's frames (issue 41)
+# ---------------------------------------------------------------------------------------
+
+
+def _rendered(error: BaseException) -> str:
+    return "".join(error._render_traceback_())
+
+
+def test_a_failed_check_is_shown_without_the_librarys_frames():
+    """Outside IPython, Python's format of the same frames: the test's own frame and the
+    message, not assert_close's."""
+
+    def test_in_a_cell():
+        assert_close([1.0, 2.0], [1.0, 3.0], name="w")
+
+    with pytest.raises(AssertionError) as info:
+        test_in_a_cell()
+    text = _rendered(info.value)
+    assert "test_in_a_cell" in text and "linlib/grading.py" not in text
+    assert text.rstrip().endswith(str(info.value))
+
+
+def test_a_students_error_is_shown_with_the_students_frames_not_call_students():
+    def students_function(x):
+        return [1, 2][x]
+
+    with pytest.raises(IndexError) as info:
+        call_student(students_function, 5)
+    text = _rendered(info.value)
+    assert "students_function" in text and "return [1, 2][x]" in text
+    assert "linlib/grading.py" not in text
+    with pytest.raises(ReferenceDisabledError) as info:
+        call_student(lambda X: linlib.augment(X), [[1.0]], disable=("augment",))
+    text = _rendered(info.value)
+    assert "<disabled reference>" not in text and "linlib/grading.py" not in text
+    assert "linlib.augment is disabled in this test" in text
+
+
+@pytest.mark.slow
+def test_a_notebook_shows_a_failed_check_without_the_librarys_frames(tmp_path):
+    """In a kernel (IPython asks the exception for its traceback): the error output of a
+    failing test cell holds the test's lines and the message, no frame of linlib."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell(
+            "from linlib.grading import assert_close, call_student\n"
+            "def f(x):\n    return [2.0 * v for v in x]\n"
+        ),
+        nbformat.v4.new_code_cell(
+            "def test():\n"
+            "    got = call_student(f, [1.0, 2.0])\n"
+            "    assert_close(got, [2.0, 5.0], name='f(x)')\n"
+            "test()"
+        ),
+        nbformat.v4.new_code_cell("call_student(lambda x: [1][x], 3)"),
+    ]
+    NotebookClient(nb, allow_errors=True, kernel_name="python3", timeout=120).execute()
+    ansi = re.compile(r"\x1b\[[0-9;]*m")
+    errors = [o for c in nb.cells for o in c.outputs if o.output_type == "error"]
+    assert [e.ename for e in errors] == ["AssertionError", "IndexError"]
+    for error in errors:
+        text = ansi.sub("", "\n".join(error.traceback))
+        assert "linlib" not in text and "linlib/grading.py" not in text, text
+        assert "Cell In[" in text and "hidden" not in text, text
+    first = ansi.sub("", "\n".join(errors[0].traceback))
+    assert "assert_close(got, [2.0, 5.0], name='f(x)')" in first
+    assert first.rstrip().endswith("Expected [2. 5.], got [2. 4.].")

@@ -40,6 +40,7 @@ from course_common.paths import REPO_ROOT
 
 REPO = REPO_ROOT
 PROBE = Path(__file__).with_name("probe_student_build.py")
+VISIBLE_PROBE = Path(__file__).with_name("probe_visible_tests.py")
 EPOCH = 1_795_000_000
 ASSIGNMENTS = list_assignments()
 STUB_SAYS = "is not part of the student build of"
@@ -177,6 +178,42 @@ def test_every_wheel_stubs_its_own_answers_and_later_ones(release, probed):
         # a visible test's use_reference of a stub runs the student's own function
         assert found["use_reference_keeps_own"]
         assert all(found["use_reference_keeps_own"].values()), assignment
+
+
+@pytest.mark.slow
+def test_a_right_later_answer_passes_its_release_tests_whatever_the_earlier_ones(release):
+    """Issue 41: a test of a later exercise uses the library's reference for the earlier
+    ones, in the release as when graded. Each wheel's linlib, imported by another Python,
+    runs every release test cell that puts a reference in place with the instructor's
+    solutions but every earlier answer it names wrong (failing the test if called): each
+    passes, on the library's answers the wheel recorded; notebook 02's epoch among them."""
+    course, wheels = release
+    arguments = []
+    for assignment in ASSIGNMENTS:
+        release_dir = course / "release" / assignment
+        arguments += [wheels[assignment], release_dir, REPO / "notebooks" / assignment]
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run(
+        [sys.executable, str(VISIBLE_PROBE), *map(str, arguments)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    found = {result["assignment"]: result["outcomes"] for result in json.loads(done.stdout)}
+    assert set(found) == set(ASSIGNMENTS)
+    failed = {
+        f"{assignment}: {cell}": outcome
+        for assignment, outcomes in found.items()
+        for cell, outcome in outcomes.items()
+        if outcome != "passed"
+    }
+    assert not failed, failed
+    assert {"perceptron_epoch_visible", "perceptron_epoch_hidden"} <= set(
+        found["02_perceptron_update"]
+    )
+    assert sum(len(outcomes) for outcomes in found.values()) >= 10
 
 
 def _header(node: ast.AST) -> str:

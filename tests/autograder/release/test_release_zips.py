@@ -164,6 +164,9 @@ def test_readme_names_the_commands_of_the_three_systems(released):
     assert f".venv/bin/jupyter lab {notebook}" in text
     assert "py -3.11 -m venv .venv" in text
     assert f".venv\\Scripts\\jupyter lab {notebook}" in text
+    # the terminal's check (linlib.validate: each failing test with its whole message)
+    assert f".venv/bin/python -m linlib.validate {notebook}" in text
+    assert f".venv\\Scripts\\python -m linlib.validate {notebook}" in text
     assert "pip install -r requirements.txt" in text
     assert len(text.splitlines()) <= 40
 
