@@ -10,11 +10,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from autograder.course import Course, load_submissions
-from autograder.grading import CANARY_PREFIX
 from autograder.lms.base import ExportOption, LmsPlugin, lms_exporters, lms_plugin
 from autograder.lms.grades import ExportReport, listed, points
 from autograder.models import TermError
-from autograder.report import pending_of
 from autograder.text import listing
 
 
@@ -44,6 +42,10 @@ def export_to_lms(
         An unknown LMS, an option of another LMS's, an assignment never graded, or a file
         the LMS's importer would not read back.
     """
+    # imported here: the grading layer imports its worker pool, the report's modules nbgrader
+    from autograder.grading import CANARY_PREFIX
+    from autograder.report import pending_of
+
     plugin = lms_plugin(lms)
     if plugin is None or not plugin.exports():
         names = " or ".join(p.name for p in lms_exporters())
