@@ -44,6 +44,7 @@ from autograder.phases import ENV_PROFILE
 from autograder.release import ensure_released
 from autograder.sandbox import sandbox_status
 from autograder.source import CourseSource
+from benchmarks.environment import child_env
 from benchmarks.machine import BusySampler
 
 
@@ -73,15 +74,6 @@ def copy_class(submitted: Path, dest: Path, copies: int) -> Path:
     return dest
 
 
-def _env() -> dict[str, str]:
-    env = dict(os.environ)
-    bin_dir = str(Path(sys.executable).parent)
-    env["PATH"] = bin_dir + os.pathsep + env.get("PATH", "")
-    env.setdefault("PYTHONHASHSEED", "0")
-    env.setdefault("MPLBACKEND", "Agg")
-    return env
-
-
 def _children_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
@@ -97,7 +89,7 @@ def run_stock(course_dir: Path, batch: Path, assignments: list[str]) -> tuple[fl
         proc = subprocess.run(
             [nbgrader, "autograde", assignment, "--force"],
             cwd=course_dir,
-            env=_env(),
+            env=child_env(),
             capture_output=True,
             text=True,
         )
@@ -141,7 +133,7 @@ def run_ours(
         command.append("--regrade")
     if not options.sandbox:
         command.append("--unsandboxed")
-    env = _env()
+    env = child_env()
     if profile is not None:
         env[ENV_PROFILE] = str(profile)
     cpu = _children_cpu()
@@ -408,7 +400,9 @@ def print_scaling(
 
 def _nbgrader(course: Path, *args: str) -> None:
     nbgrader = str(Path(sys.executable).parent / "nbgrader")
-    proc = subprocess.run([nbgrader, *args], cwd=course, env=_env(), capture_output=True, text=True)
+    proc = subprocess.run(
+        [nbgrader, *args], cwd=course, env=child_env(), capture_output=True, text=True
+    )
     if proc.returncode != 0:
         raise RuntimeError(f"nbgrader {' '.join(args)} failed:\n{proc.stderr[-2000:]}")
 
