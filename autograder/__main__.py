@@ -354,6 +354,7 @@ def main(argv: list[str] | None = None) -> int:
         CourseBusy,
         GraderFault,
         GradingError,
+        SandboxUnavailable,
         SourceError,
         SubmissionsError,
         TermError,
@@ -382,9 +383,10 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(str(exc), 1)
     except SQLAlchemyError as exc:
         return _fail(f"cannot use the gradebook: {first_line(exc)}", 1)
+    except SandboxUnavailable as exc:
+        return _fail(f"{exc}; pass --unsandboxed to grade without it", 1)
     except GradingError as exc:
-        hint = "; pass --unsandboxed to grade without it" if "sandbox" in str(exc) else ""
-        return _fail(f"{exc}{hint}", 1)
+        return _fail(str(exc), 1)
     except KeyboardInterrupt:
         return _fail("interrupted (grades written so far are kept; run again to resume)", 130)
     finally:

@@ -338,6 +338,8 @@ def markdown_html(render: Any, context: Any, source: str) -> str:
             return clean_html(render(context, source))
         except InvalidNotebook as exc:
             inert = source
+            # nbconvert says which attachment in its message only ("missing attachment:
+            # NAME"): no attribute holds it
             name = str(exc).removeprefix("missing attachment: ")
             for written in dict.fromkeys((name, unquote(name))):  # as read, or %-decoded
                 inert = inert.replace(f"attachment:{written}", f"{_MISSING_ATTACHMENT}{written}")

@@ -537,7 +537,8 @@ def _grader_folders(course_root: str = "") -> tuple[re.Pattern[str], dict[str, s
 KERNEL_START_ATTEMPTS = 3
 
 #: jupyter_client's words (and the sandbox's ReadyClient's) for a kernel that ended before
-#: it answered ``kernel_info``.
+#: it answered ``kernel_info``: jupyter_client raises a bare ``RuntimeError``, which these
+#: words alone tell from its others (a kernel that did not answer in time).
 _DIED_AT_START = "Kernel died before replying to kernel_info"
 
 
