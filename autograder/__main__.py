@@ -338,6 +338,34 @@ def _canary_passed(assignments: list[str], seconds: float) -> None:
     )
 
 
+class _Messages(logging.Handler):
+    """The library's messages (:mod:`logging`, the ``autograder`` loggers) on stderr as the
+    command line words them: a warning as ``note: ...``, the rest as they are. stderr is
+    looked up at each message (a test's capture replaces it)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = super().format(record)
+        return f"note: {text}" if record.levelno >= logging.WARNING else text
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            print(self.format(record), file=sys.stderr, flush=True)
+        except Exception:
+            self.handleError(record)
+
+
+_MESSAGES = _Messages()
+
+
+def show_messages() -> None:
+    """Show the library's messages of level INFO and above on stderr (once per process,
+    however often it is called)."""
+    logger = logging.getLogger("autograder")
+    logger.setLevel(logging.INFO)
+    if _MESSAGES not in logger.handlers:
+        logger.addHandler(_MESSAGES)
+
+
 def _fail(message: str, status: int) -> int:
     print(f"{PROG}: error: {message}", file=sys.stderr)
     return status
@@ -365,6 +393,7 @@ def main(argv: list[str] | None = None) -> int:
     # application log, which has no handler of its own) before raising it; the command line
     # says what happened in one line instead (autograder.faults)
     logging.getLogger("tornado.application").addHandler(logging.NullHandler())
+    show_messages()
     if getattr(args, "db", None) is not None:
         problem = gradebook_problem(args.db, course_dir=getattr(args, "course", None))
         if problem is not None:

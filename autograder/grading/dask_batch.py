@@ -40,7 +40,6 @@ import io
 import logging
 import os
 import shutil
-import sys
 import tempfile
 import time
 import zipfile
@@ -58,6 +57,8 @@ from autograder.grading.task import autograde_task, failed_outcome, worker_init
 from autograder.models import GradingError, SubmissionsError
 from autograder.options import GradeOptions
 from autograder.source import CONFIG_NAME, CourseSource
+
+log = logging.getLogger(__name__)
 
 #: Times a task that raised is run again (a worker that dies reschedules its task anyway).
 RETRIES = 2
@@ -369,7 +370,7 @@ def dask_client(
 def _show_dashboard(client: Any) -> None:
     link = dashboard_link(client)
     if link is not None:
-        print(f"Dask dashboard: {link}", file=sys.stderr)
+        log.info("Dask dashboard: %s", link)
 
 
 def _has_bokeh() -> bool:

@@ -291,7 +291,7 @@ def start_warm_box(
     try:
         _BOX = WarmBox(preload, base_dir=base_dir, log_path=log_path)
     except (WarmBoxError, OSError) as exc:
-        log.info("no warm box: %s", exc)
+        log.debug("no warm box: %s", exc)
         _BOX = None
         return None
     atexit.register(stop_warm_box)
