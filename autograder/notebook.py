@@ -63,6 +63,12 @@ def is_test_cell(cell: NotebookNode) -> bool:
     )
 
 
+def test_id(cell: NotebookNode) -> str | None:
+    """The grade id of an autograded test cell (:func:`is_test_cell`), None for any other
+    cell."""
+    return grade_id(cell) if is_test_cell(cell) else None
+
+
 def rubrics(nb: NotebookNode) -> dict[str, str]:
     """grade id -> the rubric of every written answer of *nb* that has one."""
     found = {}

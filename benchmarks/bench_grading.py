@@ -56,7 +56,8 @@ def build_batch(course_dir: Path, assignments: list[str], per_notebook: int) -> 
     for assignment in assignments:
         release_nb = course_dir / "release" / assignment / f"{assignment}.ipynb"
         source_nb = course_dir / "source" / assignment / f"{assignment}.ipynb"
-        replacements = [{}] + [dict(v.replace) for v in VARIANTS.get(assignment, [])]
+        replacements: list[dict[str, str]] = [{}]
+        replacements += [dict(v.replace) for v in VARIANTS.get(assignment, [])]
         for i in range(per_notebook):
             nb = make_submission(release_nb, source_nb, replacements[i % len(replacements)])
             folder = batch / f"student{i:03d}" / assignment

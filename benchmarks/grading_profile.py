@@ -215,8 +215,9 @@ def measure_floor(batch: Path, source_dir: Path) -> dict[str, list[float]]:
                     resources={"metadata": {"path": work}},
                 )
                 with client.setup_kernel():
+                    assert client.kc is not None and client.km is not None  # set up
                     client.wait_for_reply(client.kc.kernel_info())
-                    kernel = phases.KernelCPU(client.km.provisioner.pid)
+                    kernel = phases.KernelCPU(getattr(client.km.provisioner, "pid", None))
                     before = kernel.seconds()
                     for index, cell in enumerate(nb.cells):
                         if cell.cell_type == "code":

@@ -314,7 +314,9 @@ class CleanMarkdown(LoggingConfigurable):
     """
 
     def __call__(self, context: Any, source: str) -> str:
-        return markdown_html(self.parent.markdown2html, context, source)
+        exporter = self.parent
+        assert exporter is not None, "made by nbconvert for an exporter, its parent"
+        return markdown_html(exporter.markdown2html, context, source)
 
 
 #: What an image reference to an attachment the cell does not carry becomes: a URL with a

@@ -455,4 +455,5 @@ class Unavailable:
     __call__ = __getattr__ = __getitem__ = __iter__ = __len__ = _fail
     __eq__ = __lt__ = __gt__ = __le__ = __ge__ = __bool__ = __float__ = __int__ = _fail
     __array__ = _fail
+    # unhashable, as Python spells it (typeshed has object.__hash__ a method, never None)
     __hash__ = None  # type: ignore[assignment]

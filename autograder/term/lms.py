@@ -48,8 +48,8 @@ def export_to_lms(
 
     plugin = lms_plugin(lms)
     if plugin is None or not plugin.exports():
-        names = " or ".join(p.name for p in lms_exporters())
-        raise TermError(f"unknown LMS {lms!r}; choose {names}")
+        choices = " or ".join(p.name for p in lms_exporters())
+        raise TermError(f"unknown LMS {lms!r}; choose {choices}")
     asked = list(assignments or [])
     traits = _traits(plugin, {k: v for k, v in (options or {}).items() if v is not None}, asked)
     left_out: list[str] = []
@@ -57,8 +57,8 @@ def export_to_lms(
         present = sorted(a.name for a in gb.assignments)
         unknown = [a for a in asked if a not in present]
         if unknown:
-            graded = ", ".join(present) or "none"
-            raise TermError(f"{unknown[0]} has not been graded in this course (graded: {graded})")
+            known = ", ".join(present) or "none"
+            raise TermError(f"{unknown[0]} has not been graded in this course (graded: {known})")
         # the class: a canary a killed run left behind is none of it
         students = sorted(s.id for s in gb.students if not s.id.startswith(CANARY_PREFIX))
         class_ = set(students)
