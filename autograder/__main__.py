@@ -338,6 +338,34 @@ def _canary_passed(assignments: list[str], seconds: float) -> None:
     )
 
 
+class _Messages(logging.Handler):
+    """The library's messages (:mod:`logging`, the ``autograder`` loggers) on stderr as the
+    command line words them: a warning as ``note: ...``, the rest as they are. stderr is
+    looked up at each message (a test's capture replaces it)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = super().format(record)
+        return f"note: {text}" if record.levelno >= logging.WARNING else text
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            print(self.format(record), file=sys.stderr, flush=True)
+        except Exception:
+            self.handleError(record)
+
+
+_MESSAGES = _Messages()
+
+
+def show_messages() -> None:
+    """Show the library's messages of level INFO and above on stderr (once per process,
+    however often it is called)."""
+    logger = logging.getLogger("autograder")
+    logger.setLevel(logging.INFO)
+    if _MESSAGES not in logger.handlers:
+        logger.addHandler(_MESSAGES)
+
+
 def _fail(message: str, status: int) -> int:
     print(f"{PROG}: error: {message}", file=sys.stderr)
     return status
@@ -354,6 +382,7 @@ def main(argv: list[str] | None = None) -> int:
         CourseBusy,
         GraderFault,
         GradingError,
+        SandboxUnavailable,
         SourceError,
         SubmissionsError,
         TermError,
@@ -364,6 +393,7 @@ def main(argv: list[str] | None = None) -> int:
     # application log, which has no handler of its own) before raising it; the command line
     # says what happened in one line instead (autograder.faults)
     logging.getLogger("tornado.application").addHandler(logging.NullHandler())
+    show_messages()
     if getattr(args, "db", None) is not None:
         problem = gradebook_problem(args.db, course_dir=getattr(args, "course", None))
         if problem is not None:
@@ -382,9 +412,10 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(str(exc), 1)
     except SQLAlchemyError as exc:
         return _fail(f"cannot use the gradebook: {first_line(exc)}", 1)
+    except SandboxUnavailable as exc:
+        return _fail(f"{exc}; pass --unsandboxed to grade without it", 1)
     except GradingError as exc:
-        hint = "; pass --unsandboxed to grade without it" if "sandbox" in str(exc) else ""
-        return _fail(f"{exc}{hint}", 1)
+        return _fail(str(exc), 1)
     except KeyboardInterrupt:
         return _fail("interrupted (grades written so far are kept; run again to resume)", 130)
     finally:

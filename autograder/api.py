@@ -5,6 +5,7 @@ report."""
 
 from __future__ import annotations
 
+import logging
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -76,6 +77,8 @@ __all__ = [
     "release_course",
     "run_demo",
 ]
+
+log = logging.getLogger(__name__)
 
 DEFAULT_COURSE_DIR = course.DEFAULT_COURSE_DIR
 #: course.toml: the course's calendar, read from the course folder unless named.
@@ -347,11 +350,11 @@ def grade_prepared_run(
         ledger = Ledger(graded_course.root / "ledger.jsonl")
         canaries = instructor_submissions(graded_course, sorted({p.assignment for p in prepared}))
         if ledger.unreadable:
-            print(
-                f"note: the course's ledger.jsonl has {len(ledger.unreadable)} unreadable line(s) "
-                f"(line {listing(ledger.unreadable)}: cut off by a crash), ignored: those "
-                "submissions are graded again",
-                file=sys.stderr,
+            log.warning(
+                "the course's ledger.jsonl has %d unreadable line(s) (line %s: cut off by a "
+                "crash), ignored: those submissions are graded again",
+                len(ledger.unreadable),
+                listing(ledger.unreadable),
             )
         bar = _progress_bar(len(prepared), options.progress)
 
@@ -389,7 +392,7 @@ def grade_prepared_run(
         if feedback:
             with faults_as_errors("writing the feedback pages again after the late penalties"):
                 for line in stale.refresh():
-                    print(f"note: feedback page not written again: {line}", file=sys.stderr)
+                    log.warning("feedback page not written again: %s", line)
         results = settled.results
         names = {p.student: p.name for p in prepared if p.name}  # as the submissions say
         with faults_as_errors("recording the students' names in the gradebook"):

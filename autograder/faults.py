@@ -10,13 +10,13 @@ and one line saying what happened and what to do (:class:`~autograder.models.Gra
 ========================  ==========================================================  =====
 fault                     what raises it                                              stops
 ========================  ==========================================================  =====
-no space left on device   ``OSError`` ENOSPC or EDQUOT; SQLite's "database or disk      yes
-                          is full"
+no space left on device   ``OSError`` ENOSPC or EDQUOT; SQLite's ``SQLITE_FULL``       yes
+                          ("database or disk is full")
 the disk failed           ``OSError`` EIO or EROFS                                     yes
 out of memory             ``OSError`` ENOMEM (a process could not start)               no
 too many open files       ``OSError`` EMFILE or ENFILE                                 no
-the gradebook is locked   SQLite's "database is locked" (another program holds a       yes
-                          write transaction past the busy timeout)
+the gradebook is locked   SQLite's ``SQLITE_BUSY`` ("database is locked": another      yes
+                          program holds a write transaction past the busy timeout)
 the gradebook cannot be   any other ``OperationalError``/``InterfaceError`` of         yes
 used                      SQLAlchemy, sqlite3 or psycopg (a lost connection, a server
                           that went away)
@@ -33,7 +33,8 @@ own process every fault stops the run. Everything else is the submission's own.
 nbgrader's converters catch a notebook's exception and log its traceback as text;
 :func:`recording_exceptions` keeps the exception objects themselves (a logging handler that
 reads ``sys.exc_info()`` while nbgrader's ``except`` block logs), so a fault is classified by
-its type and errno, never by text a student's notebook could forge.
+its type and errno (SQLite's: its result code), never by text a student's notebook could
+forge.
 """
 
 from __future__ import annotations
@@ -137,10 +138,15 @@ def _classify_one(exc: BaseException) -> Fault | None:
         where = shown_path(exc.filename) if isinstance(exc.filename, str) else ""
         return Fault(what, advice, fatal, where)
     if kinds & _DATABASE_FAULTS:
-        text = " ".join(str(getattr(exc, "orig", None) or exc).split())
-        if "database or disk is full" in text:
+        import sqlite3
+
+        # SQLite's result code (the driver's error, under SQLAlchemy's wrapper; its extended
+        # codes add bits above the primary code's 8)
+        code = getattr(getattr(exc, "orig", None) or exc, "sqlite_errorcode", None)
+        primary = code & 0xFF if isinstance(code, int) else None
+        if primary == sqlite3.SQLITE_FULL:  # "database or disk is full"
             return Fault(*_NO_SPACE, where="writing the gradebook")
-        if "database is locked" in text:
+        if primary == sqlite3.SQLITE_BUSY:  # "database is locked"
             return Fault(
                 "the gradebook is locked by another program (SQLite: database is locked)",
                 "close the program that holds it (a formgrader, an sqlite3 shell)",

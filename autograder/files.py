@@ -260,7 +260,7 @@ def sweep_orphans(
     removed."""
     base = Path(dir if dir is not None else tempfile.gettempdir())
     prefixes = tuple(prefixes)
-    removed = []
+    removed: list[Path] = []
     try:
         entries = list(os.scandir(base))
     except OSError:

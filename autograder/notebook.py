@@ -26,22 +26,24 @@ import warnings
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
-
-import nbformat
-from nbformat import NotebookNode
-from nbgrader import utils
-from nbgrader.preprocessors import ClearHiddenTests
+from typing import TYPE_CHECKING, Any
 
 from course_common.rubric import is_written_answer, split_rubric
+
+if TYPE_CHECKING:
+    from nbformat import NotebookNode
 
 #: The key of the grader's own data in a notebook's metadata (``flags``, ``sandbox``, ...).
 FLAGS_KEY = "autograder"
 #: Under :data:`FLAGS_KEY`: exercise -> the re-check's diagnosis of its failed tests.
 DIAGNOSES_KEY = "diagnoses"
 
-HIDDEN_BEGIN: str = ClearHiddenTests.begin_test_delimeter.default_value
-HIDDEN_END: str = ClearHiddenTests.end_test_delimeter.default_value
+#: nbgrader's hidden-test delimiters (``ClearHiddenTests``' defaults, which a course cannot
+#: change: :meth:`autograder.source.CourseSource.check` refuses one that does; written out
+#: here so that this module does not import nbgrader, and held to nbgrader's by
+#: ``tests/autograder/test_notebook.py``).
+HIDDEN_BEGIN: str = "BEGIN HIDDEN TESTS"
+HIDDEN_END: str = "END HIDDEN TESTS"
 
 
 def grade_id(cell: NotebookNode) -> str | None:
@@ -51,12 +53,20 @@ def grade_id(cell: NotebookNode) -> str | None:
 
 def is_test_cell(cell: NotebookNode) -> bool:
     """An autograded test cell: a code cell nbgrader grades that is not a solution cell."""
+    from nbgrader import utils  # here: importing nbgrader takes seconds
+
     return (
         cell.cell_type == "code"
         and bool(utils.is_grade(cell))
         and not utils.is_solution(cell)
         and bool(grade_id(cell))
     )
+
+
+def test_id(cell: NotebookNode) -> str | None:
+    """The grade id of an autograded test cell (:func:`is_test_cell`), None for any other
+    cell."""
+    return grade_id(cell) if is_test_cell(cell) else None
 
 
 def rubrics(nb: NotebookNode) -> dict[str, str]:
@@ -77,8 +87,18 @@ def add_flag(nb: NotebookNode, text: str) -> None:
         flags.append(text)
 
 
+def read_notebook(path: str | Path) -> NotebookNode:
+    """The notebook at ``path``, as nbformat reads it (version 4), nbformat imported on first
+    use."""
+    import nbformat
+
+    return nbformat.read(str(path), as_version=4)
+
+
 def notebook_bytes(nb: NotebookNode) -> bytes:
     """A NotebookNode as the bytes of an .ipynb file."""
+    import nbformat
+
     buffer = io.StringIO()
     with warnings.catch_warnings():
         # nbformat repairs duplicated cell ids (a student copied a cell) and says so
@@ -94,7 +114,7 @@ def collect_notebook_flags(folder: Path) -> list[str]:
         return flags
     for path in sorted(folder.glob("*.ipynb")):
         try:
-            nb = nbformat.read(str(path), as_version=4)
+            nb = read_notebook(path)
         except Exception:  # a graded notebook nbgrader wrote is readable; be safe anyway
             continue
         for flag in nb.metadata.get(FLAGS_KEY, {}).get("flags", []) or []:
@@ -112,7 +132,7 @@ def collect_notebook_diagnoses(folder: Path) -> dict[str, dict]:
         return found
     for path in sorted(folder.glob("*.ipynb")):
         try:
-            nb = nbformat.read(str(path), as_version=4)
+            nb = read_notebook(path)
         except Exception:  # a graded notebook nbgrader wrote is readable; be safe anyway
             continue
         records = nb.metadata.get(FLAGS_KEY, {}).get(DIAGNOSES_KEY, {}) or {}

@@ -26,7 +26,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 #: The environment variable that switches the profile on: the file it is written to.
 ENV_PROFILE = "AUTOGRADER_PROFILE"
@@ -297,7 +297,16 @@ def cell_phase(cell: Any) -> str:
     return CELLS_INSTRUCTOR
 
 
-class TimedCells:
+# The base of the grader's mixins for nbgrader's Execute (TimedCells here, KernelStartRetry,
+# KernelRestarts): to a type checker nbconvert's ExecutePreprocessor, which Execute is, so
+# that their super() calls and attributes are checked; at run time nothing.
+if TYPE_CHECKING:
+    from nbconvert.preprocessors import ExecutePreprocessor as ExecutorMixinBase
+else:
+    ExecutorMixinBase = object
+
+
+class TimedCells(ExecutorMixinBase):
     """A mixin for nbgrader's ``Execute`` (nbclient's ``NotebookClient``) that times the
     kernel's start (warm: forked from a template; cold), each cell by its kind (with the
     kernel's CPU) and the kernel's stop, when the profile is on."""
@@ -307,10 +316,10 @@ class TimedCells:
 
     def start_new_kernel(self, **kwargs: Any) -> Any:
         self._start_clock = (time.perf_counter(), time.process_time())
-        return super().start_new_kernel(**kwargs)  # type: ignore[misc]
+        return super().start_new_kernel(**kwargs)
 
     def start_new_kernel_client(self) -> Any:
-        client = super().start_new_kernel_client()  # type: ignore[misc]
+        client = super().start_new_kernel_client()
         if _STATE["record"] is not None and self._start_clock is not None:
             provisioner = getattr(getattr(self, "km", None), "provisioner", None)
             process = getattr(provisioner, "process", None)
@@ -324,16 +333,16 @@ class TimedCells:
 
     def preprocess_cell(self, cell: Any, resources: Any, index: int) -> Any:
         if _STATE["record"] is None:
-            return super().preprocess_cell(cell, resources, index)  # type: ignore[misc]
+            return super().preprocess_cell(cell, resources, index)
         with phase(cell_phase(cell), self.kernel_cpu):
-            return super().preprocess_cell(cell, resources, index)  # type: ignore[misc]
+            return super().preprocess_cell(cell, resources, index)
 
     def _cleanup_kernel(self) -> None:
         record = _STATE["record"]
         if record is not None and self.kernel_cpu is not None:
             record.kernel_delay += self.kernel_cpu.run_delay()  # before the kernel is gone
         with phase(KERNEL_STOP):
-            super()._cleanup_kernel()  # type: ignore[misc]
+            super()._cleanup_kernel()
 
 
 # ------------------------------------------------------------------ the grader's side

@@ -102,7 +102,10 @@ def _check_metadata(nb: dict, where: str) -> None:
     except (ValidationError, jsonschema.ValidationError, SchemaMismatchError) as exc:
         line = str(getattr(exc, "message", None) or exc).strip().splitlines()
         detail = line[0][:200] if line else type(exc).__name__
-        if "does not match" in detail and "grade_id" in str(getattr(exc, "path", "")):
+        # nbgrader's schema's rule for grade ids, as jsonschema names the rule and the field
+        # (nbgrader's own checks raise the same class, with neither)
+        is_pattern = isinstance(exc, jsonschema.ValidationError) and exc.validator == "pattern"
+        if is_pattern and "grade_id" in getattr(exc, "path", ()):
             detail += " (nbgrader's grade ids are letters, digits, _ and -)"
         raise SourceError(f"--source: {where}: nbgrader refuses its cells: {detail}") from None
 

@@ -65,7 +65,10 @@ def main(argv: list[str] | None = None) -> int:
             course.release(assignment)
         batch = build_batch(course.root, assignments, args.per_notebook)
         raws = read_submissions(batch)
-        prepared = [prepare(raw, raw.assignment, [raw.assignment]) for raw in raws]
+        prepared = []
+        for raw in raws:
+            assert raw.assignment is not None  # nbgrader's layout names each one's assignment
+            prepared.append(prepare(raw, raw.assignment, [raw.assignment]))
         canaries = instructor_submissions(course, assignments)
         n = len(prepared)
         print(

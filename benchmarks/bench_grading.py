@@ -44,6 +44,7 @@ from autograder.phases import ENV_PROFILE
 from autograder.release import ensure_released
 from autograder.sandbox import sandbox_status
 from autograder.source import CourseSource
+from benchmarks.environment import child_env
 from benchmarks.machine import BusySampler
 
 
@@ -55,7 +56,8 @@ def build_batch(course_dir: Path, assignments: list[str], per_notebook: int) -> 
     for assignment in assignments:
         release_nb = course_dir / "release" / assignment / f"{assignment}.ipynb"
         source_nb = course_dir / "source" / assignment / f"{assignment}.ipynb"
-        replacements = [{}] + [dict(v.replace) for v in VARIANTS.get(assignment, [])]
+        replacements: list[dict[str, str]] = [{}]
+        replacements += [dict(v.replace) for v in VARIANTS.get(assignment, [])]
         for i in range(per_notebook):
             nb = make_submission(release_nb, source_nb, replacements[i % len(replacements)])
             folder = batch / f"student{i:03d}" / assignment
@@ -73,15 +75,6 @@ def copy_class(submitted: Path, dest: Path, copies: int) -> Path:
     return dest
 
 
-def _env() -> dict[str, str]:
-    env = dict(os.environ)
-    bin_dir = str(Path(sys.executable).parent)
-    env["PATH"] = bin_dir + os.pathsep + env.get("PATH", "")
-    env.setdefault("PYTHONHASHSEED", "0")
-    env.setdefault("MPLBACKEND", "Agg")
-    return env
-
-
 def _children_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
@@ -97,7 +90,7 @@ def run_stock(course_dir: Path, batch: Path, assignments: list[str]) -> tuple[fl
         proc = subprocess.run(
             [nbgrader, "autograde", assignment, "--force"],
             cwd=course_dir,
-            env=_env(),
+            env=child_env(),
             capture_output=True,
             text=True,
         )
@@ -141,7 +134,7 @@ def run_ours(
         command.append("--regrade")
     if not options.sandbox:
         command.append("--unsandboxed")
-    env = _env()
+    env = child_env()
     if profile is not None:
         env[ENV_PROFILE] = str(profile)
     cpu = _children_cpu()
@@ -408,7 +401,9 @@ def print_scaling(
 
 def _nbgrader(course: Path, *args: str) -> None:
     nbgrader = str(Path(sys.executable).parent / "nbgrader")
-    proc = subprocess.run([nbgrader, *args], cwd=course, env=_env(), capture_output=True, text=True)
+    proc = subprocess.run(
+        [nbgrader, *args], cwd=course, env=child_env(), capture_output=True, text=True
+    )
     if proc.returncode != 0:
         raise RuntimeError(f"nbgrader {' '.join(args)} failed:\n{proc.stderr[-2000:]}")
 

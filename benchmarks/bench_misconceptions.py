@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import statistics
 import subprocess
@@ -39,6 +38,7 @@ from autograder.grading import default_workers
 from autograder.grading.safe_execute import ENV_CONFIG
 from autograder.notebook import FLAGS_KEY, notebook_bytes
 from autograder.sandbox import sandbox_status
+from benchmarks.environment import child_env
 
 #: The share of extra grading time the diagnosis may cost (issue: at most 5 %).
 BUDGET = 0.05
@@ -59,9 +59,7 @@ def _grade(batch: Path, course: Path, out: Path, workers: int, env: dict[str, st
 
 
 def _env(diagnose: bool = True) -> dict[str, str]:
-    env = dict(os.environ)
-    env.setdefault("PYTHONHASHSEED", "0")
-    env.setdefault("MPLBACKEND", "Agg")
+    env = child_env()
     env.pop(ENV_CONFIG, None)
     if not diagnose:
         env[ENV_CONFIG] = json.dumps({"diagnose": False})

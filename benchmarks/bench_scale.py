@@ -147,7 +147,7 @@ def standin_notebook() -> nbformat.NotebookNode:
 
 
 #: The stand-in's answers, cycled through the submissions: right, one bug, another.
-STANDIN_ANSWERS = (
+STANDIN_ANSWERS: tuple[dict[str, str], ...] = (
     {},
     {"sign": "def sign(x):\n    return 1 if x >= 0 else -1"},
     {"add": "def add(a, b):\n    return a - b"},
@@ -334,7 +334,7 @@ def real_notebook_cpu(root: Path, n: int, workers: int) -> float:
     the kernel template's, cancels out)."""
     from autograder.samples import VARIANTS
 
-    answers = [{}] + [dict(v.replace) for v in VARIANTS.get(REAL, [])]
+    answers: list[dict[str, str]] = [{}] + [dict(v.replace) for v in VARIANTS.get(REAL, [])]
     cpu = []
     for count in (n, 2 * n):
         course = Course(root / f"course{count}").make([REAL])
@@ -350,7 +350,7 @@ def real_notebook_cpu(root: Path, n: int, workers: int) -> float:
 
 #: The run-to-the-end stand-in: one answer and one graded test (a visible and a hidden
 #: assert); the cheapest notebook nbgrader still autogrades in a kernel.
-TINY_ANSWERS = (
+TINY_ANSWERS: tuple[dict[str, str], ...] = (
     {},
     {"add": "def add(a, b):\n    return a - b"},
     {"add": "def add(a, b):\n    return b + a"},
@@ -523,9 +523,11 @@ class Watch:
         if first is None or last is None or last[1] <= first[1]:
             return None
         lines = last[1] - first[1]
-        return tuple(
-            (b - a) / lines for a, b in zip(first[:1] + first[2:], last[:1] + last[2:], strict=True)
+        before, after = first[:1] + first[2:], last[:1] + last[2:]
+        wall, grader, tree, server, busy = (
+            (b - a) / lines for a, b in zip(before, after, strict=True)
         )
+        return wall, grader, tree, server, busy
 
 
 def _vm_hwm(pid: int) -> int:

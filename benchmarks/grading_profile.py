@@ -25,6 +25,7 @@ import nbformat
 
 from autograder import phases
 from autograder.notebook import grade_id, is_test_cell
+from benchmarks.environment import child_env
 
 #: Phases of the grader process and per worker: costs of the run, not of a notebook.
 RUN_ROWS = ("canary (the instructor's solutions)", "worker start", "grader process")
@@ -192,11 +193,10 @@ def measure_floor(batch: Path, source_dir: Path) -> dict[str, list[float]]:
     from nbclient import NotebookClient
 
     from autograder.grading.prewarm import PrewarmedKernelManager, start_template, stop_template
-    from benchmarks.bench_grading import _env
 
     # the graders' environment (the benchmark's: the same matplotlib backend, the same hash
     # seed), which the template and its kernels inherit
-    for name, value in _env().items():
+    for name, value in child_env().items():
         if name in ("MPLBACKEND", "PYTHONHASHSEED", "PATH"):
             os.environ[name] = value
     start_template()
@@ -215,8 +215,9 @@ def measure_floor(batch: Path, source_dir: Path) -> dict[str, list[float]]:
                     resources={"metadata": {"path": work}},
                 )
                 with client.setup_kernel():
+                    assert client.kc is not None and client.km is not None  # set up
                     client.wait_for_reply(client.kc.kernel_info())
-                    kernel = phases.KernelCPU(client.km.provisioner.pid)
+                    kernel = phases.KernelCPU(getattr(client.km.provisioner, "pid", None))
                     before = kernel.seconds()
                     for index, cell in enumerate(nb.cells):
                         if cell.cell_type == "code":

@@ -26,13 +26,14 @@ import csv
 import hashlib
 import io
 import json
-import os
 import re
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
+
+from benchmarks.environment import child_env
 
 # the checkout a run was made from, as it appears in tracebacks (linlib/, autograder/, .venv/)
 _CHECKOUT = re.compile(r"(?:/[^/\s\"'<>:=]+)+/(?=(?:linlib|autograder|\.venv)/)")
@@ -44,19 +45,11 @@ _STREAM_SEAM = re.compile(
 _TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d+)?([+-]\d{2}:?\d{2}|Z)?")
 
 
-def _env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
-    env.setdefault("PYTHONHASHSEED", "0")
-    env.setdefault("MPLBACKEND", "Agg")
-    return env
-
-
 def _autograder(*args: str, cwd: Path) -> None:
     command = [sys.executable, "-m", "autograder", *args]
     if args[0] != "release":
         command.append("--no-progress")
-    proc = subprocess.run(command, cwd=cwd, env=_env(), capture_output=True, text=True)
+    proc = subprocess.run(command, cwd=cwd, env=child_env(), capture_output=True, text=True)
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(args[:1])} failed ({proc.returncode}): {proc.stderr[-2000:]}")
 

@@ -59,9 +59,9 @@ def write_bomb_zip(
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         for name, content in honest.items():
             archive.writestr(name, content)
-        for name in [*bombs, liar]:
-            if name is not None:
-                with archive.open(name, "w") as member:
+        for bomb in [*bombs, liar]:
+            if bomb is not None:
+                with archive.open(bomb, "w") as member:
                     for _ in range(bomb_bytes // MIB):
                         member.write(zeros)
     if liar is not None:

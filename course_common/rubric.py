@@ -10,8 +10,10 @@ the slides not at all.
 
 from __future__ import annotations
 
-from nbformat import NotebookNode
-from nbgrader import utils
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from nbformat import NotebookNode
 
 __all__ = ["RUBRIC_HEADING", "is_written_answer", "split_rubric"]
 
@@ -21,6 +23,8 @@ RUBRIC_HEADING = "#### Rubric"
 
 def is_written_answer(cell: NotebookNode) -> bool:
     """A written answer: a markdown cell nbgrader grades (by hand) that students write."""
+    from nbgrader import utils  # here: importing nbgrader takes seconds
+
     return (
         cell.get("cell_type") == "markdown"
         and bool(utils.is_grade(cell))

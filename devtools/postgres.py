@@ -110,9 +110,7 @@ class PostgresCluster:
     def _run(self, *args: str | os.PathLike) -> subprocess.CompletedProcess:
         """A server program, as the unprivileged user when we are root."""
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C", "TZ": "UTC"}
-        kwargs = {}
-        if self._ids is not None:
-            kwargs = {"user": self._ids[0], "group": self._ids[1], "extra_groups": []}
+        user, group = self._ids if self._ids is not None else (None, None)
         result = subprocess.run(
             [str(self.bindir / args[0]), *map(str, args[1:])],
             cwd=self.folder,
@@ -120,7 +118,9 @@ class PostgresCluster:
             capture_output=True,
             text=True,
             check=False,
-            **kwargs,
+            user=user,
+            group=group,
+            extra_groups=[] if self._ids is not None else None,  # none but the user's own
         )
         if result.returncode != 0:
             log = self.log_file.read_text() if self.log_file.exists() else ""

@@ -403,7 +403,7 @@ class _TexReader:
             out.append(tok)
         return "".join(out)
 
-    def _argument(self, display: bool | None = None) -> _Box:
+    def _argument(self, display: bool) -> _Box:
         tok = self._next()
         if tok is None:
             return _Box(0.0)

@@ -16,7 +16,7 @@ import functools
 import json
 import os
 import types
-from collections.abc import MutableMapping
+from collections.abc import Callable, MutableMapping
 from typing import Any
 
 from linlib.grader_kernel_wire import (
@@ -78,6 +78,15 @@ def _error(exc: BaseException) -> dict[str, Any]:
     }
 
 
+def _call_student() -> Callable[..., Any] | None:
+    """``linlib.grading.call_student``, or None where it cannot be imported."""
+    try:
+        from linlib.grading import call_student
+    except Exception:
+        return None
+    return call_student
+
+
 def _call(ns: MutableMapping[str, Any], req: dict[str, Any]) -> dict[str, Any]:
     """Call ``ns[req["name"]]`` through ``linlib.grading.call_student`` (the references
     named in ``disable`` raise); encode its result (an argument returned as itself as an
@@ -96,10 +105,7 @@ def _call(ns: MutableMapping[str, Any], req: dict[str, Any]) -> dict[str, Any]:
     except KeyError:
         return _error(NameError(f"name {req['name']!r} is not defined"))
     try:
-        try:
-            from linlib.grading import call_student
-        except Exception:
-            call_student = None
+        call_student = _call_student()
         references = req.get("use_reference") or {}
         if call_student is not None and references:
             result = call_student(

@@ -5,6 +5,7 @@ and seed 003's toy corpus. Everything is seeded; nothing is downloaded.
 from __future__ import annotations
 
 from numbers import Integral
+from typing import Literal, overload
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -47,6 +48,34 @@ def _sample_outside_slab(
     r_max = np.sqrt(np.maximum(radius * radius - t * t, 0.0))
     r = r_max * rng.random(n) ** (1.0 / (d - 1))
     return t, direction * r[:, None]
+
+
+@overload
+def make_separable(
+    n_samples: int,
+    n_features: int = ...,
+    margin: float = ...,
+    radius: float = ...,
+    random_state: int | np.random.Generator | None = ...,
+    *,
+    center: ArrayLike | None = ...,
+    direction: ArrayLike | None = ...,
+    return_separator: Literal[False] = ...,
+) -> tuple[NDArray[np.float64], NDArray[np.int64]]: ...
+
+
+@overload
+def make_separable(
+    n_samples: int,
+    n_features: int = ...,
+    margin: float = ...,
+    radius: float = ...,
+    random_state: int | np.random.Generator | None = ...,
+    *,
+    center: ArrayLike | None = ...,
+    direction: ArrayLike | None = ...,
+    return_separator: Literal[True],
+) -> tuple[NDArray[np.float64], NDArray[np.int64], tuple[NDArray[np.float64], float]]: ...
 
 
 def make_separable(

@@ -98,7 +98,7 @@ _NUMPY_EXCLUDED = frozenset(
 
 # Builtin types whose subclasses the kernel side sends as the base type (an honest
 # student's IntEnum or namedtuple); the grader's strict side refuses them.
-_BASES = (bool, int, float, str, complex, tuple, list, dict)
+_BASES: tuple[type[Any], ...] = (bool, int, float, str, complex, tuple, list, dict)
 
 
 class NotPlainData(TypeError):

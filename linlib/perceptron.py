@@ -504,7 +504,8 @@ class Step(NamedTuple):
     """
 
     epoch: int  # 1 for the first pass over the data
-    index: int  # row of X (0-based)
+    # the row's index shadows tuple.index on purpose: the notebooks print and read step.index
+    index: int  # type: ignore[assignment]  # row of X (0-based)
     x: NDArray[np.float64]
     y: int  # -1 or +1
     activation: float  # a = w·x + b *before* this step

@@ -13,7 +13,7 @@ are sorted and the second one is the +1 class, as in scikit-learn.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
@@ -22,6 +22,7 @@ from linlib._validation import check_scalar_b, check_vector, pm_labels_and_class
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
+    from matplotlib.typing import ColorType
 
 # matplotlib is imported inside the functions: importing it costs about a second, and
 # every notebook kernel the autograder starts imports linlib, most without plotting.
@@ -144,7 +145,7 @@ def plot_points(
     *,
     size: float = 36.0,
     legend: bool = True,
-    aspect: str | None = "equal",
+    aspect: Literal["auto", "equal"] | float | None = "equal",
 ) -> Axes:
     """Scatter 2-D points with the class colours and markers.
 
@@ -158,7 +159,7 @@ def plot_points(
         Marker area.
     legend : bool
         Add a legend entry per class.
-    aspect : str or None
+    aspect : "equal", "auto", float or None
         Aspect ratio to set (``"equal"`` for geometry); None leaves it.
 
     Returns
@@ -237,7 +238,7 @@ def plot_hyperplane(
     normal: bool = True,
     label: str | None = None,
     *,
-    color: str = HYPERPLANE_COLOR,
+    color: ColorType = HYPERPLANE_COLOR,
     linestyle: str = "-",
     alpha: float = 1.0,
 ) -> Axes:
@@ -262,7 +263,7 @@ def plot_hyperplane(
     label : str, optional
         Legend label of the line.
     color, linestyle, alpha
-        Line style.
+        Line style (``color``: any matplotlib colour).
 
     Returns
     -------
@@ -315,7 +316,7 @@ def plot_margin(
     margin: float | None = None,
     *,
     label: str | None = "margin",
-    color: str = HYPERPLANE_COLOR,
+    color: ColorType = HYPERPLANE_COLOR,
 ) -> Axes:
     """Shade the margin band around w·x + b = 0 and draw its two edges.
 
@@ -332,7 +333,7 @@ def plot_margin(
         Geometric half-width of the band (≥ 0).
     label : str or None
         Legend label of the band edges.
-    color : str
+    color : matplotlib colour
 
     Returns
     -------
@@ -434,8 +435,9 @@ def plot_decision_regions(
     X = _points_2d(X)
     y_arr = np.asarray(y).ravel()
     _, classes = pm_labels_and_classes(y_arr, y_arr.shape[0])
-    if callable(getattr(predict, "predict", None)):
-        predict = predict.predict
+    model_predict = getattr(predict, "predict", None)
+    if callable(model_predict):
+        predict = model_predict
     low, high = X.min(axis=0), X.max(axis=0)
     span = np.where(high > low, high - low, 1.0)
     low, high = low - padding * span, high + padding * span
@@ -562,7 +564,7 @@ def plot_distances(
     b: Any,
     *,
     annotate: bool = False,
-    color: str = HYPERPLANE_COLOR,
+    color: ColorType = HYPERPLANE_COLOR,
 ) -> Axes:
     """Draw each point's distance to the hyperplane w·x + b = 0 as a dotted segment.
 
@@ -577,7 +579,7 @@ def plot_distances(
     b : float
     annotate : bool
         Write the signed distance (w·x + b)/‖w‖ next to each segment.
-    color : str
+    color : matplotlib colour
 
     Returns
     -------
@@ -603,7 +605,7 @@ def plot_distances(
     feet = X - np.outer((X @ w + b) / (w @ w), w)
     segments = np.stack([X, feet], axis=1)
     ax.add_collection(
-        LineCollection(segments, colors=color, linestyles=":", linewidths=1.0, zorder=2)
+        LineCollection(list(segments), colors=color, linestyles=":", linewidths=1.0, zorder=2)
     )
     if annotate:
         for point, foot, distance in zip(X, feet, signed, strict=True):

@@ -97,6 +97,8 @@ def _hard_margin(
             G, np.zeros(d + 1), np.ascontiguousarray(C), np.ones(n), 0
         )
     except ValueError as exc:
+        # quadprog raises a bare ValueError; only its words ("constraints are inconsistent,
+        # no solution") tell infeasible constraints from bad input
         if "inconsistent" in str(exc):
             raise ValueError(
                 "The data are not linearly separable: no (w, b) satisfies "

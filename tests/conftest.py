@@ -26,6 +26,14 @@ settings.register_profile(
 settings.load_profile("course")
 
 
+def pytest_configure(config):
+    """The library's messages (``logging``) on stderr as the command line shows them (its
+    ``note: ...`` lines): a test that calls the library reads them as a user would."""
+    from autograder.__main__ import show_messages
+
+    show_messages()
+
+
 # The slow tier (pyproject.toml's "slow" marker; `pytest -m "not slow"` skips it): a slow
 # test carries @pytest.mark.slow on its own function, or its module's pytestmark. nbval's
 # items (one per cell of a course notebook) have no function to carry it, so they are marked

@@ -7,6 +7,7 @@ whatever runs pytest.
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -86,3 +87,40 @@ def test_an_import_against_the_layers_breaks_a_contract(tree, importer, imported
         assert f"No cycles are allowed in {dotted.rpartition('.')[0]}." in run.stdout
     else:
         assert f"{dotted} -> {imported}" in run.stdout, run.stdout
+
+
+#: What the grader imports on use only: nbgrader and nbconvert take seconds to import,
+#: nbformat and Dask a good part of one.
+HEAVY = ("nbgrader", "nbconvert", "nbformat", "nbclient", "dask", "distributed", "sqlalchemy")
+
+
+def _imported_after(code: str) -> list[str]:
+    """Which of :data:`HEAVY` a fresh interpreter has imported after running ``code``."""
+    found = f"[m for m in {HEAVY!r} if m in sys.modules]"
+    probe = f"{code}\nimport json, sys\nprint(json.dumps({found}))"
+    run = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+def test_the_command_lines_help_imports_no_heavy_library():
+    """``python -m autograder --help`` imports the packages its choices come from (intake,
+    lms, term), whose modules import the heavy libraries inside the functions using them."""
+    code = (
+        "import runpy, sys\n"
+        "sys.argv = ['autograder', '--help']\n"
+        "try:\n"
+        "    runpy.run_module('autograder', run_name='__main__')\n"
+        "except SystemExit:\n"
+        "    pass"
+    )
+    assert _imported_after(code) == []
+
+
+def test_a_grading_workers_start_imports_no_heavy_library():
+    """A worker of the pool imports what its initializer is unpickled from (the pool and the
+    task) before :func:`~autograder.grading.task.worker_init` starts its warm kernels; nbgrader
+    is imported after that, while they warm up."""
+    assert _imported_after("import autograder.grading.pool, autograder.grading.task") == []

@@ -30,9 +30,8 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractContextManager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import nbformat
-from nbformat import NotebookNode
 from traitlets.config import Config
 
 from autograder import COURSE_DIR
@@ -47,6 +46,9 @@ from autograder.faults import first_fault, recording_exceptions
 from autograder.files import write_atomic
 from autograder.models import GraderFault, GradingError
 from autograder.source import RECORD_NAME, CourseSource, SourceError
+
+if TYPE_CHECKING:
+    from nbformat import NotebookNode
 
 #: Where the command line builds the course directory unless told otherwise.
 DEFAULT_COURSE_DIR = COURSE_DIR
@@ -266,6 +268,8 @@ class Course(CourseGradebook):
         self, assignment: str, student: str, files: Mapping[str, NotebookNode | bytes | str]
     ) -> Path:
         """Write one submission into nbgrader's submitted layout, replacing an older one."""
+        import nbformat
+
         folder = self.submitted_dir(student, assignment)
         if folder.exists():
             shutil.rmtree(folder)
@@ -275,7 +279,7 @@ class Course(CourseGradebook):
             if not target.resolve().is_relative_to(folder):
                 raise GradingError(f"refusing to write outside the submission folder: {name!r}")
             target.parent.mkdir(parents=True, exist_ok=True)
-            if isinstance(content, NotebookNode | dict):
+            if isinstance(content, dict):  # a NotebookNode is a dict
                 name_ = name if name.endswith(".ipynb") else f"{name}.ipynb"
                 target = folder / name_
                 with warnings.catch_warnings():

@@ -15,6 +15,8 @@ from autograder.models import GradingError
 from autograder.notebook import folder_grade_order
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from nbgrader.api import Gradebook, SubmittedAssignment
 
 
@@ -79,6 +81,20 @@ def load_submissions(
 class CourseGradebook:
     """The gradebook side of :class:`~autograder.course.directory.Course`, mixed into it (its
     ``db_url``, ``course_id`` and folders)."""
+
+    if TYPE_CHECKING:  # the Course's, which mixes this in
+
+        @property
+        def db_url(self) -> str: ...
+
+        @property
+        def course_id(self) -> str: ...
+
+        def source_dir(self, assignment: str) -> Path: ...
+
+        def autograded_dir(self, student: str, assignment: str) -> Path: ...
+
+        def feedback_dir(self, student: str, assignment: str) -> Path: ...
 
     @contextlib.contextmanager
     def gradebook(self) -> Iterator[Gradebook]:

@@ -6,13 +6,15 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import functools
+import logging
 import os
-import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from autograder.models import CourseBusy
+
+log = logging.getLogger(__name__)
 
 #: The lock file of a course directory (:func:`hold`).
 LOCK_NAME = ".lock"
@@ -81,11 +83,7 @@ def hold(
 
 def _say_waiting(root: Path, pid: int | None) -> None:
     who = f"process {pid}" if pid else "another process"
-    print(
-        f"waiting for the other run using the course folder {root.name}/ ({who}) to finish",
-        file=sys.stderr,
-        flush=True,
-    )
+    log.info("waiting for the other run using the course folder %s/ (%s) to finish", root.name, who)
 
 
 def lock_holder(path: Path) -> int | None:

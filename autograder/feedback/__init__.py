@@ -9,16 +9,17 @@ grading layer sets nbgrader's ``GenerateFeedback`` up with them
 (:func:`autograder.grading.config.feedback_config`) and writes the pages
 (:func:`autograder.grading.task.generate_feedback`).
 
-The names below are imported on first use (``lazy_loader``, as :mod:`autograder.grading`'s
-are): ``python -m autograder --help`` does not pay for nbconvert and nbgrader.
+``sanitise`` and ``student_page`` subclass nbconvert's and nbgrader's classes: what imports
+this package imports nbconvert (``python -m autograder --help`` does not).
 """
 
-import lazy_loader
+from autograder.feedback.sanitise import clean_html, content_security_policy
+from autograder.feedback.stale import STALE_FILE, PageWriter, StaleFeedback
 
-__getattr__, __dir__, __all__ = lazy_loader.attach(
-    __name__,
-    submod_attrs={
-        "sanitise": ["clean_html", "content_security_policy"],
-        "stale": ["STALE_FILE", "PageWriter", "StaleFeedback"],
-    },
-)
+__all__ = [
+    "STALE_FILE",
+    "PageWriter",
+    "StaleFeedback",
+    "clean_html",
+    "content_security_policy",
+]

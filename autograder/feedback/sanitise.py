@@ -314,7 +314,9 @@ class CleanMarkdown(LoggingConfigurable):
     """
 
     def __call__(self, context: Any, source: str) -> str:
-        return markdown_html(self.parent.markdown2html, context, source)
+        exporter = self.parent
+        assert exporter is not None, "made by nbconvert for an exporter, its parent"
+        return markdown_html(exporter.markdown2html, context, source)
 
 
 #: What an image reference to an attachment the cell does not carry becomes: a URL with a
@@ -338,6 +340,8 @@ def markdown_html(render: Any, context: Any, source: str) -> str:
             return clean_html(render(context, source))
         except InvalidNotebook as exc:
             inert = source
+            # nbconvert says which attachment in its message only ("missing attachment:
+            # NAME"): no attribute holds it
             name = str(exc).removeprefix("missing attachment: ")
             for written in dict.fromkeys((name, unquote(name))):  # as read, or %-decoded
                 inert = inert.replace(f"attachment:{written}", f"{_MISSING_ATTACHMENT}{written}")

@@ -17,7 +17,7 @@ work, even for submissions the ledger does not grade again.
 from __future__ import annotations
 
 import json
-import sys
+import logging
 from collections.abc import Callable, Iterable
 
 from autograder.course import Course
@@ -25,6 +25,8 @@ from autograder.files import write_atomic
 from autograder.models import SubmissionKey
 
 __all__ = ["STALE_FILE", "PageWriter", "StaleFeedback"]
+
+log = logging.getLogger(__name__)
 
 #: the course folder's list of (assignment, student) whose feedback pages are stale
 STALE_FILE = "feedback-stale.json"
@@ -52,7 +54,7 @@ class StaleFeedback:
         except (OSError, ValueError, TypeError) as exc:
             # the file is the grader's own; unreadable, it names nothing: the pages of
             # this run's late submissions are still written again (their penalties change)
-            print(f"note: {STALE_FILE} could not be read ({exc}), ignored", file=sys.stderr)
+            log.warning("%s could not be read (%s), ignored", STALE_FILE, exc)
 
     def add(self, keys: Iterable[SubmissionKey]) -> None:
         """Mark the pages of ``keys`` stale, on disk before returning."""

@@ -48,6 +48,7 @@ class CompiledTemplates(BytecodeCache):
         self, environment: Environment, name: str, filename: str | None, source: str
     ) -> Bucket:
         key = (self.get_cache_key(name, filename), compiler_settings(environment))
+        # jinja2 types a bucket's key as a str; it only keeps it, and ours is a tuple
         bucket = Bucket(environment, key, self.get_source_checksum(source))  # type: ignore[arg-type]
         self.load_bytecode(bucket)
         return bucket

@@ -11,24 +11,49 @@ with its time limits, kernel restarts and output caps, then the trusted re-check
 ``preprocessors`` (the other preprocessors), ``prewarm`` (kernels forked from a pre-warmed
 template), ``ledger`` (graded submissions on disk).
 
-The names below are imported on first use (``lazy_loader``): a grading worker that
-imports :mod:`autograder.grading.pool` does not pay for nbformat and nbgrader before its
-initializer, and ``python -m autograder --help`` stays quick.
+Its modules import nbformat, nbgrader, nbconvert and Dask inside the functions that use
+them: a grading worker that starts (:mod:`.pool`, :func:`.task.worker_init`) does not pay
+for nbgrader before its initializer has started its warm kernels. ``safe_execute``,
+``preprocessors`` and ``prewarm`` subclass nbgrader's classes, so they import it: they are
+imported by their own names where they are used, and not from here.
 """
 
-import lazy_loader
-
-__getattr__, __dir__, __all__ = lazy_loader.attach(
-    __name__,
-    submod_attrs={
-        "batch": ["SUBMISSION_TIMEOUT", "grade_prepared", "grader_fingerprint", "grading_salt"],
-        "canary": ["CANARY_PREFIX", "canary_student"],
-        "config": ["autograde_config", "feedback_config", "formgrader_config"],
-        "dask_batch": ["check_dask_gradebook", "parse_dask_target"],
-        "gradebook": ["open_stats", "share_engines"],
-        "ledger": ["LEDGER_VERSION", "Ledger"],
-        "pool": ["Outcome", "Task", "WorkerPool", "WorkerPoolBroken", "default_workers"],
-        "safe_execute": ["ENV_CONFIG", "SafeExecute"],
-        "task": ["autograde_task", "generate_feedback", "worker_init"],
-    },
+from autograder.grading.batch import (
+    SUBMISSION_TIMEOUT,
+    grade_prepared,
+    grader_fingerprint,
+    grading_salt,
 )
+from autograder.grading.canary import CANARY_PREFIX, canary_student
+from autograder.grading.config import autograde_config, feedback_config, formgrader_config
+from autograder.grading.dask_batch import check_dask_gradebook, parse_dask_target
+from autograder.grading.gradebook import open_stats, share_engines
+from autograder.grading.ledger import LEDGER_VERSION, Ledger
+from autograder.grading.pool import Outcome, Task, WorkerPool, WorkerPoolBroken, default_workers
+from autograder.grading.task import autograde_task, generate_feedback, worker_init
+
+__all__ = [
+    "CANARY_PREFIX",
+    "LEDGER_VERSION",
+    "SUBMISSION_TIMEOUT",
+    "Ledger",
+    "Outcome",
+    "Task",
+    "WorkerPool",
+    "WorkerPoolBroken",
+    "autograde_config",
+    "autograde_task",
+    "canary_student",
+    "check_dask_gradebook",
+    "default_workers",
+    "feedback_config",
+    "formgrader_config",
+    "generate_feedback",
+    "grade_prepared",
+    "grader_fingerprint",
+    "grading_salt",
+    "open_stats",
+    "parse_dask_target",
+    "share_engines",
+    "worker_init",
+]

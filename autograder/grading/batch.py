@@ -29,7 +29,7 @@ from autograder.grading.canary import canary_problem, refusal, remove_canary
 from autograder.grading.gradebook import share_engines
 from autograder.grading.hold import discard, make_held, transfer, verdict_marker
 from autograder.grading.ledger import LEDGER_VERSION, Ledger
-from autograder.grading.pool import Task, WorkerPool, WorkerPoolBroken, default_workers
+from autograder.grading.pool import Run, Task, WorkerPool, WorkerPoolBroken, default_workers
 from autograder.grading.task import autograde_task, failed_outcome, failure_cause, worker_init
 from autograder.models import (
     CanaryFailed,
@@ -44,10 +44,6 @@ from course_common.paths import LINLIB_DIR
 
 #: Generous outer wall-clock bound for grading one submission (the sandbox has tighter ones).
 SUBMISSION_TIMEOUT = 900.0
-
-
-#: ``run(jobs)`` of an executor: grades (assignment, student) pairs, yields their outcomes.
-Run = Callable[..., Iterator[tuple[str, str, dict[str, Any]]]]
 
 
 @contextlib.contextmanager
@@ -121,10 +117,8 @@ def pool_executor(
         except WorkerPoolBroken as exc:
             raise GradingError(str(exc)) from exc
 
-    run.holds = True  # type: ignore[attr-defined]
-
     with pool:
-        yield run
+        yield Run(run, holds=True)
 
 
 def _executor(
@@ -219,8 +213,8 @@ def _grade(
     by_key = {(p.assignment, p.student): p for p in prepared}
     if len(by_key) != len(prepared):
         raise GradingError("the same student appears twice for one assignment")
-    canaries = {c.assignment: c for c in canaries}
-    reserved = {c.student for c in canaries.values()} & {p.student for p in prepared}
+    canary_of = {c.assignment: c for c in canaries}
+    reserved = {c.student for c in canary_of.values()} & {p.student for p in prepared}
     if reserved:
         raise GradingError(f"a student's id is the grader's reserved id {sorted(reserved)[0]}")
 
@@ -255,7 +249,7 @@ def _grade(
             jobs.append(key)
         else:
             zeros.append(sub)
-    checked = [canaries[a] for a in sorted({a for a, _ in jobs}) if a in canaries]
+    checked = [canary_of[a] for a in sorted({a for a, _ in jobs}) if a in canary_of]
 
     def start_class(jobs: list[tuple[str, str]]) -> None:
         """What follows a verdict (or comes first, with no canary): the zero scores, the
@@ -291,7 +285,7 @@ def _grade(
             stack.callback(discard, course)
         if jobs:
             run = stack.enter_context(_executor(course, options, workers=workers, timeout=timeout))
-        if checked and getattr(run, "holds", False):
+        if checked and run.holds:
             # the canary beside the class: the students it leaves room for are held
             jobs = longest_first(jobs, recorded_costs(course))
             outcomes = _beside_the_canary(
@@ -381,7 +375,7 @@ def _beside_the_canary(
     # the students that may start before the verdict are copied into the scratch course;
     # one after them that starts before it waits for it
     # (a Dask task carries its files: every student may be held, none is copied)
-    takes_files = getattr(run, "takes_files", False)
+    takes_files = run.takes_files
     holdable = jobs if takes_files else jobs[: HELD_PER_WORKER * workers]
     held = make_held(course, {a for a, _ in holdable}, {s for _, s in holdable})
     marker = verdict_marker(course)
@@ -399,7 +393,9 @@ def _beside_the_canary(
         stream = run([*checks, *jobs], no_pages=checks, hold=hold, files=files)
     else:
         stream = run([*checks, *jobs], no_pages=checks, hold=hold)
-    waiting, costs, early = set(checks), {}, []
+    waiting = set(checks)
+    costs: dict[str, float] = {}
+    early: list[tuple[str, str, dict[str, Any]]] = []  # outcomes before the verdict
     try:
         for assignment, who, value in stream:
             if (assignment, who) in waiting:

@@ -25,13 +25,14 @@ import hashlib
 import re
 import shutil
 from collections.abc import Mapping
-from typing import Any
-
-import nbformat
+from typing import TYPE_CHECKING, Any
 
 from autograder.course import Course
-from autograder.notebook import FLAGS_KEY, grade_id, is_test_cell
+from autograder.notebook import FLAGS_KEY, grade_id, is_test_cell, read_notebook
 from autograder.options import GradeOptions
+
+if TYPE_CHECKING:
+    from nbformat import NotebookNode
 
 #: How the canary's student id starts (the rest: a hash of the course directory).
 CANARY_PREFIX = "autograder-canary-"
@@ -93,7 +94,7 @@ def _error_text(output: Mapping[str, Any], kernel: str) -> tuple[str, bool]:
     return f"{ename}: {evalue}", False
 
 
-def _first_failure(nb: nbformat.NotebookNode, failing: set[str], kernel: str) -> tuple[str, str]:
+def _first_failure(nb: NotebookNode, failing: set[str], kernel: str) -> tuple[str, str]:
     """(grade id, cause) of the first failing test of *nb*: the cause is the first error
     output of the notebook up to that test, else the re-check's message for the test."""
     first_error = ""
@@ -119,7 +120,7 @@ def _test_ids(course: Course, assignment: str) -> set[str]:
     """The grade ids of the assignment's autograded test cells (its source notebooks')."""
     out: set[str] = set()
     for path in sorted(course.source_dir(assignment).glob("*.ipynb")):
-        nb = nbformat.read(path, as_version=4)
+        nb = read_notebook(path)
         out |= {str(grade_id(cell)) for cell in nb.cells if is_test_cell(cell)}
     return out
 
@@ -136,7 +137,7 @@ def _failed_import(
     None."""
     kernel = _kernel(options)
     for path in sorted(course.autograded_dir(student, assignment).glob("*.ipynb")):
-        nb = nbformat.read(path, as_version=4)
+        nb = read_notebook(path)
         for cell in nb.cells:
             for output in cell.get("outputs", []) if cell.cell_type == "code" else []:
                 if output.get("output_type") == "error":
@@ -189,7 +190,7 @@ def canary_problem(
     kernel = _kernel(options)
     folder = course.autograded_dir(student, assignment)
     for path in sorted(folder.glob("*.ipynb")):
-        nb = nbformat.read(path, as_version=4)
+        nb = read_notebook(path)
         if failing & {grade_id(c) for c in nb.cells}:
             gid, cause = _first_failure(nb, failing, kernel)
             break

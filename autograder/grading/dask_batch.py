@@ -40,24 +40,25 @@ import io
 import logging
 import os
 import shutil
-import sys
 import tempfile
 import time
 import zipfile
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from concurrent.futures import CancelledError
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, cast
 
 from autograder.course import Course, prepare_nbgrader
 from autograder.files import BATCH_PREFIX, owned_tempdir, sweep_orphans
 from autograder.grading.gradebook import share_engines
-from autograder.grading.pool import failure_message
+from autograder.grading.pool import Run, failure_message
 from autograder.grading.task import autograde_task, failed_outcome, worker_init
 from autograder.models import GradingError, SubmissionsError
 from autograder.options import GradeOptions
 from autograder.source import CONFIG_NAME, CourseSource
+
+log = logging.getLogger(__name__)
 
 #: Times a task that raised is run again (a worker that dies reschedules its task anyway).
 RETRIES = 2
@@ -216,8 +217,10 @@ def _grading_process() -> GradingProcess:
         plugins = {}
     plugin = plugins.get(GradingProcess.name)
     if plugin is None:  # no warm kernels: the options only choose those (each task has its own)
-        plugin = _LOCAL.setdefault("plugin", GradingProcess(None, False, GradeOptions()))
-    return plugin
+        return _LOCAL.setdefault("plugin", GradingProcess(None, False, GradeOptions()))
+    # registered by dask_executor under GradingProcess.name: a GradingProcess (made a
+    # WorkerPlugin by _grading_plugin)
+    return cast(GradingProcess, plugin)
 
 
 #: The fallback grading process of a process that is not a Dask worker.
@@ -369,7 +372,7 @@ def dask_client(
 def _show_dashboard(client: Any) -> None:
     link = dashboard_link(client)
     if link is not None:
-        print(f"Dask dashboard: {link}", file=sys.stderr)
+        log.info("Dask dashboard: %s", link)
 
 
 def _has_bokeh() -> bool:
@@ -398,7 +401,7 @@ def dask_executor(
     *,
     timeout: float,
     prewarm: bool = True,
-) -> Iterator[Callable[..., Iterator[tuple[str, str, dict[str, Any]]]]]:
+) -> Iterator[Run]:
     """The Dask cluster of ``options.dask`` (:func:`parse_dask_target`), kept for several
     steps of one batch (the grading canary, then the class), grading as ``options`` say
     (the sandbox or not, the feedback pages): yields ``run(jobs, feedback=None)`` (None:
@@ -441,10 +444,8 @@ def dask_executor(
 
         # the workers of a local cluster reach the scratch course of the students graded
         # beside the canary (autograder.grading.hold); a scheduler's may be elsewhere
-        run.holds = isinstance(dask, int)  # type: ignore[attr-defined]
-        run.takes_files = True  # type: ignore[attr-defined]
         try:
-            yield run
+            yield Run(run, holds=isinstance(dask, int), takes_files=True)
         finally:
             if isinstance(dask, str):  # a running cluster's workers stop their process
                 with contextlib.suppress(Exception):
@@ -474,6 +475,9 @@ def _collect(
         sources[a] = client.submit(bytes, zip_tree(course.source_dir(a)), pure=False)
     futures = {}
     held = hold[0] if hold is not None else None
+    # where a task graded before the canary's verdict records it: the scratch gradebook and
+    # the verdict's marker (autograder.grading.hold)
+    held_to = (hold[0].db_url, hold[1]) if hold is not None else None
     without_pages = dataclasses.replace(options, feedback=False)
     for assignment, student in jobs:
         key = (assignment, student)
@@ -492,7 +496,7 @@ def _collect(
             timeout,
             prewarm,
             _course_config_file(course),
-            (held.db_url, hold[1]) if held is not None and key not in no_pages else None,
+            held_to if key not in no_pages else None,
             retries=RETRIES,
             pure=False,
         )

@@ -77,6 +77,22 @@ class Outcome:
     exception: BaseException | None = None  # what the task raised (or how its worker died)
 
 
+@dataclass(frozen=True)
+class Run:
+    """An executor's ``run(jobs, ...)`` (the local pool's, or Dask's): grades (assignment,
+    student) pairs, yielding ``(assignment, student, outcome)`` as each finishes. ``holds``:
+    its workers reach the scratch course of the students graded beside the canary
+    (:mod:`autograder.grading.hold`); ``takes_files``: each task carries its submission's
+    files (``run(..., files=...)``), so none is copied into a course first."""
+
+    grade: Callable[..., Iterator[tuple[str, str, dict[str, Any]]]]
+    holds: bool = False
+    takes_files: bool = False
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Iterator[tuple[str, str, dict[str, Any]]]:
+        return self.grade(*args, **kwargs)
+
+
 def _exit_on_sigterm(_signum: int, _frame: Any) -> None:
     # pebble stops a worker with SIGTERM; run the exit handlers first (e.g. the kernel
     # template is waited for, so its CPU time counts as this worker's children's), as the
@@ -165,8 +181,8 @@ class WorkerPool:
             yield from self._collect(pool, scheduled)
         finally:
             if pool is self._open:
-                for future in scheduled:
-                    future.cancel()
+                for queued in scheduled:
+                    queued.cancel()
             else:
                 pool.stop()
                 pool.join()

@@ -62,6 +62,7 @@ from autograder.notebook import (
     rubrics,
     strip_hidden_tests,
 )
+from autograder.phases import ExecutorMixinBase
 from autograder.text import listing
 from course_common.rubric import is_written_answer
 
@@ -537,11 +538,12 @@ def _grader_folders(course_root: str = "") -> tuple[re.Pattern[str], dict[str, s
 KERNEL_START_ATTEMPTS = 3
 
 #: jupyter_client's words (and the sandbox's ReadyClient's) for a kernel that ended before
-#: it answered ``kernel_info``.
+#: it answered ``kernel_info``: jupyter_client raises a bare ``RuntimeError``, which these
+#: words alone tell from its others (a kernel that did not answer in time).
 _DIED_AT_START = "Kernel died before replying to kernel_info"
 
 
-class KernelStartRetry:
+class KernelStartRetry(ExecutorMixinBase):
     """A mixin for nbgrader's ``Execute`` (nbclient's ``NotebookClient``): a kernel that
     dies before it first answers is started again, up to :data:`KERNEL_START_ATTEMPTS`
     times in all.
@@ -558,16 +560,16 @@ class KernelStartRetry:
     def start_new_kernel_client(self) -> Any:
         for attempt in range(1, KERNEL_START_ATTEMPTS + 1):
             try:
-                return super().start_new_kernel_client()  # type: ignore[misc]
+                return super().start_new_kernel_client()
             except RuntimeError as exc:
                 if _DIED_AT_START not in str(exc) or attempt == KERNEL_START_ATTEMPTS:
                     raise
-                self.log.warning(  # type: ignore[attr-defined]
+                self.log.warning(
                     "the kernel died before it answered (start %d of %d); starting another",
                     attempt,
                     KERNEL_START_ATTEMPTS,
                 )
             # nbclient has shut the dead kernel down and forgotten its manager and client
-            self.km = self.create_kernel_manager()  # type: ignore[attr-defined]
-            self.start_new_kernel()  # type: ignore[attr-defined]
+            self.km = self.create_kernel_manager()
+            self.start_new_kernel()
         raise AssertionError("unreachable")  # pragma: no cover

@@ -56,9 +56,9 @@ from autograder.grading.lifetime import die_with_parent
 from autograder.grading.preprocessors import KernelStartRetry
 from autograder.options import GradeOptions
 from autograder.sandbox import (
-    ForkedKernelProcess,
     QuickKill,
     ReadyClient,
+    adopt_forked_kernel,
     launcher_args,
     preload,
     reaper,
@@ -261,12 +261,7 @@ class PrewarmedProvisioner(QuickKill, LocalProvisioner):
             return await super().launch_kernel(cmd, **kwargs)
         env = dict(kwargs.get("env") or os.environ)
         cwd = str(kwargs.get("cwd") or os.getcwd())
-        pid = template.fork_kernel(args, env, cwd)
-        # what LocalProvisioner.launch_kernel records for a Popen'd kernel
-        self.process = ForkedKernelProcess(pid)
-        self.pid = pid
-        self.pgid = pid
-        self.cwd = Path(cwd)
+        adopt_forked_kernel(self, template.fork_kernel(args, env, cwd), Path(cwd))
         return self.connection_info
 
 

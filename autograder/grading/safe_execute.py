@@ -322,7 +322,7 @@ class SafeExecute(KernelStartRetry, KernelRestarts, phases.TimedCells, Execute):
                     self._note_leftover_processes()
         except Exception as exc:
             km = getattr(self, "_last_km", None)
-            log = km.kernel_log() if hasattr(km, "kernel_log") else ""
+            log = km.kernel_log() if km is not None and hasattr(km, "kernel_log") else ""
             detail = short(log.strip().splitlines()[-1]) if log.strip() else short(str(exc))
             if not self._kernel_ready:
                 problem = f"the kernel could not start in the sandbox ({detail})"
@@ -351,12 +351,13 @@ class SafeExecute(KernelStartRetry, KernelRestarts, phases.TimedCells, Execute):
         full_sources: dict[str, str],
     ) -> None:
         """The failed exercises' diagnoses (scores are final: nothing here changes one)."""
-        if all(result.passed for result in results.values()):
+        folder = self._catalogue_folder
+        if folder is None or all(result.passed for result in results.values()):
             return
         started = time.monotonic()
         answers = [src for kind, _, src in self._instructor.cells if kind == "solution"]
         try:
-            catalogue = load_catalogue(self._catalogue_folder, answers)  # type: ignore[arg-type]
+            catalogue = load_catalogue(folder, answers)
         except CatalogueError as exc:
             add_flag(
                 self._notebook, f"the catalogue of misconceptions cannot be read: {short(str(exc))}"
@@ -446,15 +447,16 @@ class SafeExecute(KernelStartRetry, KernelRestarts, phases.TimedCells, Execute):
 
     def _responsive(self) -> bool:
         """After a timeout: does the kernel answer again within the grace period?"""
-        if self.kc is None:
+        client = self.kc
+        if client is None:
             return False
 
         async def probe() -> bool:
-            msg_id = self.kc.kernel_info()
+            msg_id = client.kernel_info()
             deadline = time.monotonic() + self.interrupt_grace
             while time.monotonic() < deadline:
                 try:
-                    msg = await self.kc.shell_channel.get_msg(
+                    msg = await client.shell_channel.get_msg(
                         timeout=max(0.05, deadline - time.monotonic())
                     )
                 except Empty:
@@ -487,7 +489,7 @@ class SafeExecute(KernelStartRetry, KernelRestarts, phases.TimedCells, Execute):
                 "they were killed with the sandbox",
             )
 
-    async def _async_poll_for_reply(  # type: ignore[override]
+    async def _async_poll_for_reply(
         self, msg_id, cell, timeout, task_poll_output_msg, task_poll_kernel_alive
     ):
         """nbclient's wait for a cell's reply; a cell whose IOPub never said idle within
@@ -513,11 +515,11 @@ class SafeExecute(KernelStartRetry, KernelRestarts, phases.TimedCells, Execute):
             await self.kc.wait_for_ready(timeout=self.startup_timeout)
         return reply
 
-    def handle_comm_msg(self, outs, msg, cell_index):  # type: ignore[override]
+    def handle_comm_msg(self, outs, msg, cell_index):
         """Widget messages are ignored: grading needs none, and a kernel could send many."""
         return None
 
-    def output(self, outs, msg, display_id, cell_index):  # type: ignore[override]
+    def output(self, outs, msg, display_id, cell_index):
         """nbclient's output handler with a cap on the bytes kept (per cell, per notebook)."""
         size = _msg_bytes(msg)
         used = self._cell_bytes.get(cell_index, 0)

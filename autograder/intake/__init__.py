@@ -5,20 +5,35 @@ nbgrader's, or an LMS's: Canvas's, Moodle's, nbgrader's exchange, each an LMS pl
 student's files matched to the assignment's notebooks and checked (:mod:`.prepare`); which
 assignment each submission is, told by its notebooks' grade ids (:mod:`.match`).
 
-The names below are imported on first use (``lazy_loader``, as :mod:`autograder.grading`'s
-are): ``python -m autograder --help`` reads :func:`~.layouts.known_layouts` without paying
-for nbformat and nbgrader. (``lazy_loader`` keeps :func:`~.prepare.prepare` the function,
-though a module of the same name is imported beside it.)
+Its modules import nbformat inside the functions that use it: ``python -m autograder
+--help`` reads :func:`~.layouts.known_layouts` without paying for nbformat and nbgrader.
+(The name ``prepare`` here is the function :func:`~.prepare.prepare`, not its module.)
 """
 
-import lazy_loader
-
-__getattr__, __dir__, __all__ = lazy_loader.attach(
-    __name__,
-    submod_attrs={
-        "layouts": ["detect_layout", "known_layouts", "printable_name", "read_submissions"],
-        "match": ["match_assignments"],
-        "prepare": ["check_notebook", "copies_of", "guess_assignment", "prepare", "upload_order"],
-        "read": ["FileEntry", "MAX_FILE_BYTES", "read_capped", "read_files"],
-    },
+from autograder.intake.layouts import detect_layout, known_layouts, printable_name, read_submissions
+from autograder.intake.match import match_assignments
+from autograder.intake.prepare import (
+    check_notebook,
+    copies_of,
+    guess_assignment,
+    prepare,
+    upload_order,
 )
+from autograder.intake.read import MAX_FILE_BYTES, FileEntry, read_capped, read_files
+
+__all__ = [
+    "MAX_FILE_BYTES",
+    "FileEntry",
+    "check_notebook",
+    "copies_of",
+    "detect_layout",
+    "guess_assignment",
+    "known_layouts",
+    "match_assignments",
+    "prepare",
+    "printable_name",
+    "read_capped",
+    "read_files",
+    "read_submissions",
+    "upload_order",
+]

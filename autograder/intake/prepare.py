@@ -19,8 +19,6 @@ import re
 from collections.abc import Collection, Iterable, Mapping
 from pathlib import PurePosixPath
 
-import nbformat
-
 from autograder.models import PreparedSubmission, RawSubmission
 from autograder.text import LISTED, first_line
 
@@ -82,6 +80,8 @@ def copies_of(notebook: str, names: Iterable[str], *, only: bool = False) -> lis
 
 def check_notebook(content: bytes) -> str | None:
     """Why ``content`` is not a gradable notebook (None if it is)."""
+    import nbformat
+
     try:
         text = content.decode("utf-8")
     except UnicodeDecodeError:

@@ -33,7 +33,7 @@ import zipfile
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import BinaryIO
+from typing import IO, BinaryIO
 
 from autograder.intake.ziptoc import PatchedFile, misdeclared_utf8, read_toc
 from autograder.models import SubmissionsError
@@ -110,7 +110,7 @@ def _oversized(size: int, limits: IntakeLimits) -> str:
     )
 
 
-def read_capped(stream: BinaryIO, cap: int) -> bytes | None:
+def read_capped(stream: IO[bytes], cap: int) -> bytes | None:
     """All of ``stream`` read in chunks, or None as soon as it holds more than ``cap`` bytes
     (whatever size it claims)."""
     buffer = bytearray()
@@ -193,7 +193,7 @@ def _open_zip(raw: BinaryIO, name: str, limits: IntakeLimits) -> tuple[zipfile.Z
             if toc is None:
                 raise
             patches, names = misdeclared_utf8(raw, toc)
-            archive = zipfile.ZipFile(PatchedFile(raw, patches))  # type: ignore[arg-type]
+            archive = zipfile.ZipFile(PatchedFile(raw, patches))
             return archive, {n.decode("cp437") for n in names}
     except (zipfile.BadZipFile, OSError, UnicodeDecodeError, NotImplementedError) as exc:
         raise SubmissionsError(f"{name} is not a readable zip file ({exc})") from exc

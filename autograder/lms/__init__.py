@@ -8,35 +8,53 @@ submission times (:mod:`.times`), the CSV files an instructor brings from an LMS
 
 Intake and the term both use it, and it uses neither (a layer below the stages).
 
-The names below are imported on first use (``lazy_loader``, as :mod:`autograder.intake`'s
-are): ``python -m autograder --help`` reads the registry without paying for nbgrader.
+None of its modules imports nbgrader: ``python -m autograder --help`` reads the registry
+quickly.
 """
 
-import lazy_loader
-
-__getattr__, __dir__, __all__ = lazy_loader.attach(
-    __name__,
-    submod_attrs={
-        "base": [
-            "ExportOption",
-            "LmsPlugin",
-            "RESERVED_NAMES",
-            "lms_exporters",
-            "lms_plugin",
-            "lms_plugins",
-            "register",
-            "unregister",
-        ],
-        "csvfiles": ["read_csv_file", "read_csv_rows", "read_number", "read_term_file"],
-        "grades": [
-            "NO_SUBMISSION",
-            "CourseGrades",
-            "ExportReport",
-            "Grade",
-            "listed",
-            "points",
-            "read_course_grades",
-        ],
-        "times": ["SubmissionTimes", "parse_time", "read_timestamp"],
-    },
+from autograder.lms.base import (
+    RESERVED_NAMES,
+    ExportOption,
+    LmsPlugin,
+    lms_exporters,
+    lms_plugin,
+    lms_plugins,
+    register,
+    unregister,
 )
+from autograder.lms.csvfiles import read_csv_file, read_csv_rows, read_number, read_term_file
+from autograder.lms.grades import (
+    NO_SUBMISSION,
+    CourseGrades,
+    ExportReport,
+    Grade,
+    listed,
+    points,
+    read_course_grades,
+)
+from autograder.lms.times import SubmissionTimes, parse_time, read_timestamp
+
+__all__ = [
+    "NO_SUBMISSION",
+    "RESERVED_NAMES",
+    "CourseGrades",
+    "ExportOption",
+    "ExportReport",
+    "Grade",
+    "LmsPlugin",
+    "SubmissionTimes",
+    "listed",
+    "lms_exporters",
+    "lms_plugin",
+    "lms_plugins",
+    "parse_time",
+    "points",
+    "read_course_grades",
+    "read_csv_file",
+    "read_csv_rows",
+    "read_number",
+    "read_term_file",
+    "read_timestamp",
+    "register",
+    "unregister",
+]

@@ -35,8 +35,9 @@ _ARITHMETIC = {ast.Add: float.__add__, ast.Sub: float.__sub__, ast.Mult: float._
 
 def _number(node: ast.AST) -> float | int | None:
     """A number: a literal, ``inf``, ``nan``, ``sqrt(x)``, or + − × / of numbers (``1/3``)."""
-    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-        return node.value
+    literal = node.value if isinstance(node, ast.Constant) else None
+    if isinstance(literal, int | float) and not isinstance(literal, bool):
+        return literal
     if isinstance(node, ast.Name) and node.id in ("inf", "nan"):
         return math.inf if node.id == "inf" else math.nan
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
@@ -51,8 +52,9 @@ def _number(node: ast.AST) -> float | int | None:
             value = _ARITHMETIC[type(node.op)](float(left), float(right))
             integers = type(left) is int and type(right) is int
             return int(value) if integers else value
-    if _called(node) == "sqrt" and len(node.args) == 1 and not node.keywords:  # type: ignore[attr-defined]
-        inner = _number(node.args[0])  # type: ignore[attr-defined]
+    call = node if isinstance(node, ast.Call) and not node.keywords else None
+    if call is not None and _called(call) == "sqrt" and len(call.args) == 1:
+        inner = _number(call.args[0])
         if inner is not None and inner >= 0:
             return math.sqrt(inner)
     return None

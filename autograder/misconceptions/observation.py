@@ -4,7 +4,6 @@ raised, and the arguments it changed in place."""
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -58,8 +57,8 @@ def _error_words(error: BaseException) -> str:
     if name == "NotPlainData":
         return "returned something that is not plain data (numbers, strings, arrays, lists)"
     if name == "StudentCodeError":  # an exception type the re-check does not map
-        found = re.search(r" raised (\w+)", str(error))
-        return f"raised {found.group(1)}" if found else "raised an exception"
+        ename = getattr(error, "ename", "")  # its name, as the student's kernel reported it
+        return f"raised {ename}" if ename.isidentifier() else "raised an exception"
     return f"raised {name}"
 
 

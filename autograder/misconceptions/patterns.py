@@ -114,7 +114,8 @@ class _Sequence(Pattern):
         return all(p.value_matches(v, observation) for p, v in zip(self.items, value, strict=True))
 
     def describe(self) -> str:
-        prefix = {list: "a list ", tuple: "a tuple "}.get(self.kind, "")  # type: ignore[arg-type]
+        prefixes: dict[type | None, str] = {list: "a list ", tuple: "a tuple "}
+        prefix = prefixes.get(self.kind, "")
         return prefix + self.text
 
 
@@ -260,8 +261,9 @@ def _pattern_of(node: ast.AST) -> Pattern:
     if name is None or not isinstance(node, ast.Call) or node.keywords:
         raise ValueError(f"not an answer of the notation: {ast.unparse(node)}")
     args = node.args
-    if name in ("int", "float") and len(args) == 1 and _number(args[0]) is not None:
-        return _Number(_number(args[0]), name)  # type: ignore[arg-type]
+    number = _number(args[0]) if name in ("int", "float") and len(args) == 1 else None
+    if number is not None:
+        return _Number(number, name)
     if name in ("list", "tuple") and len(args) == 1 and isinstance(args[0], ast.List | ast.Tuple):
         items = [_pattern(e, ast.unparse(e)) for e in args[0].elts]
         return _Sequence(items, list if name == "list" else tuple)

@@ -52,13 +52,22 @@ class KernelCallTimeout(TimeoutError):
     """The student's code did not answer in time.
 
     *seconds*: how long the call ran before it was interrupted (None: it was not sent, the
-    time had run out before); *killed*: it ignored the interrupt, and the kernel was killed.
+    time had run out before); *killed*: it ignored the interrupt, and the kernel was killed;
+    *function*: the student's function whose call it was (None: a request of no function).
     """
 
-    def __init__(self, message: str, *, seconds: float | None = None, killed: bool = False):
+    def __init__(
+        self,
+        message: str,
+        *,
+        seconds: float | None = None,
+        killed: bool = False,
+        function: str | None = None,
+    ) -> None:
         super().__init__(message)
         self.seconds = seconds
         self.killed = killed
+        self.function = function
 
 
 @dataclass
@@ -71,7 +80,12 @@ class HungCall:
 
 
 class StudentCodeError(Exception):
-    """The student's function raised an exception of a type the grader does not map."""
+    """The student's function raised an exception of a type the grader does not map;
+    ``ename``: that type's name, as the kernel reported it."""
+
+    def __init__(self, message: str, ename: str) -> None:
+        super().__init__(message)
+        self.ename = ename
 
 
 def _graded_function_tag(value: Any) -> dict[str, str] | None:
@@ -302,7 +316,8 @@ class KernelChannel:
         earlier = self.hung.get(name)
         if earlier is not None:
             raise KernelCallTimeout(
-                f"{name} did not return within {earlier.seconds:.0f} s earlier; not called again"
+                f"{name} did not return within {earlier.seconds:.0f} s earlier; not called again",
+                function=name,
             )
         try:
             reply = self.request(request)
@@ -312,7 +327,7 @@ class KernelChannel:
                 if exc.killed:
                     self._restart()
             raise KernelCallTimeout(
-                f"{name}: {exc}", seconds=exc.seconds, killed=exc.killed
+                f"{name}: {exc}", seconds=exc.seconds, killed=exc.killed, function=name
             ) from None
         status = reply.get("status")
         if status == "ok":
@@ -383,7 +398,7 @@ def _rebuild_exception(name: str, reply: Mapping[str, Any]) -> BaseException:
 
         return ReferenceDisabledError(message)
     if ename in ("KeyboardInterrupt", "SystemExit", "GeneratorExit"):
-        return StudentCodeError(f"{name} raised {ename} {message}".strip())
+        return StudentCodeError(f"{name} raised {ename} {message}".strip(), ename)
     for candidate in mro:
         cls = _MAPPED_EXCEPTIONS.get(candidate)
         if cls is not None and cls is not Exception:
@@ -394,7 +409,7 @@ def _rebuild_exception(name: str, reply: Mapping[str, Any]) -> BaseException:
             if ename != candidate:
                 exc.add_note(f"(raised as {ename} in the student's code)")
             return exc
-    return StudentCodeError(f"{name} raised {ename}: {message}")
+    return StudentCodeError(f"{name} raised {ename}: {message}", ename)
 
 
 class RemoteFunction:
@@ -440,4 +455,5 @@ class Unavailable:
     __call__ = __getattr__ = __getitem__ = __iter__ = __len__ = _fail
     __eq__ = __lt__ = __gt__ = __le__ = __ge__ = __bool__ = __float__ = __int__ = _fail
     __array__ = _fail
+    # unhashable, as Python spells it (typeshed has object.__hash__ a method, never None)
     __hash__ = None  # type: ignore[assignment]

@@ -50,6 +50,8 @@ def function_ref(value: Any) -> dict[str, str] | None:
     if not (isinstance(value, np.ufunc) or inspect.isroutine(value)):
         return None
     name = getattr(value, "__name__", None)
+    if not isinstance(name, str):
+        return None
     for module in REF_MODULES:
         if allowed_function(module, name) is value:
             return {"__ag__": "ref", "module": module, "name": name}

@@ -150,11 +150,7 @@ def hang_flags(
     if state.out_of_time:
         flags.append(state.out_of_time)
     for hung in state.hung:
-        tests = [
-            g
-            for g, r in results.items()
-            if r.ename == "KernelCallTimeout" and r.message.startswith(hung.name)
-        ]
+        tests = [g for g, r in results.items() if r.timed_out == hung.name]
         cost = f"its tests {', '.join(tests)} scored 0" if tests else "its tests scored 0"
         text = (
             f"exercise {_exercise(hung.name, instructor)}: {hung.name} did not return within "

@@ -14,19 +14,24 @@ from __future__ import annotations
 import contextlib
 import copy
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from jupyter_core.utils import ensure_async, run_sync
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
 from autograder.notebook import FLAGS_KEY
+from autograder.phases import ExecutorMixinBase
 from autograder.recheck.channel import KernelUnavailable
-from autograder.recheck.outcomes import short
+from autograder.recheck.outcomes import RunState, short
+
+if TYPE_CHECKING:
+    from nbformat import NotebookNode
 
 __all__ = ["KernelRestarts"]
 
 
-class KernelRestarts:
+class KernelRestarts(ExecutorMixinBase):
     """The restart part of ``SafeExecute`` (a mixin: it uses the client's kernel, cells
     and settings)."""
 
@@ -36,6 +41,12 @@ class KernelRestarts:
     _restarts: int
     _replay_seconds: float  # left for re-running cells, over all restarts
     _replay_budget: float  # when the current re-run must end (monotonic clock)
+    _notebook: NotebookNode
+    _resources: Any
+    _run_state: RunState
+    _timed_out: bool
+    max_restarts: int
+    _responsive: Callable[[], bool]
 
     def _lock_sandbox(self) -> None:
         box = getattr(self.km, "sandbox", None)
@@ -51,10 +62,12 @@ class KernelRestarts:
         old = getattr(self.km, "sandbox", None)
 
         async def start() -> None:
-            with contextlib.suppress(Exception):
-                await ensure_async(self.km.shutdown_kernel(now=True))
-            with contextlib.suppress(Exception):
-                await ensure_async(self.kc.stop_channels())
+            if self.km is not None:
+                with contextlib.suppress(Exception):
+                    await ensure_async(self.km.shutdown_kernel(now=True))
+            if self.kc is not None:
+                with contextlib.suppress(Exception):
+                    self.kc.stop_channels()
             self.create_kernel_manager()  # the old one's zmq context is gone with it
             await self.async_start_new_kernel()
             await self.async_start_new_kernel_client()

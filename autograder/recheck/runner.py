@@ -25,7 +25,7 @@ from typing import Any
 # Test cells import these; doing it once here keeps the first re-check in a worker fast.
 import linlib.grading  # noqa: F401
 from autograder.notebook import hidden_line_ranges
-from autograder.recheck.channel import KernelChannel
+from autograder.recheck.channel import KernelCallTimeout, KernelChannel
 from autograder.recheck.names import (
     DEFAULT_MODULE_ALIASES,
     InstructorCode,
@@ -52,6 +52,8 @@ class CheckResult:
     calls: int = 0
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
+    #: the student's function whose call ran out of time and failed the cell, if one did
+    timed_out: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -126,8 +128,15 @@ def _run_test_cell(
         notes = getattr(exc, "__notes__", None)
         if notes:
             message = (message + " " + " ".join(str(n) for n in notes)).strip()
+        hung = exc.function if isinstance(exc, KernelCallTimeout) else None
         return CheckResult(
-            grade_id, False, type(exc).__name__, message[:2000], where, notes=resolver.notes
+            grade_id,
+            False,
+            type(exc).__name__,
+            message[:2000],
+            where,
+            notes=resolver.notes,
+            timed_out=hung or "",
         )
     return CheckResult(grade_id, True, notes=resolver.notes)
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import ast
 import functools
 from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from nbformat import NotebookNode
@@ -271,8 +272,8 @@ class _Scanner(ast.NodeVisitor):
                 root = _root(node.args[0])
                 if root in self.protected or root in self.modules or root in WELL_KNOWN_MODULES:
                     self.add(node, f"{name} on {_dotted(node.args[0])} (patches a module)")
-            elif name in ("exec", "eval", "compile", "__import__"):
-                self.add(node, DANGEROUS_CALLS[name])
+            elif (what := DANGEROUS_CALLS.get(name)) is not None:  # exec, eval, ...
+                self.add(node, what)
             elif name == "get_ipython" and not self._is_magic_call(node):
                 self.add(node, "uses get_ipython()")
             elif name == "open" and node.args:
@@ -302,7 +303,7 @@ class _Scanner(ast.NodeVisitor):
             elif attr in ("run_line_magic", "run_cell_magic"):
                 self._magic_calls.add(id(call.func.value))
                 magic = (
-                    call.args[0].value
+                    str(call.args[0].value)
                     if call.args and isinstance(call.args[0], ast.Constant)
                     else ""
                 )
@@ -335,7 +336,7 @@ class _Scanner(ast.NodeVisitor):
 def scan_source(
     source: str,
     cell: str,
-    protected: set[str] | None = None,
+    protected: AbstractSet[str] | None = None,
     modules: dict[str, str] | None = None,
 ) -> list[Finding]:
     """Findings in one cell's source."""

@@ -15,7 +15,7 @@ import nbformat
 from nbformat import NotebookNode
 from nbgrader import utils
 
-from autograder.notebook import add_flag, grade_id, is_test_cell
+from autograder.notebook import add_flag, grade_id, test_id
 from autograder.recheck import scan
 from autograder.recheck.names import InstructorCode
 
@@ -53,7 +53,7 @@ def test_sources(nb: NotebookNode, resources: Any) -> dict[str, str]:
     """
     info = _nbgrader_info(resources)
     if not info.get("db_url"):
-        return {grade_id(cell): cell.source for cell in nb.cells if is_test_cell(cell)}
+        return {gid: cell.source for cell in nb.cells if (gid := test_id(cell)) is not None}
     sources: dict[str, str] = {}
     with _gradebook_notebook(info) as notebook:
         if notebook is None:
@@ -79,9 +79,9 @@ def _solution_stubs(resources: Any) -> dict[str, str]:
 def tests_in(nb: NotebookNode, full_sources: dict[str, str]) -> list[tuple[str, NotebookNode]]:
     """(grade id, cell) of the notebook's autograded test cells the gradebook knows."""
     return [
-        (grade_id(cell), cell)
+        (gid, cell)
         for cell in nb.cells
-        if is_test_cell(cell) and grade_id(cell) in full_sources
+        if (gid := test_id(cell)) is not None and gid in full_sources
     ]
 
 
@@ -151,8 +151,8 @@ def instructor_code(
             key = grade_id(cell)
             if utils.is_solution(cell):
                 cells.append(("solution", key, cell.source))
-            elif is_test_cell(cell):
-                cells.append(("test", key, full_sources.get(key, cell.source)))
+            elif (test := test_id(cell)) is not None:
+                cells.append(("test", test, full_sources.get(test, cell.source)))
             else:
                 cells.append(("code", key, cell.source))
         return InstructorCode(cells)
@@ -167,12 +167,12 @@ def instructor_code(
             continue
         key = grade_id(cell)
         if utils.is_solution(cell):
-            stub = stubs.get(key)
+            stub = stubs.get(key) if key is not None else None
             if stub is None:
                 stub = _defs_only(cell.source, exclude=imported)
             cells.append(("solution", key, stub))
-        elif is_test_cell(cell):
-            cells.append(("test", key, full_sources.get(key, "")))
+        elif (test := test_id(cell)) is not None:
+            cells.append(("test", test, full_sources.get(test, "")))
         elif utils.is_locked(cell):
             cells.append(("code", key, cell.source))
     return InstructorCode(cells)

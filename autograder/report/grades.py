@@ -10,6 +10,7 @@ import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 from nbgrader.plugins.export import CsvExportPlugin
 from traitlets import Dict
@@ -18,6 +19,9 @@ from autograder.course import Course, load_submissions
 from autograder.files import write_atomic
 from autograder.models import SubmissionResult
 from autograder.report.manual import pending_of
+
+if TYPE_CHECKING:
+    from nbgrader.api import Gradebook
 
 #: The columns after nbgrader's export's own (``CsvExportPlugin``'s, in its order): the
 #: answers that await manual grading (nbgrader's "needs manual grade") and their points, and
@@ -85,7 +89,9 @@ class _ExportView:
     students' grades.csv, 10^8 comparisons); their submissions are read from the gradebook
     at once (``load_submissions``) and kept in ``found``."""
 
-    def __init__(self, gradebook, assignments: Iterable[str], students: Iterable[str]) -> None:
+    def __init__(
+        self, gradebook: Gradebook, assignments: Iterable[str], students: Iterable[str]
+    ) -> None:
         self.lines: list[tuple[str, str, bool]] = []
         wanted_assignments, wanted_students = set(assignments), set(students)
         self.assignments = [
@@ -134,8 +140,12 @@ class FlaggedCsvExportPlugin(CsvExportPlugin):
     """
 
     flags = Dict({}, help="'assignment/student' -> list of flags").tag(config=True)
+    # nbgrader's ExportPlugin's traits (untyped there), which export() sets for its run
+    to: str
+    student: list[str]
+    assignment: list[str]
 
-    def export(self, gradebook) -> None:
+    def export(self, gradebook: Gradebook) -> None:
         asked = (self.to, self.student, self.assignment)
         dest = self.to or "grades.csv"
         view = _ExportView(gradebook, map(str, self.assignment), map(str, self.student))

@@ -158,7 +158,8 @@ def reorder_functions(code: str) -> str:
     statements first, as they were)."""
     tree = ast.parse(code)
     lines = code.split("\n")
-    blocks, others = [], []
+    blocks: list[str] = []
+    others: list[str] = []
     for node in tree.body:
         first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
         text = "\n".join(lines[first - 1 : node.end_lineno])
@@ -169,7 +170,8 @@ def reorder_functions(code: str) -> str:
 def _names(node: ast.AST) -> tuple[set[str], set[str]]:
     """The names a statement reads and those it writes (a method called on a name, or an
     item or attribute assigned, writes that name)."""
-    reads, writes = set(), set()
+    reads: set[str] = set()
+    writes: set[str] = set()
     for inner in ast.walk(node):
         if isinstance(inner, ast.Name):
             (writes if isinstance(inner.ctx, ast.Store | ast.Del) else reads).add(inner.id)

@@ -16,7 +16,13 @@ from zoneinfo import ZoneInfo
 import nbformat
 
 from autograder.notebook import notebook_bytes
-from autograder.samples import ASSIGNMENTS, VARIANTS, combine_variants, make_submission
+from autograder.samples import (
+    ASSIGNMENTS,
+    VARIANTS,
+    Variant,
+    combine_variants,
+    make_submission,
+)
 from autograder.samples.copies import add_comments, rename_locals
 from course_common.paths import NOTEBOOKS_DIR
 
@@ -147,7 +153,8 @@ def build_demo_submissions(course_dir: Path, dest: Path, assignments: Iterable[s
         release_nb = Path(course_dir) / "release" / assignment / f"{assignment}.ipynb"
         source_nb = Path(course_dir) / "source" / assignment / f"{assignment}.ipynb"
         full = make_submission(release_nb, source_nb)
-        bugs, used = [], set()
+        bugs: list[Variant] = []
+        used: set[str] = set()
         for variant in VARIANTS.get(assignment, []):
             # two bugs in different answers: a partial score, not a near zero
             if variant.lost and not (set(variant.replace) & used) and len(bugs) < 2:

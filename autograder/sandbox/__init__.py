@@ -58,6 +58,7 @@ from autograder.sandbox.seccomp import seccomp_filter
 from autograder.sandbox.warm import (
     ForkedKernelProcess,
     WarmBox,
+    adopt_forked_kernel,
     current_warm_box,
     launcher_args,
     start_warm_box,
@@ -74,6 +75,7 @@ __all__ = [
     "Sandbox",
     "SandboxedKernelManager",
     "WarmBox",
+    "adopt_forked_kernel",
     "bwrap_path",
     "current_warm_box",
     "launcher_args",

@@ -20,7 +20,7 @@ import subprocess
 import sys
 import time
 from queue import Empty
-from typing import Any
+from typing import IO, TYPE_CHECKING, Any, cast
 
 import zmq
 import zmq.asyncio
@@ -34,7 +34,7 @@ from traitlets import Bool, Unicode, default
 from autograder.sandbox.box import Sandbox
 from autograder.sandbox.limits import Limits, MiB
 from autograder.sandbox.probe import new_sandbox
-from autograder.sandbox.warm import ForkedKernelProcess, WarmBox, current_warm_box, warm_kernel
+from autograder.sandbox.warm import WarmBox, adopt_forked_kernel, current_warm_box, warm_kernel
 
 #: The provisioner's name (its entry point in pyproject.toml).
 PROVISIONER_NAME = "autograder-sandbox"
@@ -44,7 +44,15 @@ PROVISIONER_NAME = "autograder-sandbox"
 KILL_WAIT = 0.5
 
 
-class QuickKill:
+# what QuickKill is mixed into, to a type checker (its super() and poll checked); at run
+# time nothing
+if TYPE_CHECKING:
+    _Provisioner = LocalProvisioner
+else:
+    _Provisioner = object
+
+
+class QuickKill(_Provisioner):
     """A provisioner mixin: ``kill`` returns once the kernel has gone (or after
     :data:`KILL_WAIT` seconds), looking every millisecond or so. jupyter_client's
     ``shutdown_kernel(now=True)`` asks whether the kernel still runs right after the kill,
@@ -52,15 +60,15 @@ class QuickKill:
     which nothing runs, since a killed kernel has rarely gone by the first question."""
 
     async def kill(self, restart: bool = False) -> None:
-        await super().kill(restart=restart)  # type: ignore[misc]
+        await super().kill(restart=restart)
         deadline = time.monotonic() + KILL_WAIT
         delay = 0.001
-        while await self.poll() is None and time.monotonic() < deadline:  # type: ignore[attr-defined]
+        while await self.poll() is None and time.monotonic() < deadline:
             await asyncio.sleep(delay)
             delay = min(2 * delay, 0.02)
 
 
-class SandboxProvisioner(QuickKill, LocalProvisioner):  # type: ignore[misc]
+class SandboxProvisioner(QuickKill, LocalProvisioner):
     """Starts the kernel of a :class:`SandboxedKernelManager` (its parent) in a Sandbox.
 
     ``cwd`` of the launch is the student's folder: its files (never notebooks) are staged
@@ -71,10 +79,12 @@ class SandboxProvisioner(QuickKill, LocalProvisioner):  # type: ignore[misc]
     sandbox: Sandbox | None = None
     #: The warm box the kernel is to come from (None: a cold sandbox).
     warm_box: WarmBox | None = None
+    #: The kernel's log while it is launched (closed once it runs).
+    _log_file: IO[bytes] | None = None
 
     async def pre_launch(self, **kwargs: Any) -> dict[str, Any]:
         """Make the sandbox; the kernel command becomes the bubblewrap command running it."""
-        km = self.parent
+        km = cast("SandboxedKernelManager", self.parent)  # the manager that launches it
         limits = km.limits if isinstance(km.limits, Limits) else Limits.from_mapping(km.limits)
         warm = current_warm_box() if km.warm else None
         self.warm_box = warm
@@ -121,10 +131,7 @@ class SandboxProvisioner(QuickKill, LocalProvisioner):  # type: ignore[misc]
                 kwargs.pop("cmd", None)
         try:
             if pid is not None:
-                # what LocalProvisioner.launch_kernel records for a Popen'd kernel
-                self.process = ForkedKernelProcess(pid)
-                self.pid = self.pgid = pid
-                self.cwd = kwargs.get("cwd")
+                adopt_forked_kernel(self, pid, kwargs.get("cwd"))
                 info = self.connection_info
             else:
                 info = await super().launch_kernel(cmd, **kwargs)
@@ -187,7 +194,7 @@ class ReadyClient(AsyncKernelClient):
             context.setsockopt(zmq.MAXMSGSIZE, int(limit))
         return context
 
-    async def wait_for_ready(self, timeout: float | None = None) -> None:  # type: ignore[override]
+    async def wait_for_ready(self, timeout: float | None = None) -> None:
         deadline = time.monotonic() + (float("inf") if timeout is None else timeout)
         while True:
             self.kernel_info()
@@ -270,6 +277,8 @@ class SandboxedKernelManager(AsyncKernelManager):
         context.setsockopt(zmq.MAXMSGSIZE, int(self.max_message_bytes))
         return context
 
+    # jupyter_client's AsyncKernelManager makes it a coroutine over KernelManager's plain
+    # method with a type: ignore of its own; mypy holds this one to KernelManager's
     async def interrupt_kernel(self) -> None:  # type: ignore[override]
         """Interrupt the kernel (by message, as its spec says); nothing when none runs."""
         if self.has_kernel:

@@ -31,8 +31,8 @@ dead box is started again for the next notebook. The grading worker starts its b
 :func:`start_warm_box` (the box dies with the thread that starts it: bubblewrap's
 ``--die-with-parent``).
 
-:class:`ForkedKernelProcess` and :func:`launcher_args` are shared with the unsandboxed
-template (:mod:`autograder.grading.prewarm`).
+:class:`ForkedKernelProcess` (and :func:`adopt_forked_kernel`) and :func:`launcher_args` are
+shared with the unsandboxed template (:mod:`autograder.grading.prewarm`).
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ import time
 from collections.abc import Sequence
 from multiprocessing.connection import Connection
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from autograder.files import OWNER_FILE, WARM_PREFIX, owned_tempdir, sweep_orphans
 from autograder.sandbox.box import Sandbox
@@ -58,6 +59,9 @@ from autograder.sandbox.limits import Limits
 from autograder.sandbox.mounts import WORK_DIR, WRAPPER_PATH, bwrap_arguments, bwrap_path
 from autograder.sandbox.seccomp import seccomp_filter
 from autograder.sandbox.watchdog import children, descendants, kill_all
+
+if TYPE_CHECKING:
+    from jupyter_client.provisioning import LocalProvisioner
 
 log = logging.getLogger(__name__)
 
@@ -144,19 +148,19 @@ class WarmBox:
         for name, value in env.items():
             args += ["--setenv", name, value]
         parent, child = socket.socketpair()
-        out = open(log_path, "ab") if log_path else subprocess.DEVNULL
+        log_file = open(log_path, "ab") if log_path else None
         try:
             self.process = subprocess.Popen(
                 [*args, "--", sys.executable, "-s", "-P", TEMPLATE_PATH, str(child.fileno())],
                 pass_fds=(child.fileno(),),
                 stdin=subprocess.DEVNULL,
-                stdout=out,
+                stdout=log_file if log_file is not None else subprocess.DEVNULL,
                 stderr=subprocess.STDOUT,
             )
         finally:
             child.close()
-            if log_path:
-                out.close()  # type: ignore[union-attr]
+            if log_file is not None:
+                log_file.close()
         self.conn = Connection(parent.detach())
         self.conn.send(
             {
@@ -291,7 +295,7 @@ def start_warm_box(
     try:
         _BOX = WarmBox(preload, base_dir=base_dir, log_path=log_path)
     except (WarmBoxError, OSError) as exc:
-        log.info("no warm box: %s", exc)
+        log.debug("no warm box: %s", exc)
         _BOX = None
         return None
     atexit.register(stop_warm_box)
@@ -385,6 +389,16 @@ class ForkedKernelProcess:
 
     def terminate(self) -> None:
         self.send_signal(signal.SIGTERM)
+
+
+def adopt_forked_kernel(provisioner: LocalProvisioner, pid: int, cwd: str | Path | None) -> None:
+    """Record in ``provisioner`` what ``LocalProvisioner.launch_kernel`` records for a kernel
+    it started with ``Popen``, for the kernel ``pid`` a template forked."""
+    # jupyter_client's provisioner infers ``process`` to be a Popen; it only polls, waits
+    # for, signals and kills it, which ForkedKernelProcess does
+    provisioner.process = ForkedKernelProcess(pid)  # type: ignore[assignment]
+    provisioner.pid = provisioner.pgid = pid
+    provisioner.cwd = cwd
 
 
 def launcher_args(cmd: list[str]) -> list[str] | None:

@@ -115,7 +115,7 @@ def _bind_fd(fd: int, target: str) -> None:
 def fresh_tmpfs(target: str, size: int, mode: int, keep_except: str = "") -> None:
     """A new empty tmpfs of *size* bytes on *target*; what is bound below *target* (the
     Python installation may live under ``/tmp``) is bound again on it, but *keep_except*."""
-    kept = []
+    kept: list[tuple[str, int]] = []  # (mount point, an O_PATH descriptor of it)
     for point in sorted(set(_mount_points()), key=len):
         if _under(point, target) and not (
             keep_except and (point == keep_except or _under(point, keep_except))
@@ -362,6 +362,8 @@ def main(argv: list[str]) -> None:
     conn = Connection(int(argv[1]))
     start = conn.recv()
     spec = importlib.util.spec_from_file_location("sandbox_wrapper", start["wrapper"])
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load the sandbox's wrapper from {start['wrapper']}")
     wrapper = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(wrapper)
     wrapper.copy_extras(start["copies"], None)

@@ -127,20 +127,20 @@ def compare_class(
         )
     per_exercise: dict[str, list[tuple[str, str]]] = {}
     boilerplate: dict[str, str] = {}
-    for assignment in assignments.values():
-        for exercise in assignment.exercises:
+    for read in assignments.values():
+        for exercise in read.exercises:
             per_exercise[exercise.key] = []
-            boilerplate[exercise.key] = assignment.boilerplate
+            boilerplate[exercise.key] = read.boilerplate
     run = SimilarityRun(settings, [])
     students = set()
     code: dict[tuple[str, str], str] = {}
     for student, name, files in submissions:
         students.add(student)
         for notebook, content in sorted(files.items()):
-            assignment = assignments.get((name, notebook))
-            if assignment is None:
+            found = assignments.get((name, notebook))
+            if found is None:
                 continue
-            answers, flags = student_answers(student, content, assignment.exercises)
+            answers, flags = student_answers(student, content, found.exercises)
             for answer in answers:
                 per_exercise[answer.exercise.key].append((student, answer.code))
                 code[(answer.exercise.key, student)] = answer.code
@@ -166,9 +166,9 @@ def compare_class(
         results = [_job(key, per_exercise[key], boilerplate[key], settings) for key in jobs]
     run.exercises = sorted(results, key=lambda r: r.exercise)
     for result in run.exercises:
-        assignment = result.exercise.split("/")[0]
+        assignment_name = result.exercise.split("/")[0]
         for student, flags in result.flags.items():
-            run.flags.setdefault(f"{assignment}/{student}", []).extend(flags)
+            run.flags.setdefault(f"{assignment_name}/{student}", []).extend(flags)
         for pair in result.pairs:
             for student in (pair.student_a, pair.student_b):
                 run.answers[(pair.exercise, student)] = code[(pair.exercise, student)]

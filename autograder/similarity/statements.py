@@ -22,6 +22,7 @@ import copy
 import textwrap
 from collections import Counter
 from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 __all__ = ["Statements", "keys_of", "statements"]
@@ -39,7 +40,7 @@ class Statements:
     def counts(self) -> Counter[str]:
         return Counter(key for key, _, _ in self.items)
 
-    def weight(self, drop: set[str] = frozenset()) -> int:  # type: ignore[assignment]
+    def weight(self, drop: AbstractSet[str] = frozenset()) -> int:
         return sum(w for key, w, _ in self.items if key not in drop)
 
 
@@ -55,7 +56,7 @@ class _Normalise(ast.NodeTransformer):
             return ast.copy_location(ast.Constant(value=""), node)
         return node
 
-    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> ast.AST:
         self.generic_visit(node)
         node.name = "_"
         return node

@@ -6,36 +6,57 @@ grades; the LMS's plugin, :mod:`autograder.lms`, writes them). Grading itself is
 touched: the term decides what is graded and what lateness costs, nbgrader's scores stay as
 they are.
 
-The names below are imported on first use (``lazy_loader``, as :mod:`autograder.grading`'s
-are): ``python -m autograder --help`` reads :data:`~.calendar.POLICIES` without paying for
-the gradebook's modules.
+Its modules import the grading and report layers inside the functions that use them
+(those import nbgrader and the worker pool): ``python -m autograder --help`` reads
+:data:`~.calendar.POLICIES` without paying for them.
 """
 
-import lazy_loader
-
-__getattr__, __dir__, __all__ = lazy_loader.attach(
-    __name__,
-    submod_attrs={
-        "attempts": [
-            "Plan",
-            "apply_times",
-            "choose_best",
-            "final_points",
-            "group_attempts",
-            "plan_attempts",
-            "split_uploads",
-        ],
-        "calendar": [
-            "Calendar",
-            "Extension",
-            "POLICIES",
-            "Term",
-            "load_calendar",
-            "parse_calendar",
-        ],
-        "late": ["LateRule", "Lateness", "describe_delay", "lateness", "penalty_points"],
-        "lms": ["export_to_lms"],
-        "record": ["NO_SUBMISSION", "TermRun", "settle"],
-        "times": ["SubmissionTimes", "parse_time", "read_times"],
-    },
+from autograder.term.attempts import (
+    Plan,
+    apply_times,
+    choose_best,
+    final_points,
+    group_attempts,
+    plan_attempts,
+    split_uploads,
 )
+from autograder.term.calendar import (
+    POLICIES,
+    Calendar,
+    Extension,
+    Term,
+    load_calendar,
+    parse_calendar,
+)
+from autograder.term.late import Lateness, LateRule, describe_delay, lateness, penalty_points
+from autograder.term.lms import export_to_lms
+from autograder.term.record import NO_SUBMISSION, TermRun, settle
+from autograder.term.times import SubmissionTimes, parse_time, read_times
+
+__all__ = [
+    "NO_SUBMISSION",
+    "POLICIES",
+    "Calendar",
+    "Extension",
+    "LateRule",
+    "Lateness",
+    "Plan",
+    "SubmissionTimes",
+    "Term",
+    "TermRun",
+    "apply_times",
+    "choose_best",
+    "describe_delay",
+    "export_to_lms",
+    "final_points",
+    "group_attempts",
+    "lateness",
+    "load_calendar",
+    "parse_calendar",
+    "parse_time",
+    "penalty_points",
+    "plan_attempts",
+    "read_times",
+    "settle",
+    "split_uploads",
+]

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 
 from autograder.intake import copies_of, upload_order
 from autograder.lms.times import SubmissionTimes
@@ -92,10 +93,16 @@ def _when(calendar: Calendar, attempt: RawSubmission) -> str:
     return attempt.label or "no time"
 
 
+def _time(attempt: RawSubmission) -> datetime:
+    """When an attempt that has a time was handed in, as an instant."""
+    assert attempt.submitted_at is not None, "only an attempt with a time"
+    return instant(attempt.submitted_at)
+
+
 def _order(attempts: Sequence[RawSubmission]) -> list[RawSubmission]:
     """Oldest first: by time when every one has one, else as listed (upload order)."""
     if all(a.submitted_at is not None for a in attempts):
-        return sorted(attempts, key=lambda a: instant(a.submitted_at))  # type: ignore[arg-type]
+        return sorted(attempts, key=_time)
     return list(attempts)
 
 
@@ -138,7 +145,7 @@ def plan_attempts(
             continue
         if policy == "latest-on-time" and due is not None:
             timed = [a for a in attempts if a.submitted_at is not None]
-            on_time = [a for a in timed if instant(a.submitted_at) <= instant(due)]  # type: ignore[arg-type]
+            on_time = [a for a in timed if _time(a) <= instant(due)]
             if not timed:
                 chosen, why = attempts[-1], "none has a time: graded the latest"
             elif on_time:

@@ -233,7 +233,7 @@ class _Reader:
         return value
 
     def rule(
-        self, value: object, where: str, base: LateRule, close: object
+        self, value: object, where: str, base: LateRule, close: datetime | timedelta | None
     ) -> tuple[LateRule, datetime | timedelta | None]:
         """A ``late`` table over ``base``; and its close (``close`` when it names none)."""
         table = self.table(value, where, _LATE_KEYS)
@@ -249,7 +249,7 @@ class _Reader:
             raise self.fail(where, f"rule {kind!r} needs a percent (e.g. percent = 10)")
         if "close" in table:
             close = self.moment_or_duration(table["close"], f"{where}.close")
-        return rule, close  # type: ignore[return-value]
+        return rule, close
 
 
 def _zone(source: str, value: object) -> tzinfo:
@@ -343,22 +343,21 @@ def parse_calendar(text: str, assignments: Iterable[str], source: str = "course.
                 where, f"{assignment} has no due date to extend (assignments.{assignment}.due)"
             )
         written = table["due"]
-        due = reader.moment_or_duration(written, f"{where}.due")
-        if isinstance(due, timedelta):
-            due = _shift(term.due, due)
-        if instant(due) <= instant(term.due):
+        given = reader.moment_or_duration(written, f"{where}.due")
+        extended = _shift(term.due, given) if isinstance(given, timedelta) else given
+        if instant(extended) <= instant(term.due):
             raise reader.fail(
                 f"{where}.due",
-                f"{due.isoformat()} is not after the due date {term.due.isoformat()}",
+                f"{extended.isoformat()} is not after the due date {term.due.isoformat()}",
             )
         reason = table.get("reason", "")
         if not isinstance(reason, str):
             raise reader.fail(f"{where}.reason", "expected text")
         if (student, assignment) in calendar.extensions:
             raise reader.fail(where, f"a second extension for {student} on {assignment}")
-        shown = written if isinstance(written, str) else due.isoformat()
+        shown = written if isinstance(written, str) else extended.isoformat()
         calendar.extensions[(student, assignment)] = Extension(
-            student, assignment, due, shown, " ".join(reason.split())
+            student, assignment, extended, shown, " ".join(reason.split())
         )
     return calendar
 

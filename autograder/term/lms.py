@@ -10,11 +10,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from autograder.course import Course, load_submissions
-from autograder.grading import CANARY_PREFIX
 from autograder.lms.base import ExportOption, LmsPlugin, lms_exporters, lms_plugin
 from autograder.lms.grades import ExportReport, listed, points
 from autograder.models import TermError
-from autograder.report import pending_of
 from autograder.text import listing
 
 
@@ -44,10 +42,14 @@ def export_to_lms(
         An unknown LMS, an option of another LMS's, an assignment never graded, or a file
         the LMS's importer would not read back.
     """
+    # imported here: the grading layer imports its worker pool, the report's modules nbgrader
+    from autograder.grading import CANARY_PREFIX
+    from autograder.report import pending_of
+
     plugin = lms_plugin(lms)
     if plugin is None or not plugin.exports():
-        names = " or ".join(p.name for p in lms_exporters())
-        raise TermError(f"unknown LMS {lms!r}; choose {names}")
+        choices = " or ".join(p.name for p in lms_exporters())
+        raise TermError(f"unknown LMS {lms!r}; choose {choices}")
     asked = list(assignments or [])
     traits = _traits(plugin, {k: v for k, v in (options or {}).items() if v is not None}, asked)
     left_out: list[str] = []
@@ -55,8 +57,8 @@ def export_to_lms(
         present = sorted(a.name for a in gb.assignments)
         unknown = [a for a in asked if a not in present]
         if unknown:
-            graded = ", ".join(present) or "none"
-            raise TermError(f"{unknown[0]} has not been graded in this course (graded: {graded})")
+            known = ", ".join(present) or "none"
+            raise TermError(f"{unknown[0]} has not been graded in this course (graded: {known})")
         # the class: a canary a killed run left behind is none of it
         students = sorted(s.id for s in gb.students if not s.id.startswith(CANARY_PREFIX))
         class_ = set(students)

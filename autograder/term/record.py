@@ -14,13 +14,16 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
 
 from autograder.course import Course, load_submissions
 from autograder.lms.grades import NO_SUBMISSION
 from autograder.models import RawSubmission, SubmissionKey, SubmissionResult
-from autograder.report import TermSummary
 from autograder.term.calendar import Calendar, Term
 from autograder.term.late import describe_delay, instant, lateness, penalty_points
+
+if TYPE_CHECKING:
+    from autograder.report import TermSummary
 
 
 @dataclass
@@ -186,6 +189,8 @@ def settle(
     ``plan_flags``: the resubmission policy's flags; ``closed``: submissions not graded
     (after the close), with why; ``on_repriced``: called before the penalties are committed
     with the submissions whose penalty changed (:func:`_record`)."""
+    from autograder.report import TermSummary  # the report's modules import nbgrader
+
     results = list(results)
     plan_flags, closed = plan_flags or {}, closed or {}
     outcomes: dict[SubmissionKey, Outcome] = {}

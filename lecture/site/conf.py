@@ -22,7 +22,7 @@ suppress_warnings = ["myst.header", "mystnb.unknown_mime_type"]
 
 # Stored outputs only; a widget shows its stored figure (no widget manager from a CDN).
 nb_execution_mode = "off"
-nb_ipywidgets_js = {}
+nb_ipywidgets_js: dict[str, dict[str, str]] = {}  # script URL -> its attributes: none
 nb_mime_priority_overrides = [("html", "application/vnd.jupyter.widget-view+json", None)]
 nb_merge_streams = True
 

@@ -37,6 +37,23 @@ def _locked(tmp_path) -> OperationalError:
     raise AssertionError("not locked")
 
 
+def _full(tmp_path) -> OperationalError:
+    """A real "database or disk is full" from SQLAlchemy: the file may not grow past two
+    pages."""
+    engine = create_engine(f"sqlite:///{tmp_path / 'small.db'}")
+    try:
+        with engine.begin() as connection:
+            connection.execute(text("PRAGMA max_page_count = 2"))
+            connection.execute(text("CREATE TABLE t (x)"))
+            for _ in range(10):
+                connection.execute(text("INSERT INTO t VALUES (:x)"), {"x": b"x" * 4000})
+    except OperationalError as exc:
+        return exc
+    finally:
+        engine.dispose()
+    raise AssertionError("not full")
+
+
 def test_machine_faults(tmp_path):
     full = classify(OSError(errno.ENOSPC, "No space left on device", str(tmp_path / "x")))
     assert full.what == "no space left on device" and full.fatal
@@ -44,6 +61,8 @@ def test_machine_faults(tmp_path):
     assert classify(OSError(errno.EIO, "I/O error")).fatal
     locked = classify(_locked(tmp_path))
     assert locked.what.startswith("the gradebook is locked by another program") and locked.fatal
+    gradebook_full = classify(_full(tmp_path))
+    assert gradebook_full.what == full.what and gradebook_full.where == "writing the gradebook"
     died = classify(ProcessExpired("Abnormal termination", code=-9))
     assert died.what == "the grading worker died (exit code -9)" and not died.fatal
     assert classify(BrokenProcessPool("gone")).fatal
@@ -66,6 +85,9 @@ def test_the_notebooks_own_failures(tmp_path):
     assert classify(raised.value) is None
     assert classify(ValueError("OSError: [Errno 28] No space left on device")) is None
     assert classify(RuntimeError("database is locked")) is None
+    # a database error is told by SQLite's result code, not by its words
+    worded = classify(sqlite3.OperationalError("database is locked"))
+    assert worded.what.startswith("the gradebook cannot be used")
     assert classify(TimeoutError("grading took longer than 900 s")) is None
     assert classify(OSError(errno.ENOENT, "No such file or directory")) is None
     assert classify(IntegrityError("INSERT", {}, Exception("UNIQUE constraint failed"))) is None

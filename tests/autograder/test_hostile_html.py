@@ -11,7 +11,8 @@ if it ran, would append its name to ``window.__pwned`` or open a dialog.
   the template's own, no event handler, no ``javascript:`` or ``data:text/html`` URL, none
   of the active tags; a Content-Security-Policy in ``<head>``;
 - slow: the same page opened in chromium: no payload ran, no dialog, MathJax typeset the
-  math, the PNG plot shows.
+  math, the PNG plot shows; a page of math alone, opened from disk, is typeset offline and
+  requests nothing but files.
 
 :func:`grade_hostile_batch` grades the hostile submission next to an honest one through
 the command line; ``test_defences`` (every page it writes, parsed and in chromium) and
@@ -358,6 +359,21 @@ def test_feedback_page_runs_no_student_script_in_chromium(browser, tmp_path):
     assert probe["dialogs"] == []
     assert probe["typeset"] >= 1, "MathJax did not typeset the page's math"
     assert probe["images"] and all(width > 0 for width in probe["images"]), "plot not shown"
+
+
+@pytest.mark.slow
+def test_feedback_page_typesets_offline(browser, tmp_path):
+    """A feedback page as the autograder writes it, opened from disk (file://): its math
+    typeset by the MathJax shipped beside it, nothing but files requested."""
+    shipped = render_feedback(new_notebook(cells=[new_markdown_cell(MATH)]), tmp_path)
+    visit = lecture_site.Visit(browser, shipped.as_uri())
+    try:
+        typeset = visit.page.evaluate(lecture_site.MATHJAX_DONE)
+        assert typeset >= 1
+        assert [url for url in visit.requests if not url.startswith("file://")] == []
+        assert "$" not in visit.page.evaluate(lecture_site.PROSE_TEXT)
+    finally:
+        visit.close()
 
 
 @pytest.mark.slow

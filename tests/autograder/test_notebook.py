@@ -14,6 +14,8 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 from nbgrader.preprocessors import ClearHiddenTests
 
 from autograder.notebook import (
+    HIDDEN_BEGIN,
+    HIDDEN_END,
     disabled_names,
     hidden_line_ranges,
     is_test_cell,
@@ -35,6 +37,13 @@ def _test_cells():
         for cell in nb.cells:
             if is_test_cell(cell):
                 yield path.stem, cell
+
+
+def test_the_hidden_test_markers_are_nbgraders():
+    """The markers are written out (the module does not import nbgrader); they are
+    nbgrader's defaults, the only ones a course may use."""
+    assert HIDDEN_BEGIN == ClearHiddenTests.begin_test_delimeter.default_value
+    assert HIDDEN_END == ClearHiddenTests.end_test_delimeter.default_value
 
 
 def test_strip_hidden_tests_matches_nbgrader():

@@ -551,25 +551,6 @@ def test_deck_figures_are_large_and_legible(browser, server, deck):
     assert named == small, "python -m lecture.slides names other figures"
 
 
-@pytest.mark.slow
-def test_feedback_page_typesets_offline(browser, tmp_path):
-    """A feedback page as the autograder writes it, opened from disk (file://)."""
-    from nbformat.v4 import new_markdown_cell, new_notebook
-
-    from tests.autograder.test_hostile_html import render_feedback
-
-    nb = new_notebook(cells=[new_markdown_cell("The margin is $\\gamma = 1/\\lVert w \\rVert$.")])
-    shipped = render_feedback(nb, tmp_path)
-    visit = Visit(browser, shipped.as_uri())
-    try:
-        typeset = visit.page.evaluate(MATHJAX_DONE)
-        assert typeset >= 1
-        assert [url for url in visit.requests if not url.startswith("file://")] == []
-        assert "$" not in visit.page.evaluate(PROSE_TEXT)
-    finally:
-        visit.close()
-
-
 #: How far a picture of the documents may be from a new one: the largest difference of a
 #: block's mean (of 255; :func:`tests.golden.image_difference`), for another machine's
 #: rendering of the same text. A changed slide or page moves blocks by far more.

@@ -14,6 +14,7 @@ import pytest
 from autograder.course import Course, list_assignments
 from autograder.grading import batch as batch_module
 from autograder.grading.batch import grade_prepared, safe_file_name, set_aside_foreign
+from autograder.grading.pool import Run
 from autograder.grading.preprocessors import released_cells
 from autograder.grading.task import failure_cause
 from autograder.models import PreparedSubmission
@@ -111,7 +112,7 @@ def test_a_failed_submission_is_flagged_with_its_cause_and_its_log(tmp_path, mon
 
     @contextlib.contextmanager
     def failing_pool(course, options, **kw):
-        yield failing_run
+        yield Run(failing_run)
 
     monkeypatch.setattr(batch_module, "pool_executor", failing_pool)
     sub = PreparedSubmission(student, "02_x", notebooks={"02_x.ipynb": b"{}"})

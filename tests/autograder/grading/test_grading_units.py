@@ -197,6 +197,7 @@ def test_prewarmed_kernels_are_fresh_forks(tmp_path):
     from jupyter_client.utils import run_sync
 
     from autograder.grading import prewarm
+    from autograder.sandbox import ForkedKernelProcess
 
     template = prewarm.start_template(str(tmp_path / "kernels.log"))
     try:
@@ -204,7 +205,7 @@ def test_prewarmed_kernels_are_fresh_forks(tmp_path):
         for value in ("1", "2"):
             km = prewarm.PrewarmedKernelManager()
             run_sync(km.start_kernel)(cwd=str(tmp_path))
-            assert isinstance(km.provisioner.process, prewarm.ForkedKernelProcess)
+            assert isinstance(km.provisioner.process, ForkedKernelProcess)
             kc = BlockingKernelClient()
             kc.load_connection_info(km.get_connection_info())
             kc.start_channels()

@@ -253,12 +253,15 @@ def test_a_function_that_timed_out_is_not_called_again(kernel):
 
     km, kc = kernel
     channel = recheck.KernelChannel(km, kc, call_timeout=1, interrupt_grace=2)
-    with pytest.raises(recheck.KernelCallTimeout, match="sleeps: no answer within 1 s"):
+    with pytest.raises(recheck.KernelCallTimeout, match="sleeps: no answer within 1 s") as first:
         recheck.RemoteFunction(channel, "sleeps")()
     calls = channel.calls
     start = time.monotonic()
-    with pytest.raises(recheck.KernelCallTimeout, match="did not return within 1 s earlier"):
+    with pytest.raises(
+        recheck.KernelCallTimeout, match="did not return within 1 s earlier"
+    ) as again:
         recheck.RemoteFunction(channel, "sleeps")()
+    assert first.value.function == again.value.function == "sleeps"
     assert time.monotonic() - start < 1 and channel.calls == calls  # nothing was sent
     assert list(channel.hung) == ["sleeps"] and not channel.hung["sleeps"].killed
     assert recheck.RemoteFunction(channel, "echo")(7) == 7

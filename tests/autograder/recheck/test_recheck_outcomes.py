@@ -25,13 +25,18 @@ def test_a_hung_function_is_one_line_naming_its_exercise_and_its_lost_tests():
     state = RunState(timeouts=[(7, 10), (8, 2)], hung=[HungCall("fit", 5, False)])
     results = {
         "fit_visible": CheckResult(
-            "fit_visible", False, "KernelCallTimeout", "fit: no answer within 5 s (interrupted)"
+            "fit_visible",
+            False,
+            "KernelCallTimeout",
+            "fit: no answer within 5 s (interrupted)",
+            timed_out="fit",
         ),
         "fit_hidden": CheckResult(
             "fit_hidden",
             False,
             "KernelCallTimeout",
             "fit did not return within 5 s earlier; not called again",
+            timed_out="fit",
         ),
         "predict_visible": CheckResult("predict_visible", True),
     }
@@ -60,3 +65,23 @@ def test_a_killed_and_restarted_kernel_is_said_once_per_cause():
         "out; its tests scored 0); it ignored the interrupt, so the kernel was killed and "
         "restarted for the other exercises"
     )
+
+
+def test_the_tests_a_hung_function_cost_are_those_of_its_own_calls():
+    """A test that timed out in another function, whose name starts with the hung one's,
+    is not counted against it."""
+    state = RunState(hung=[HungCall("fit", 5, False)])
+    results = {
+        "fit_visible": CheckResult(
+            "fit_visible", False, "KernelCallTimeout", "fit: no answer", timed_out="fit"
+        ),
+        "fit_more_visible": CheckResult(
+            "fit_more_visible",
+            False,
+            "KernelCallTimeout",
+            "fit_more: no answer",
+            timed_out="fit_more",
+        ),
+    }
+    (flag,) = hang_flags(state, results, CODE)
+    assert "its tests fit_visible scored 0" in flag

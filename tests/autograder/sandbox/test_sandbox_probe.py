@@ -13,6 +13,7 @@ import shutil
 
 import pytest
 
+from autograder.models import GradingError, SandboxUnavailable
 from autograder.sandbox import new_sandbox, probe, sandbox_unavailable_reason, uids
 
 
@@ -69,3 +70,29 @@ def test_new_sandbox_uses_the_mode_the_probe_found(monkeypatch):
             assert box.uid is not None and box.uid >= 1_000_000_000
     finally:
         box.cleanup()
+
+
+@pytest.mark.parametrize(
+    ("error", "hint"),
+    [
+        (SandboxUnavailable("the grading sandbox cannot start: no bwrap"), True),
+        # another failure of the grader whose words mention the sandbox gets no such advice
+        (GradingError("the sandbox's folder could not be removed"), False),
+    ],
+)
+def test_the_command_line_advises_unsandboxed_when_the_sandbox_cannot_start(
+    monkeypatch, capsys, tmp_path, error, hint
+):
+    """The refusal of :func:`~autograder.sandbox.resolve_sandbox` (its type, not its words)
+    is what the command line answers with ``--unsandboxed``."""
+    import autograder.api
+    from autograder.__main__ import main
+
+    def refuses(*args, **kwargs):
+        raise error
+
+    monkeypatch.setattr(autograder.api, "grade_path", refuses)
+    assert main(["grade", str(tmp_path), "--course", str(tmp_path / "course")]) == 1
+    err = capsys.readouterr().err
+    assert str(error) in err
+    assert ("pass --unsandboxed to grade without it" in err) == hint
