@@ -57,7 +57,9 @@ def solution_namespace(
         if cell.cell_type != "code" or is_solution(cell) or is_test_cell(cell):
             continue
         tree = ast.parse(_code(cell.source))
-        imports = [node for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom)]
+        imports: list[ast.stmt] = [
+            node for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom)
+        ]
         if imports:
             exec(compile(ast.Module(body=imports, type_ignores=[]), "<imports>", "exec"), ns)
     for cell in nb.cells:
