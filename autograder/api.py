@@ -457,6 +457,7 @@ def grade_prepared_run(
                 students=settled.students,
                 assignments=settled.assignments,
                 flags=settled.row_flags,
+                clock=term.calendar.clock,
             )
         if feedback:
             with faults_as_errors("writing the feedback pages"), phases.phase(phases.REPORTS):

@@ -46,13 +46,6 @@ class TermRun:
     summary: list[TermSummary]
 
 
-def shown(calendar: Calendar, moment: datetime | None) -> str:
-    """A time as the flags and summary.md show it, on the course's clock."""
-    if moment is None:
-        return "-"
-    return calendar.in_zone(moment).strftime("%Y-%m-%d %H:%M %Z")
-
-
 def _outcome(
     calendar: Calendar, term: Term | None, raw: RawSubmission | None, key: SubmissionKey
 ) -> Outcome:
@@ -66,9 +59,9 @@ def _outcome(
     granted = ""
     if extension is not None:
         reason = f": {extension.reason}" if extension.reason else ""
-        granted = f"extension to {shown(calendar, due)} ({extension.written}{reason})"
+        granted = f"extension to {calendar.shown(due)} ({extension.written}{reason})"
     if submitted is None:
-        outcome.flags.append(f"no submission time: graded as on time (due {shown(calendar, due)})")
+        outcome.flags.append(f"no submission time: graded as on time (due {calendar.shown(due)})")
         if raw is not None and raw.marked_late:
             outcome.flags.append(
                 "marked late by the LMS, but its time is unknown: no penalty (give the "
@@ -80,13 +73,13 @@ def _outcome(
     late = lateness(term.rule, due, submitted)
     if not late.late:
         if granted:
-            outcome.flags.append(f"{granted}: handed in {shown(calendar, submitted)}, on time")
+            outcome.flags.append(f"{granted}: handed in {calendar.shown(submitted)}, on time")
         return outcome
     outcome.fraction, outcome.late_by = late.fraction, late.late_by
     cost = "no penalty" if term.rule.rule == "none" else f"−{100 * late.fraction:g} %"
     outcome.flags.append(
-        f"late by {describe_delay(late.late_by)}: handed in {shown(calendar, submitted)}, due "
-        f"{shown(calendar, due)}"
+        f"late by {describe_delay(late.late_by)}: handed in {calendar.shown(submitted)}, due "
+        f"{calendar.shown(due)}"
         + (f" ({granted})" if granted else "")
         + f"; rule: {term.rule.describe()}: {cost}"
     )
@@ -160,12 +153,12 @@ def _record(
 def _heading(calendar: Calendar, term: Term | None) -> str:
     if term is None or term.due is None:
         return "no due date"
-    parts = [f"due {shown(calendar, term.due)}", term.rule.describe()]
+    parts = [f"due {calendar.shown(term.due)}", term.rule.describe()]
     if isinstance(term.close, timedelta):
-        close = shown(calendar, term.close_for(term.due))
+        close = calendar.shown(term.close_for(term.due))
         parts.append(f"closes {describe_delay(term.close)} after the due date ({close})")
     elif term.close is not None:
-        parts.append(f"closes {shown(calendar, term.close)}")
+        parts.append(f"closes {calendar.shown(term.close)}")
     return "; ".join(parts)
 
 
@@ -210,7 +203,7 @@ def settle(
     summaries = []
     for assignment in assignments:
         term = calendar.term(assignment)
-        entry = TermSummary(assignment, _heading(calendar, term))
+        entry = TermSummary(assignment, _heading(calendar, term), calendar.clock_name())
         for student in students:
             key = (assignment, student)
             if key in closed:
@@ -232,7 +225,7 @@ def settle(
                 entry.extensions.append(
                     (
                         student,
-                        f"{shown(calendar, extension.due)} ({extension.written}{reason})",
+                        f"{calendar.shown(extension.due)} ({extension.written}{reason})",
                         status,
                     )
                 )
@@ -244,7 +237,7 @@ def settle(
                 entry.late.append(
                     (
                         student,
-                        shown(calendar, outcome.submitted_at),
+                        calendar.shown(outcome.submitted_at),
                         describe_delay(outcome.late_by),
                         cost if term is not None and term.rule.rule != "none" else "none",
                     )

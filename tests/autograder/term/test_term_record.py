@@ -75,12 +75,13 @@ def test_an_extension_moves_a_late_submission_on_time(run):
     course, _, settled = run
     flags = {r.student: r.flags for r in settled.results}
     assert flags["late"] == [
-        "late by 1 day 11 h 2 min: handed in 2025-10-26 10:01 CET, due 2025-10-24 23:59 CEST; "
+        "late by 1 day 11 h 2 min: handed in 2025-10-26 10:01 +01:00 CET, "
+        "due 2025-10-24 23:59 +02:00 CEST; "
         "rule: 10 % of the score per started day, at most 50 %: −20 % (−1.2 points)"
     ]
     assert flags["extended"] == [
-        "extension to 2025-10-27 23:59 CET (+3 days: illness): handed in 2025-10-26 10:01 CET, "
-        "on time"
+        "extension to 2025-10-27 23:59 +01:00 CET (+3 days: illness): "
+        "handed in 2025-10-26 10:01 +01:00 CET, on time"
     ]
     with course.gradebook() as gb:
         assert gb.find_submission(A, "late").late_submission_penalty == pytest.approx(1.2)
@@ -102,11 +103,15 @@ def test_nbgrader_meaning_of_duedate_timestamp_penalty_and_score(run, tmp_path):
         students=settled.students,
         assignments=settled.assignments,
         flags=settled.row_flags,
+        clock=BERLIN,
     )
     rows = {r["student_id"]: r for r in csv.DictReader(dest.open(encoding="utf-8"))}
     late = rows["late"]
-    assert late["duedate"] == "2025-10-24 21:59:00"  # the assignment's, in UTC as nbgrader
-    assert late["timestamp"] == "2025-10-26 09:01:00"
+    # the assignment's due date and the hand-in time on the course's clock, marked (the
+    # gradebook holds them in UTC, unmarked, as nbgrader does: 21:59 and 09:01)
+    assert late["duedate"] == "2025-10-24T23:59:00+02:00"
+    assert late["timestamp"] == "2025-10-26T10:01:00+01:00"
+    assert datetime.fromisoformat(late["duedate"]) == DUE
     assert (late["raw_score"], late["late_submission_penalty"], late["score"]) == (
         "6.0",
         "1.2",
@@ -133,24 +138,32 @@ def test_summary_lists_late_submissions_extensions_and_no_submission(run):
     _, _, settled = run
     (term,) = settled.summary
     assert (
-        term.heading == "due 2025-10-24 23:59 CEST; 10 % of the score per started day, at most 50 %"
+        term.heading
+        == "due 2025-10-24 23:59 +02:00 CEST; 10 % of the score per started day, at most 50 %"
     )
     assert term.late == [
-        ("late", "2025-10-26 10:01 CET", "1 day 11 h 2 min", "−20 % (−1.2 points)")
+        ("late", "2025-10-26 10:01 +01:00 CET", "1 day 11 h 2 min", "−20 % (−1.2 points)")
     ]
-    assert term.extensions == [("extended", "2025-10-27 23:59 CET (+3 days: illness)", "on time")]
+    assert term.extensions == [
+        ("extended", "2025-10-27 23:59 +01:00 CET (+3 days: illness)", "on time")
+    ]
     assert term.no_submission == ["nothing"] and term.no_time == ["no_time"]
     text = summary_text(summarise(settled.results), {}, {}, terms=settled.summary)
-    assert "#### 04_naive_bayes_linear: due 2025-10-24 23:59 CEST" in text
+    assert "#### 04_naive_bayes_linear: due 2025-10-24 23:59 +02:00 CEST" in text
     assert "| `late`" in text and "−20 % (−1.2 points)" in text
-    assert "- extension: `extended` due 2025-10-27 23:59 CET (+3 days: illness): on time" in text
+    assert (
+        "- extension: `extended` due 2025-10-27 23:59 +01:00 CET (+3 days: illness): on time"
+        in text
+    )
     assert "- no submission (1): `nothing`" in text
+    # the clock said once, the same as grades.csv's
+    assert text.count("Times are on the course's clock, Europe/Berlin, with their offset") == 1
 
 
 def test_not_graded_after_the_close_is_its_own_row(tmp_path, new_course):
     course = new_course(tmp_path / "course")
     calendar = parse_calendar(CALENDAR, [A])
-    why = "handed in 2025-11-09 10:00 CET, after the assignment closed: not graded"
+    why = "handed in 2025-11-09 10:00 +01:00 CET, after the assignment closed: not graded"
     settled = settle(course, calendar, [], {}, closed={(A, "tardy"): why})
     assert settled.row_flags == {f"{A}/tardy": [why]}
     assert settled.summary[0].not_graded == [("tardy", why)]
