@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 
 from autograder.course import Course, load_submissions
+from autograder.feedback.late_note import LATE_NOTES_FILE, LateNote, LateNotes
 from autograder.lms.grades import NO_SUBMISSION
 from autograder.models import RawSubmission, SubmissionKey, SubmissionResult
 from autograder.report import TermSummary
@@ -84,6 +85,37 @@ def _outcome(
         + f"; rule: {term.rule.describe()}: {cost}"
     )
     return outcome
+
+
+def _cost(term: Term, fraction: float, points: float) -> str:
+    """What lateness cost, as summary.md and the page say it."""
+    if term.rule.rule == "none":
+        return "no penalty"
+    return f"−{100 * fraction:g} % (−{points:g} points)"
+
+
+def _late_note(
+    calendar: Calendar, key: SubmissionKey, outcome: Outcome, points: float
+) -> LateNote | None:
+    """The late section of the submission's page (:mod:`autograder.feedback.late_note`):
+    for a submission with a known time that was late or had an extension; else None."""
+    assignment, student = key
+    term = calendar.term(assignment)
+    if term is None or term.due is None or outcome.submitted_at is None:
+        return None
+    extension = calendar.extensions.get((student, assignment))
+    if outcome.late_by is None and extension is None:
+        return None
+    written = extension.written if extension is not None else ""
+    return LateNote(
+        due=calendar.shown(term.due),
+        handed_in=calendar.shown(outcome.submitted_at),
+        rule=term.rule.describe(),
+        extended_to=calendar.shown(extension.due) if extension is not None else "",
+        extension=written if written.startswith("+") else "",
+        late_by=describe_delay(outcome.late_by) if outcome.late_by is not None else "",
+        cost=_cost(term, outcome.fraction, points) if outcome.late_by is not None else "",
+    )
 
 
 def _naive_utc(moment: datetime | None) -> datetime | None:
@@ -177,8 +209,11 @@ def settle(
     class: the students of ``roster`` (course.toml's and the times file's) and every
     student seen in the run. ``graded``: the submission each result came from;
     ``plan_flags``: the resubmission policy's flags; ``closed``: submissions not graded
-    (after the close), with why; ``on_repriced``: called before the penalties are committed
-    with the submissions whose penalty changed (:func:`_record`)."""
+    (after the close), with why; ``on_repriced``: called with the submissions whose
+    feedback pages are out of date — before the penalties are committed, those whose
+    penalty changed (:func:`_record`); before the late notes are recorded
+    (:mod:`autograder.feedback.late_note`), those whose note changed, and those graded in
+    this run that have one (their pages were written with the notes recorded before)."""
     results = list(results)
     plan_flags, closed = plan_flags or {}, closed or {}
     outcomes: dict[SubmissionKey, Outcome] = {}
@@ -187,6 +222,20 @@ def settle(
         term = calendar.term(result.assignment)
         outcomes[key] = _outcome(calendar, term, graded.get(key), key)
     penalties = _record(course, calendar, results, outcomes, on_repriced)
+    notes = {
+        key: _late_note(calendar, key, outcome, penalties.get(key, 0.0))
+        for key, outcome in outcomes.items()
+    }
+    recorded = LateNotes(course.root / LATE_NOTES_FILE)
+    stale = recorded.changed(notes)
+    stale |= {
+        (r.assignment, r.student)
+        for r in results
+        if not r.skipped and notes[(r.assignment, r.student)] is not None
+    }
+    if on_repriced is not None and stale:
+        on_repriced(stale)  # on disk before the notes are: a page is never left behind
+    recorded.record(notes)
     students = sorted(set(roster) | {r.student for r in results} | {s for _, s in closed})
     course.ensure_students(students)  # the class: a row for each in grades.csv
     settled = []
@@ -231,15 +280,13 @@ def settle(
                 )
             if outcome.due is not None and outcome.submitted_at is None:
                 entry.no_time.append(student)
-            if outcome.late_by is not None:
-                points = penalties.get(key, 0.0)
-                cost = f"−{100 * outcome.fraction:g} % (−{points:g} points)"
+            if outcome.late_by is not None and term is not None:
                 entry.late.append(
                     (
                         student,
                         calendar.shown(outcome.submitted_at),
                         describe_delay(outcome.late_by),
-                        cost if term is not None and term.rule.rule != "none" else "none",
+                        _cost(term, outcome.fraction, penalties.get(key, 0.0)),
                     )
                 )
         if term is not None or entry.no_submission or entry.not_graded:

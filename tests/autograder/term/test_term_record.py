@@ -207,7 +207,9 @@ def test_a_due_date_taken_out_of_course_toml_takes_its_penalties_and_extensions_
         graded,
         on_repriced=repriced.append,
     )
-    assert repriced == [{(A, "late")}]  # its feedback page showed the penalty
+    assert repriced[0] == {(A, "late")}  # its feedback page showed the penalty
+    # and both pages showed their late section (the penalty; the extension)
+    assert set().union(*repriced) == {(A, "late"), (A, "extended")}
     with course.gradebook() as gb:
         assert gb.find_assignment(A).duedate is None
         late = gb.find_submission(A, "late")
@@ -215,3 +217,49 @@ def test_a_due_date_taken_out_of_course_toml_takes_its_penalties_and_extensions_
         assert gb.find_submission(A, "extended").extension is None
     assert all(r.flags == [] for r in settled.results)
     assert settled.summary == []
+
+
+def test_the_late_pages_notes_are_recorded_and_their_pages_marked(run):
+    from dataclasses import replace as with_
+
+    from autograder.feedback.late_note import LATE_NOTES_FILE, LateNotes
+
+    course, results, _ = run  # settled once: its notes recorded
+    notes = LateNotes(course.root / LATE_NOTES_FILE).read()
+    assert sorted(notes) == [(A, "extended"), (A, "late")]  # on time, no time: no note
+    late = notes[(A, "late")]
+    assert (late.due, late.handed_in) == (
+        "2025-10-24 23:59 +02:00 CEST",
+        "2025-10-26 10:01 +01:00 CET",
+    )
+    assert late.rule == "10 % of the score per started day, at most 50 %"
+    assert (late.late_by, late.cost, late.extended_to) == (
+        "1 day 11 h 2 min",
+        "−20 % (−1.2 points)",
+        "",
+    )
+    extended = notes[(A, "extended")]
+    assert (extended.extended_to, extended.extension) == ("2025-10-27 23:59 +01:00 CET", "+3 days")
+    assert extended.late_by == "" and extended.cost == ""
+
+    graded = {
+        (A, s): RawSubmission(s, A, submitted_at=at, marked_late=marked)
+        for s, (_, at, marked) in HANDED_IN.items()
+    }
+    calendar = parse_calendar(CALENDAR, [A])
+    marked: list[set] = []
+    # the same class again, every result reused from the ledger: no page is out of date
+    reused = [with_(r, skipped=True) for r in results]
+    settle(course, calendar, reused, graded, roster=calendar.students, on_repriced=marked.append)
+    assert marked == []
+    # graded again in this run: its page was written with the notes recorded before, and
+    # is written again by the run (a page graded aside, beside the canary, had none)
+    settle(course, calendar, results, graded, roster=calendar.students, on_repriced=marked.append)
+    assert marked == [{(A, "late"), (A, "extended")}]
+    # the extension withdrawn: the page that showed it is out of date, its note gone
+    marked.clear()
+    without = parse_calendar(CALENDAR.split("[[extensions]]")[0], [A])
+    settle(course, without, reused, graded, roster=without.students, on_repriced=marked.append)
+    assert {(A, "extended")} <= set().union(*marked)
+    notes = LateNotes(course.root / LATE_NOTES_FILE).read()
+    assert notes[(A, "extended")].late_by == "1 day 11 h 2 min"  # late now, without it
