@@ -49,6 +49,9 @@ First the instructor's solution of each assignment is graded the same way: short
 marks, the grading environment is broken and the run is refused (exit 1, nothing written).
 A re-run reuses the result of a submission unchanged since it was graded (same files,
 assignment, grader and settings); --regrade grades again.
+Without --course: course/ here, refused (exit 2) when it is not built yet and a course
+folder built before (by release or grade) holds, or sits beside, the submissions or this
+folder: name that one with --course (or a new one).
 Due dates, extensions and the late rule: course.toml in the course folder (or --calendar);
 submission times: timestamp.txt (nbgrader), --times (Moodle's grading worksheet, or a CSV
 student_id,timestamp).
@@ -251,6 +254,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="largest compression ratio of a zip entry over 1 MiB (default 100)",
     )
     common(p_grade)
+    p_grade.set_defaults(course=None)  # not named: main() checks the default course folder
     source(p_grade)
     grading(p_grade)
 
@@ -338,15 +342,25 @@ def _fail(message: str, status: int) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    # grade's --course is None when not named: the default's surroundings are checked
+    course_named = args.course is not None
+    args.course = args.course if course_named else COURSE_DIR
 
     from sqlalchemy.exc import SQLAlchemyError
 
-    from autograder.api import export_grades_to, grade_path, release_course, run_demo
+    from autograder.api import (
+        export_grades_to,
+        grade_path,
+        grading_course,
+        release_course,
+        run_demo,
+    )
     from autograder.course import gradebook_problem
     from autograder.intake import IntakeLimits
     from autograder.models import (
         CanaryFailed,
         CourseBusy,
+        CourseFolderError,
         GraderFault,
         GradingError,
         SourceError,
@@ -405,11 +419,14 @@ def main(argv: list[str] | None = None) -> int:
                 return _fail(f"no such file or folder: {args.submissions}", 2)
             if args.student and not args.regrade:
                 return _fail("--student names whom --regrade grades again: add --regrade", 2)
+            used = grading_course(args.course, args.submissions, named=course_named)
+            state = "new" if used.new else "existing"
+            print(f"course folder: {used.shown}/ ({state})", file=sys.stderr)
             run = grade_path(
                 args.submissions,
                 assignment=args.assignment,
                 layout=args.lms,
-                course_dir=args.course,
+                course_dir=used.root,
                 out_dir=args.out,
                 workers=args.workers,
                 sandbox=not args.unsandboxed,
@@ -442,7 +459,7 @@ def main(argv: list[str] | None = None) -> int:
                 on_canary=_canary_passed,
                 wait=not args.no_wait,
             )
-    except (SubmissionsError, TermError, SourceError) as exc:
+    except (SubmissionsError, TermError, SourceError, CourseFolderError) as exc:
         return _fail(str(exc), 2)
     except CanaryFailed as exc:
         return _fail(f"refusing to grade: {exc}", 1)

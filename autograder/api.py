@@ -5,6 +5,7 @@ report."""
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -26,6 +27,7 @@ from autograder.grading import (
 from autograder.intake import IntakeLimits, match_assignments, prepare, read_submissions
 from autograder.lms import ExportReport, lms_plugin
 from autograder.models import (
+    CourseFolderError,
     GraderFault,
     GradeRun,
     GradingError,
@@ -67,9 +69,11 @@ from autograder.term import (
 from autograder.text import listing
 
 __all__ = [
+    "CourseChoice",
     "export_grades_to",
     "grade_path",
     "grade_prepared_run",
+    "grading_course",
     "instructor_submissions",
     "release_course",
     "run_demo",
@@ -94,6 +98,65 @@ class TermInput:
 
 
 # --------------------------------------------------------------------------- grade
+
+
+@dataclass(frozen=True)
+class CourseChoice:
+    """The course folder a grading run uses: where, whether it is built now, and how the
+    command line names it (relative to the current folder)."""
+
+    root: Path
+    new: bool
+    shown: str
+
+
+#: How a course folder lies around the submissions or the current folder, in words
+#: (:func:`autograder.course.course_near`).
+_NEAR = {
+    ("the submissions", "inside"): "the submissions are inside",
+    ("the submissions", "beside"): "the submissions sit beside",
+    ("the submissions", "holds"): "the submissions' folder holds",
+    ("this folder", "inside"): "this folder is inside",
+    ("this folder", "beside"): "this folder sits beside",
+    ("this folder", "holds"): "this folder holds",
+}
+
+
+def grading_course(
+    course_dir: str | Path, submissions: str | Path, *, named: bool, here: Path | None = None
+) -> CourseChoice:
+    """The course folder a grading run of ``submissions`` uses: ``course_dir``, named by
+    the instructor (``named``) or the default (``course/`` in the current folder, ``here``).
+
+    The rule: a default course folder not built yet (:func:`grade_path` would build a new
+    one) is refused when a course folder this grader built — an existing class's, with its
+    gradebook and course.toml — lies around the submissions or the current folder: they are
+    inside it, sit beside it, or hold it (:func:`autograder.course.course_near`). A
+    course folder named with ``--course`` is used as named, new or not.
+
+    Raises
+    ------
+    CourseFolderError
+        That refusal, one line naming the existing course folder and ``--course``.
+    """
+    here = (here or Path.cwd()).resolve()
+    root = (here / course_dir).resolve()
+    choice = CourseChoice(root, not course.holds_a_course(root), os.path.relpath(root, here))
+    if not choice.new or named:
+        return choice
+    for who, place in (("the submissions", here / submissions), ("this folder", here)):
+        near = course.course_near(place)
+        if near is None:
+            continue
+        existing, how = near
+        shown = os.path.relpath(existing, here)
+        calendar = " (with its course.toml)" if (existing / CALENDAR_NAME).is_file() else ""
+        raise CourseFolderError(
+            f"refusing to build a new course folder {choice.shown}/: {_NEAR[(who, how)]} the "
+            f"course folder {shown}/ of an existing class{calendar}; give --course {shown} "
+            "to grade into it (or --course with a new folder's name to start another)"
+        )
+    return choice
 
 
 def _progress_bar(total: int, enabled: bool):
