@@ -183,6 +183,12 @@ def assert_old_or_new(mid: dict[str, bytes], old: dict[str, bytes], new: dict[st
             assert name not in new, f"{name} was lost: neither the old nor the new file"
 
 
+def grade_rows(out: Path) -> dict[str, dict[str, str]]:
+    """grades.csv of the output folder ``out``, a run of one assignment: student id -> row."""
+    with (out / "grades.csv").open(newline="", encoding="utf-8") as fh:
+        return {row["student_id"]: row for row in csv.DictReader(fh)}
+
+
 def assert_complete(out: Path, sample: SampleClass) -> None:
     """The class's grades in ``out`` are complete and correct: every student, every test
     scored as expected, nothing flagged as not graded, a whole feedback page each."""
@@ -195,8 +201,7 @@ def assert_complete(out: Path, sample: SampleClass) -> None:
         assert entry["ok"], (student, entry["flags"])
         assert not [f for f in entry["flags"] if "graded" in f], (student, entry["flags"])
         assert {g: t["score"] for g, t in entry["tests"].items()} == tests, student
-    with (out / "grades.csv").open(newline="", encoding="utf-8") as fh:
-        rows = {row["student_id"]: row for row in csv.DictReader(fh)}
+    rows = grade_rows(out)
     assert sorted(rows) == sorted(expected)
     for student, tests in expected.items():
         assert float(rows[student]["raw_score"]) == sum(tests.values()), student

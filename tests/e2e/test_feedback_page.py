@@ -22,12 +22,11 @@ extension; ``on_time`` the solution on time; ``broken`` a notebook cut off half-
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
 import pytest
 
-from tests.autograder.fault_helpers import ASSIGNMENT, run_cli, sample_class
+from tests.autograder.fault_helpers import ASSIGNMENT, grade_rows, run_cli, sample_class
 
 from .browser import launch_chromium
 
@@ -127,11 +126,6 @@ def _page(out: Path, student: str) -> Path:
     return out / "feedback" / student / ASSIGNMENT / f"{ASSIGNMENT}.html"
 
 
-def _rows(out: Path) -> dict[str, dict[str, str]]:
-    with (out / "grades.csv").open(newline="", encoding="utf-8") as fh:
-        return {row["student_id"]: row for row in csv.DictReader(fh)}
-
-
 @pytest.fixture(scope="module")
 def browser():
     from playwright.sync_api import sync_playwright
@@ -178,7 +172,7 @@ def test_no_text_runs_off_the_page_box(graded, browser):
 
 
 def test_a_late_page_says_when_it_was_due_and_handed_in(graded, browser):
-    rows = _rows(graded)
+    rows = grade_rows(graded)
     late, extended = rows["late"], rows["extended"]
     # grades.csv: the same term, its times on the course's clock, marked
     assert late["duedate"] == "2025-10-03T23:59:00+02:00"
@@ -216,7 +210,7 @@ def test_a_late_page_says_when_it_was_due_and_handed_in(graded, browser):
 
 
 def test_a_corrupt_notebooks_page_says_what_to_do(graded, browser):
-    assert "is corrupt" in _rows(graded)["broken"]["flags"]
+    assert "is corrupt" in grade_rows(graded)["broken"]["flags"]
     page = _open(browser, _page(graded, "broken"))
     try:
         text = page.locator("body").inner_text()
