@@ -156,7 +156,8 @@ def build_parser() -> argparse.ArgumentParser:
         "release",
         help="build the student version of every notebook (folder + zip per assignment)",
         description="Build the student version of every notebook (nbgrader "
-        "generate_assignment), plus a zip per assignment to hand out.",
+        "generate_assignment), plus a zip per assignment to hand out; a course without a "
+        "course.toml gets a commented template of it (due dates, late rules) to fill in.",
     )
     common(p_release)
     source(p_release)
@@ -335,6 +336,15 @@ def _canary_passed(assignments: list[str], seconds: float) -> None:
     )
 
 
+def _calendar_line(path: Path, written: bool) -> str:
+    what = (
+        "written: a template of due dates and late rules to fill in (docs/instructor/term.md)"
+        if written
+        else "the course's calendar, kept as it is"
+    )
+    return f"{_shown_path(path).removesuffix('/')}: {what}"
+
+
 def _fail(message: str, status: int) -> int:
     print(f"{PROG}: error: {message}", file=sys.stderr)
     return status
@@ -384,17 +394,20 @@ def main(argv: list[str] | None = None) -> int:
         given = getattr(args, "source", None)
         course_source = CourseSource.open(given) if given is not None else None
         if args.command == "release":
+            calendar: list[str] = []
             zips = release_course(
                 args.course,
                 args.assignment,
                 db_url=args.db,
                 wait=not args.no_wait,
                 source=course_source,
+                on_calendar=lambda path, written: calendar.append(_calendar_line(path, written)),
             )
             for name, path in zips.items():
                 # the release folder, and the zip to hand out (autograder.release)
                 shown = _shown_path(path).removesuffix("/")
                 print(f"{name}: {_shown_path(path.parent / name)} and {shown}")
+            print("\n".join(calendar))
             return 0
         if args.command == "export":
             from autograder.lms import lms_exporters

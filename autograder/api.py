@@ -38,7 +38,8 @@ from autograder.models import (
     TermError,
 )
 from autograder.notebook import folder_graded_ids, notebook_bytes
-from autograder.release import ensure_released, release_course
+from autograder.release import ensure_released
+from autograder.release import release_course as release_assignments
 from autograder.report import (
     copy_feedback,
     export_grades,
@@ -65,6 +66,7 @@ from autograder.term import (
     plan_attempts,
     read_times,
     settle,
+    write_calendar_template,
 )
 from autograder.text import listing
 
@@ -95,6 +97,39 @@ class TermInput:
     plan: Plan = field(default_factory=Plan)
     roster: list[str] = field(default_factory=list)
     times: SubmissionTimes | None = None
+
+
+# --------------------------------------------------------------------------- release
+
+
+def release_course(
+    course_dir: Path = DEFAULT_COURSE_DIR,
+    assignments: Iterable[str] | None = None,
+    *,
+    db_url: str | None = None,
+    wait: bool = True,
+    source: CourseSource | None = None,
+    on_calendar: Callable[[Path, bool], None] | None = None,
+) -> dict[str, Path]:
+    """Release every assignment (or those named): the release folder and the zip to hand
+    out of each (:func:`autograder.release.release_course`); returns assignment -> zip.
+
+    The course's calendar is then ready to fill in: when the course has none (no
+    course.toml in the course folder, nor beside the nbgrader_config.py of an instructor's
+    own course), a commented template is written into the course folder, listing every
+    assignment of the course with a due date to set and the late rules
+    (:func:`autograder.term.write_calendar_template`), which :func:`grade_path` reads as
+    "no due dates yet"; an existing one is never touched. ``on_calendar(path, written)``
+    is told which file is the course's calendar and whether it was written now."""
+    zips = release_assignments(course_dir, assignments, db_url=db_url, wait=wait, source=source)
+    released = course.open_course(course_dir, db_url, source)
+    existing = _calendar_path(released, None)
+    path = existing or released.root / CALENDAR_NAME
+    with released.lock(wait=wait), faults_as_errors(f"writing {CALENDAR_NAME}"):
+        written = existing is None and write_calendar_template(path, released.source.assignments())
+    if on_calendar is not None:
+        on_calendar(path, written)
+    return zips
 
 
 # --------------------------------------------------------------------------- grade

@@ -325,7 +325,9 @@ def parse_calendar(text: str, assignments: Iterable[str], source: str = "course.
         rule, close = default_rule, default_close
         if "late" in table:
             rule, close = reader.rule(table["late"], f"{where}.late", default_rule, default_close)
-        if due is None and (close is not None or "late" in table):
+        if due is None and "late" in table:
+            # its own rule or close needs its due date; the course's [late] waits for one
+            # (a template's assignment whose due date is not set yet)
             raise reader.fail(where, "a late rule or close needs a due date (due = ...)")
         if due is not None and isinstance(close, datetime) and instant(close) <= instant(due):
             raise reader.fail(

@@ -184,7 +184,7 @@ def _record(
 
 def _heading(calendar: Calendar, term: Term | None) -> str:
     if term is None or term.due is None:
-        return "no due date"
+        return f"no due date yet ({calendar.source or 'course.toml'} sets none)"
     parts = [f"due {calendar.shown(term.due)}", term.rule.describe()]
     if isinstance(term.close, timedelta):
         close = calendar.shown(term.close_for(term.due))
