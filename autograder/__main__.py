@@ -21,6 +21,7 @@ import threading
 from pathlib import Path
 
 from autograder import COURSE_DIR, DEMO_COURSE_DIR, DEMO_OUT_DIR, OUT_DIR
+from autograder.text import shown_path
 
 PROG = "python -m autograder"
 
@@ -70,6 +71,15 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
 
 
+class _Given(argparse.Action):
+    """Stores an option's value and that it was given (``<dest>_given``; a default is not):
+    grade checks the surroundings of the default course folder only."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        setattr(namespace, self.dest, values)
+        setattr(namespace, f"{self.dest}_given", True)
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -102,9 +112,11 @@ def build_parser() -> argparse.ArgumentParser:
             "--course",
             type=Path,
             default=default,
+            action=_Given,
             metavar="DIR",
             help=f"nbgrader course directory to build and use (default: ./{default})",
         )
+        p.set_defaults(course_given=False)
         if not runs:  # export only reads the gradebook: it holds no course
             return
         p.add_argument(
@@ -255,7 +267,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="largest compression ratio of a zip entry over 1 MiB (default 100)",
     )
     common(p_grade)
-    p_grade.set_defaults(course=None)  # not named: main() checks the default course folder
     source(p_grade)
     grading(p_grade)
 
@@ -342,7 +353,7 @@ def _calendar_line(path: Path, written: bool) -> str:
         if written
         else "the course's calendar, kept as it is"
     )
-    return f"{_shown_path(path).removesuffix('/')}: {what}"
+    return f"{shown_path(path)}: {what}"
 
 
 def _fail(message: str, status: int) -> int:
@@ -352,9 +363,6 @@ def _fail(message: str, status: int) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    # grade's --course is None when not named: the default's surroundings are checked
-    course_named = args.course is not None
-    args.course = args.course if course_named else COURSE_DIR
 
     from sqlalchemy.exc import SQLAlchemyError
 
@@ -405,8 +413,7 @@ def main(argv: list[str] | None = None) -> int:
             )
             for name, path in zips.items():
                 # the release folder, and the zip to hand out (autograder.release)
-                shown = _shown_path(path).removesuffix("/")
-                print(f"{name}: {_shown_path(path.parent / name)} and {shown}")
+                print(f"{name}: {shown_path(path.parent / name)}/ and {shown_path(path)}")
             print("\n".join(calendar))
             return 0
         if args.command == "export":
@@ -432,7 +439,7 @@ def main(argv: list[str] | None = None) -> int:
                 return _fail(f"no such file or folder: {args.submissions}", 2)
             if args.student and not args.regrade:
                 return _fail("--student names whom --regrade grades again: add --regrade", 2)
-            used = grading_course(args.course, args.submissions, named=course_named)
+            used = grading_course(args.course, args.submissions, named=args.course_given)
             state = "new" if used.new else "existing"
             print(f"course folder: {used.shown}/ ({state})", file=sys.stderr)
             run = grade_path(
@@ -503,7 +510,7 @@ def main(argv: list[str] | None = None) -> int:
         written.append("feedback/")
     if args.command == "demo" or args.similarity:
         written += ["similarity.html", "similarity.csv"]
-    print(f"wrote {', '.join(written)} in {_shown_path(run.out_dir)}")
+    print(f"wrote {', '.join(written)} in {shown_path(run.out_dir)}/")
     return 0
 
 
@@ -514,14 +521,6 @@ def _terminal_text(markdown: str) -> str:
     characters, and a control character a student put in a file name is shown as "?"."""
     text = markdown.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
     return re.sub(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", "?", text)
-
-
-def _shown_path(path: Path) -> str:
-    """*path* relative to the working directory when it lies inside it (no machine paths shown)."""
-    try:
-        return str(Path(path).resolve().relative_to(Path.cwd().resolve())) + "/"
-    except ValueError:
-        return str(path)
 
 
 if __name__ == "__main__":

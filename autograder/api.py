@@ -5,7 +5,6 @@ report."""
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -68,7 +67,7 @@ from autograder.term import (
     settle,
     write_calendar_template,
 )
-from autograder.text import listing
+from autograder.text import listing, shown_path
 
 __all__ = [
     "CourseChoice",
@@ -176,7 +175,7 @@ def grading_course(
     """
     here = (here or Path.cwd()).resolve()
     root = (here / course_dir).resolve()
-    choice = CourseChoice(root, not course.holds_a_course(root), os.path.relpath(root, here))
+    choice = CourseChoice(root, not course.holds_a_course(root), shown_path(root, here))
     if not choice.new or named:
         return choice
     for who, place in (("the submissions", here / submissions), ("this folder", here)):
@@ -184,7 +183,7 @@ def grading_course(
         if near is None:
             continue
         existing, how = near
-        shown = os.path.relpath(existing, here)
+        shown = shown_path(existing, here)
         calendar = " (with its course.toml)" if (existing / CALENDAR_NAME).is_file() else ""
         raise CourseFolderError(
             f"refusing to build a new course folder {choice.shown}/: {_NEAR[(who, how)]} the "

@@ -1,6 +1,7 @@
 """How the grader words what it reports, in one place: a list cut to its first items and a
 count (:func:`listing`, :data:`LISTED`), an error's message as one line
-(:func:`first_line`), and a moment in time (:func:`clock_time`, :func:`iso_time`). A flag, a
+(:func:`first_line`), a folder or file the instructor named (:func:`shown_path`), and a
+moment in time (:func:`clock_time`, :func:`iso_time`). A flag, a
 refusal or a note stays one short line however many items there are or however long a
 library's message is.
 
@@ -11,8 +12,10 @@ read them, ``2025-10-24T23:59:00+02:00`` in ``grades.csv``'s columns."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from datetime import datetime, timedelta, tzinfo
+from pathlib import Path
 
 #: How many items a flag or a message names before it counts the rest.
 LISTED = 5
@@ -32,6 +35,14 @@ def first_line(error: BaseException | str, limit: int | None = None) -> str:
     if not lines:
         return type(error).__name__ if isinstance(error, BaseException) else ""
     return lines[0] if limit is None else lines[0][:limit]
+
+
+def shown_path(path: str | os.PathLike, here: str | os.PathLike | None = None) -> str:
+    """``path`` as a message names it: relative to ``here`` (default the current folder)
+    when it lies in it or at most two folders above (``out``, ``../course``), else as it
+    is (another place of the machine, the instructor's own)."""
+    relative = os.path.relpath(Path(path).resolve(), Path(here or Path.cwd()).resolve())
+    return relative if Path(relative).parts[:3].count("..") < 3 else str(path)
 
 
 def _offset(moment: datetime) -> str:

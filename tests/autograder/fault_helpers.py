@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -153,6 +154,18 @@ def one_line_error(stderr: str) -> str:
     assert "Traceback" not in stderr, stderr[-3000:]
     assert lines[-1].startswith("python -m autograder: error: "), stderr[-3000:]
     return lines[-1]
+
+
+#: The line ``grade`` starts its stderr with: the course folder it uses.
+COURSE_LINE = re.compile(r"course folder: .+/ \((new|existing)\)")
+
+
+def refusal(stderr: str) -> str:
+    """A ``grade`` refused for bad input, from its stderr: the course folder's line, then
+    the one line of the refusal and nothing else (no traceback); returns that line."""
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 2 and COURSE_LINE.fullmatch(lines[0]), stderr[-3000:]
+    return lines[1]
 
 
 def snapshot(out: Path) -> dict[str, bytes]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
-from autograder.text import LISTED, clock_time, first_line, iso_time, listing
+from autograder.text import LISTED, clock_time, first_line, iso_time, listing, shown_path
 
 
 def test_listing_names_the_first_items_and_counts_the_rest():
@@ -38,3 +38,14 @@ def test_a_time_is_on_the_course_clock_and_marked():
     assert clock_time(moment, ZoneInfo("Europe/Istanbul")) == "2025-10-25 00:59 +03:00"
     # what the column says reads back as the same instant
     assert datetime.fromisoformat(iso_time(moment, berlin)) == moment
+
+
+def test_a_path_is_named_relative_to_here_when_near(tmp_path):
+    here = tmp_path / "a" / "b" / "c"
+    here.mkdir(parents=True)
+    assert shown_path(here / "out", here) == "out"
+    assert shown_path(here, here) == "."
+    assert shown_path(tmp_path / "a" / "b" / "course", here) == "../course"
+    assert shown_path(tmp_path / "a" / "x", here) == "../../x"
+    # further away: as it is (no climb of many ../ to the machine's root)
+    assert shown_path(tmp_path / "y", here) == str(tmp_path / "y")
