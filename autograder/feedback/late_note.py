@@ -89,9 +89,10 @@ def _e(text: str) -> str:
     return html.escape(str(text), quote=True)
 
 
-def late_note_html(note: LateNote, box: str) -> str:
-    """The page's late section for ``note`` (HTML, every text escaped), in a ``<div>``
-    with the attributes ``box``."""
+def late_note_html(note: LateNote) -> str:
+    """The page's late section for ``note`` (HTML, every text escaped), a raw cell: only the
+    tags nbconvert's template keeps in one (``div``, ``strong``, ``ul``, ``li``), its box
+    the page's style sheet's (its class, ``autograder-late``)."""
     late = bool(note.late_by)
     title = "Handed in after the due date" if late else "Your extension"
     items = [f"Due: {_e(note.due)}"]
@@ -108,7 +109,4 @@ def late_note_html(note: LateNote, box: str) -> str:
             else "Penalty: none"
         )
     rows = "".join(f"<li>{item}</li>" for item in items)
-    return (
-        f'<div class="autograder-late" {box}><p><strong>{_e(title)}</strong></p>'
-        f"<ul>{rows}</ul></div>"
-    )
+    return f'<div class="autograder-late"><strong>{_e(title)}</strong><ul>{rows}</ul></div>'

@@ -247,11 +247,15 @@ def content_security_policy(script_hashes: list[str]) -> str:
 #: long line of code — wraps inside the page's box (between words, or anywhere in a word
 #: longer than the line) instead of running off its right edge behind a scroll bar; so does
 #: a long ``<code>`` in the grader's notes. ``tests/e2e/test_feedback_page.py`` checks in
-#: chromium that no text of a page overflows its box.
+#: chromium that no text of a page overflows its box. And the box of the grader's notes and
+#: of the late section above the notebook (raw cells, whose inline style nbconvert's
+#: template takes out; :mod:`autograder.feedback.student_page`).
 PAGE_STYLE = (
     '<style id="autograder-page">'
     "#notebook-container pre{white-space:pre-wrap;word-break:normal;overflow-wrap:anywhere}"
     "#notebook-container code{overflow-wrap:anywhere}"
+    ".autograder-notes,.autograder-late{border:2px solid #b35900;padding:0.4em 1em;"
+    "margin-bottom:1em;background-color:#fff8e6}"
     "</style>"
 )
 

@@ -43,7 +43,10 @@ from autograder.notebook import DIAGNOSES_KEY, FLAGS_KEY, grade_id
 
 __all__ = ["ExplainToStudent", "student_note", "trim_traceback", "whole_round"]
 
-#: The box the page's notes are shown in (inline style: the sanitiser keeps these properties).
+#: The box of a diagnosis, an output under a test (inline style: the sanitiser keeps these
+#: properties). The notes and the late section above the notebook are raw cells, which
+#: nbconvert's template cleans down to a few tags and no style: their box is the page's
+#: style sheet's (:data:`autograder.feedback.sanitise.PAGE_STYLE`, by their class).
 _BOX = 'style="border: 2px solid #b35900; padding: 0.2em 1em; background-color: #fff8e6"'
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -313,8 +316,8 @@ class ExplainToStudent(NbGraderPreprocessor):
         if notes:
             items = "".join(f"<li>{note}</li>" for note in dict.fromkeys(notes))
             box = (
-                f'<div class="autograder-notes" {_BOX}><p><strong>What the grader did to your '
-                f"notebook</strong></p><ul>{items}</ul></div>"
+                '<div class="autograder-notes"><strong>What the grader did to your '
+                f"notebook</strong><ul>{items}</ul></div>"
             )
             cell = nbformat.v4.new_raw_cell(box, metadata={"raw_mimetype": "text/html"})
             cell["id"] = "autograder-notes"  # not random: the same notebook, the same page
@@ -333,7 +336,7 @@ class ExplainToStudent(NbGraderPreprocessor):
         about = resources.get("nbgrader", {}) if isinstance(resources, dict) else {}
         key = (str(about.get("assignment", "")), str(about.get("student", "")))
         note = LateNotes(self.late_notes).read().get(key)
-        return late_note_html(note, _BOX) if note is not None else None
+        return late_note_html(note) if note is not None else None
 
     @staticmethod
     def _diagnoses_under_tests(nb: NotebookNode, diagnoses: Mapping[str, Any]) -> None:
