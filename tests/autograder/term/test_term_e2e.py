@@ -175,7 +175,12 @@ def test_the_demo_scores_before_penalties_are_those_of_grading_without_a_term(de
     for key, row in term_rows.items():
         assert row["raw_score"] == plain_rows[key]["raw_score"], key  # before penalties
         assert plain_rows[key]["score"] == plain_rows[key]["raw_score"]  # no term, no penalty
-        assert row["timestamp"] == plain_rows[key]["timestamp"]  # timestamp.txt either way
+        # timestamp.txt either way: the same instant, on the term's clock or on UTC
+        ours, theirs = row["timestamp"], plain_rows[key]["timestamp"]
+        assert bool(ours) == bool(theirs), key
+        if ours:
+            assert datetime.fromisoformat(ours) == datetime.fromisoformat(theirs), key
+            assert theirs.endswith("+00:00")  # no course.toml: UTC, marked
 
 
 @pytest.mark.slow
