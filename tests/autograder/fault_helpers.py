@@ -161,11 +161,14 @@ COURSE_LINE = re.compile(r"course folder: .+/ \((new|existing)\)")
 
 
 def refusal(stderr: str) -> str:
-    """A ``grade`` refused for bad input, from its stderr: the course folder's line, then
-    the one line of the refusal and nothing else (no traceback); returns that line."""
+    """A command refused for bad input, from its stderr: the one line of the refusal and
+    nothing else (no traceback), after ``grade``'s course folder line when it got that
+    far; returns that line."""
     lines = stderr.strip().splitlines()
-    assert len(lines) == 2 and COURSE_LINE.fullmatch(lines[0]), stderr[-3000:]
-    return lines[1]
+    if len(lines) > 1 and COURSE_LINE.fullmatch(lines[0]):
+        lines = lines[1:]
+    assert len(lines) == 1, stderr[-3000:]
+    return lines[0]
 
 
 def snapshot(out: Path) -> dict[str, bytes]:
