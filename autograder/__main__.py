@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from autograder import COURSE_DIR, DEMO_COURSE_DIR, DEMO_OUT_DIR, OUT_DIR
+from autograder.text import shown_path
 
 if TYPE_CHECKING:  # imported where used: --help stays quick
     from autograder.models import GradeRun
@@ -56,6 +57,9 @@ First the instructor's solution of each assignment is graded the same way: short
 marks, the grading environment is broken and the run is refused (exit 1, nothing written).
 A re-run reuses the result of a submission unchanged since it was graded (same files,
 assignment, grader and settings); --regrade grades again.
+Without --course: course/ here, refused (exit 2) when it is not built yet and a course
+folder built before (by release or grade) holds, or sits beside, the submissions or this
+folder: name that one with --course (or a new one).
 Due dates, extensions and the late rule: course.toml in the course folder (or --calendar);
 submission times: timestamp.txt (nbgrader), --times (Moodle's grading worksheet, or a CSV
 student_id,timestamp).
@@ -72,6 +76,15 @@ scores lack their points) are a note on stderr.
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str):  # one clear line, not the whole usage block
         self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
+class _Given(argparse.Action):
+    """Stores an option's value and that it was given (``<dest>_given``; a default is not):
+    grade checks the surroundings of the default course folder only."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        setattr(namespace, self.dest, values)
+        setattr(namespace, f"{self.dest}_given", True)
 
 
 def _positive_int(text: str) -> int:
@@ -106,9 +119,11 @@ def build_parser() -> argparse.ArgumentParser:
             "--course",
             type=Path,
             default=default,
+            action=_Given,
             metavar="DIR",
             help=f"nbgrader course directory to build and use (default: ./{default})",
         )
+        p.set_defaults(course_given=False)
         if not runs:  # export only reads the gradebook: it holds no course
             return
         p.add_argument(
@@ -160,7 +175,8 @@ def build_parser() -> argparse.ArgumentParser:
         "release",
         help="build the student version of every notebook (folder + zip per assignment)",
         description="Build the student version of every notebook (nbgrader "
-        "generate_assignment), plus a zip per assignment to hand out.",
+        "generate_assignment), plus a zip per assignment to hand out; a course without a "
+        "course.toml gets a commented template of it (due dates, late rules) to fill in.",
     )
     common(p_release)
     source(p_release)
@@ -366,6 +382,15 @@ def show_messages() -> None:
         logger.addHandler(_MESSAGES)
 
 
+def _calendar_line(path: Path, written: bool) -> str:
+    what = (
+        "written: a template of due dates and late rules to fill in (docs/instructor/term.md)"
+        if written
+        else "the course's calendar, kept as it is"
+    )
+    return f"{shown_path(path)}: {what}"
+
+
 def _fail(message: str, status: int) -> int:
     print(f"{PROG}: error: {message}", file=sys.stderr)
     return status
@@ -380,6 +405,7 @@ def main(argv: list[str] | None = None) -> int:
     from autograder.models import (
         CanaryFailed,
         CourseBusy,
+        CourseFolderError,
         GraderFault,
         GradingError,
         SandboxUnavailable,
@@ -402,7 +428,7 @@ def main(argv: list[str] | None = None) -> int:
     previous = signal.signal(signal.SIGTERM, _interrupt) if on_main_thread else None
     try:
         return VERBS[args.command](args)
-    except (SubmissionsError, TermError, SourceError) as exc:
+    except (SubmissionsError, TermError, SourceError, CourseFolderError) as exc:
         return _fail(str(exc), 2)
     except CanaryFailed as exc:
         return _fail(f"refusing to grade: {exc}", 1)
@@ -432,22 +458,24 @@ def main(argv: list[str] | None = None) -> int:
 def _release(args: argparse.Namespace) -> int:
     from autograder.api import release_course
 
+    calendar: list[str] = []
     zips = release_course(
         args.course,
         args.assignment,
         db_url=args.db,
         wait=not args.no_wait,
         source=_source(args),
+        on_calendar=lambda path, written: calendar.append(_calendar_line(path, written)),
     )
     for name, path in zips.items():
         # the release folder, and the zip to hand out (autograder.release)
-        shown = _shown_path(path).removesuffix("/")
-        print(f"{name}: {_shown_path(path.parent / name)} and {shown}")
+        print(f"{name}: {shown_path(path.parent / name)}/ and {shown_path(path)}")
+    print("\n".join(calendar))
     return 0
 
 
 def _grade(args: argparse.Namespace) -> int:
-    from autograder.api import grade_path
+    from autograder.api import grade_path, grading_course
     from autograder.options import IntakeLimits
 
     source = _source(args)
@@ -455,8 +483,12 @@ def _grade(args: argparse.Namespace) -> int:
         return _fail(f"no such file or folder: {args.submissions}", 2)
     if args.student and not args.regrade:
         return _fail("--student names whom --regrade grades again: add --regrade", 2)
+    used = grading_course(args.course, args.submissions, named=args.course_given)
+    state = "new" if used.new else "existing"
+    print(f"course folder: {used.shown}/ ({state})", file=sys.stderr)
     options = _grade_options(
         args,
+        course_dir=used.root,
         assignment=args.assignment,
         layout=args.lms,
         db_url=args.db,
@@ -526,12 +558,13 @@ def _source(args: argparse.Namespace) -> CourseSource | None:
 
 def _grade_options(args: argparse.Namespace, **more: Any) -> GradeOptions:
     """The options of a grading run from the arguments ``grade`` and ``demo`` share (the
-    parser's ``common`` and ``grading``), and ``more`` (``grade``'s own); every option not
-    given keeps :class:`~autograder.options.GradeOptions`'s default."""
+    parser's ``common`` and ``grading``), and ``more`` (``grade``'s own, and the course
+    folder it chose); every option not given keeps
+    :class:`~autograder.options.GradeOptions`'s default."""
     from autograder.options import GradeOptions
 
     return GradeOptions(
-        course_dir=args.course,
+        course_dir=more.pop("course_dir", args.course),
         out_dir=args.out,
         workers=args.workers,
         sandbox=not args.unsandboxed,
@@ -558,7 +591,7 @@ def _ran(run: GradeRun, *, feedback: bool, similarity: bool) -> int:
         written.append("feedback/")
     if similarity:
         written += ["similarity.html", "similarity.csv"]
-    print(f"wrote {', '.join(written)} in {_shown_path(run.out_dir)}")
+    print(f"wrote {', '.join(written)} in {shown_path(run.out_dir)}/")
     return 0
 
 
@@ -569,14 +602,6 @@ def _terminal_text(markdown: str) -> str:
     characters, and a control character a student put in a file name is shown as "?"."""
     text = markdown.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
     return re.sub(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", "?", text)
-
-
-def _shown_path(path: Path) -> str:
-    """*path* relative to the working directory when it lies inside it (no machine paths shown)."""
-    try:
-        return str(Path(path).resolve().relative_to(Path.cwd().resolve())) + "/"
-    except ValueError:
-        return str(path)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ from autograder.grading import (
 from autograder.intake import match_assignments, prepare, read_submissions
 from autograder.lms import ExportReport, lms_plugin
 from autograder.models import (
+    CourseFolderError,
     GraderFault,
     GradeRun,
     GradingError,
@@ -37,7 +38,8 @@ from autograder.models import (
 )
 from autograder.notebook import folder_graded_ids, notebook_bytes
 from autograder.options import GradeOptions
-from autograder.release import ensure_released, release_course
+from autograder.release import ensure_released
+from autograder.release import release_course as release_assignments
 from autograder.report import (
     copy_feedback,
     export_grades,
@@ -50,7 +52,7 @@ from autograder.samples import course_markers, make_submission
 from autograder.samples.demo import build_demo_submissions, write_demo_calendar
 from autograder.sandbox import resolve_sandbox
 from autograder.similarity import report_class, summary_line
-from autograder.source import CATALOGUE_NAME
+from autograder.source import CATALOGUE_NAME, CourseSource
 from autograder.term import (
     POLICIES,
     Calendar,
@@ -64,15 +66,18 @@ from autograder.term import (
     plan_attempts,
     read_times,
     settle,
+    write_calendar_template,
 )
-from autograder.text import listing
+from autograder.text import listing, shown_path
 
 __all__ = [
     "DEMO_OPTIONS",
+    "CourseChoice",
     "GradeOptions",
     "export_grades_to",
     "grade_path",
     "grade_prepared_run",
+    "grading_course",
     "instructor_submissions",
     "release_course",
     "run_demo",
@@ -100,7 +105,99 @@ class TermInput:
     times: SubmissionTimes | None = None
 
 
+# --------------------------------------------------------------------------- release
+
+
+def release_course(
+    course_dir: Path = DEFAULT_COURSE_DIR,
+    assignments: Iterable[str] | None = None,
+    *,
+    db_url: str | None = None,
+    wait: bool = True,
+    source: CourseSource | None = None,
+    on_calendar: Callable[[Path, bool], None] | None = None,
+) -> dict[str, Path]:
+    """Release every assignment (or those named): the release folder and the zip to hand
+    out of each (:func:`autograder.release.release_course`); returns assignment -> zip.
+
+    The course's calendar is then ready to fill in: when the course has none (no
+    course.toml in the course folder, nor beside the nbgrader_config.py of an instructor's
+    own course), a commented template is written into the course folder, listing every
+    assignment of the course with a due date to set and the late rules
+    (:func:`autograder.term.write_calendar_template`), which :func:`grade_path` reads as
+    "no due dates yet"; an existing one is never touched. ``on_calendar(path, written)``
+    is told which file is the course's calendar and whether it was written now."""
+    zips = release_assignments(course_dir, assignments, db_url=db_url, wait=wait, source=source)
+    released = course.open_course(course_dir, db_url, source)
+    existing = _calendar_path(released, None)
+    path = existing or released.root / CALENDAR_NAME
+    with released.lock(wait=wait), faults_as_errors(f"writing {CALENDAR_NAME}"):
+        written = existing is None and write_calendar_template(path, released.source.assignments())
+    if on_calendar is not None:
+        on_calendar(path, written)
+    return zips
+
+
 # --------------------------------------------------------------------------- grade
+
+
+@dataclass(frozen=True)
+class CourseChoice:
+    """The course folder a grading run uses: where, whether it is built now, and how the
+    command line names it (relative to the current folder)."""
+
+    root: Path
+    new: bool
+    shown: str
+
+
+#: How a course folder lies around the submissions or the current folder, in words
+#: (:func:`autograder.course.course_near`).
+_NEAR = {
+    ("the submissions", "inside"): "the submissions are inside",
+    ("the submissions", "beside"): "the submissions sit beside",
+    ("the submissions", "holds"): "the submissions' folder holds",
+    ("this folder", "inside"): "this folder is inside",
+    ("this folder", "beside"): "this folder sits beside",
+    ("this folder", "holds"): "this folder holds",
+}
+
+
+def grading_course(
+    course_dir: str | Path, submissions: str | Path, *, named: bool, here: Path | None = None
+) -> CourseChoice:
+    """The course folder a grading run of ``submissions`` uses: ``course_dir``, named by
+    the instructor (``named``) or the default (``course/`` in the current folder, ``here``).
+
+    The rule: a default course folder not built yet (:func:`grade_path` would build a new
+    one) is refused when a course folder this grader built — an existing class's, with its
+    gradebook and course.toml — lies around the submissions or the current folder: they are
+    inside it, sit beside it, or hold it (:func:`autograder.course.course_near`). A
+    course folder named with ``--course`` is used as named, new or not.
+
+    Raises
+    ------
+    CourseFolderError
+        That refusal, one line naming the existing course folder and ``--course``.
+    """
+    here = (here or Path.cwd()).resolve()
+    root = (here / course_dir).resolve()
+    choice = CourseChoice(root, not course.holds_a_course(root), shown_path(root, here))
+    if not choice.new or named:
+        return choice
+    for who, place in (("the submissions", here / submissions), ("this folder", here)):
+        near = course.course_near(place)
+        if near is None:
+            continue
+        existing, how = near
+        shown = shown_path(existing, here)
+        calendar = " (with its course.toml)" if (existing / CALENDAR_NAME).is_file() else ""
+        raise CourseFolderError(
+            f"refusing to build a new course folder {choice.shown}/: {_NEAR[(who, how)]} the "
+            f"course folder {shown}/ of an existing class{calendar}; give --course {shown} "
+            "to grade into it (or --course with a new folder's name to start another)"
+        )
+    return choice
 
 
 def _progress_bar(total: int, enabled: bool):
@@ -414,6 +511,7 @@ def grade_prepared_run(
                 students=settled.students,
                 assignments=settled.assignments,
                 flags=settled.row_flags,
+                clock=term.calendar.clock,
             )
         if feedback:
             with faults_as_errors("writing the feedback pages"), phases.phase(phases.REPORTS):

@@ -167,3 +167,9 @@ class GradeRun:
 class SourceError(ValueError):
     """A course source (``--source``) the grader cannot grade: one line, said before
     anything is built, graded or written."""
+
+
+class CourseFolderError(ValueError):
+    """The course folder a run would use is not the one meant (a new one would be built
+    beside or inside an existing class's course folder): one line naming the existing
+    folder and ``--course``, said before anything is built, graded or written."""

@@ -41,7 +41,7 @@ from autograder.course.database import gradebook_problem
 from autograder.course.gradebook import CourseGradebook
 from autograder.course.lock import hold
 from autograder.course.nbgrader_env import prepare_nbgrader
-from autograder.course.origin import default_source, recorded_source
+from autograder.course.origin import default_source, holds_a_course, recorded_source
 from autograder.faults import first_fault, recording_exceptions
 from autograder.files import write_atomic
 from autograder.models import GraderFault, GradingError
@@ -66,11 +66,7 @@ def open_course(
         built = (
             recorded
             if recorded is not None
-            else (
-                default_source()
-                if (root / "gradebook.db").exists() or (root / "source").is_dir()
-                else None
-            )
+            else (default_source() if holds_a_course(root) else None)
         )
         if built is not None and not built.same_as(source):
             raise SourceError(

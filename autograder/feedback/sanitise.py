@@ -242,10 +242,28 @@ def content_security_policy(script_hashes: list[str]) -> str:
     )
 
 
+#: The feedback page's own style sheet, last in ``<head>`` so that it wins over the
+#: template's: a long line of a cell — a failing test's assertion message, a traceback, a
+#: long line of code — wraps inside the page's box (between words, or anywhere in a word
+#: longer than the line) instead of running off its right edge behind a scroll bar; so does
+#: a long ``<code>`` in the grader's notes (in chromium, no text of a page overflows its
+#: box: ``tests/autograder/feedback/test_feedback_page_browser.py``). And the box of the
+#: grader's notes and of the late section above the notebook (raw cells, whose inline style
+#: nbconvert's template takes out; :mod:`autograder.feedback.student_page`).
+PAGE_STYLE = (
+    '<style id="autograder-page">'
+    "#notebook-container pre{white-space:pre-wrap;word-break:normal;overflow-wrap:anywhere}"
+    "#notebook-container code{overflow-wrap:anywhere}"
+    ".autograder-notes,.autograder-late{border:2px solid #b35900;padding:0.4em 1em;"
+    "margin-bottom:1em;background-color:#fff8e6}"
+    "</style>"
+)
+
+
 class SafeHTMLExporter(HTMLExporter):
     """nbconvert's HTML exporter for feedback pages: Markdown's HTML cleaned with
-    :func:`clean_html`, SVG always as an ``<img>``, and a Content-Security-Policy
-    ``<meta>`` first in ``<head>`` (:func:`content_security_policy`)."""
+    :func:`clean_html`, SVG always as an ``<img>``, a Content-Security-Policy ``<meta>``
+    first in ``<head>`` (:func:`content_security_policy`) and :data:`PAGE_STYLE` last."""
 
     # not configurable: an inline <svg> could carry script
     skip_svg_encoding = Bool(False)
@@ -302,6 +320,8 @@ class SafeHTMLExporter(HTMLExporter):
         policy = content_security_policy(self._template_script_hashes(resources or {}))
         content = html.escape(policy, quote=False).replace('"', "&quot;")
         meta = f'<meta http-equiv="Content-Security-Policy" content="{content}">'
+        end = head_end_offset(page)
+        page = page[:end] + PAGE_STYLE + page[end:]
         at = head_content_offset(page)
         return page[:at] + meta + page[at:], resources
 
@@ -352,28 +372,48 @@ def markdown_html(render: Any, context: Any, source: str) -> str:
 
 
 class _HeadFinder(HTMLParser):
-    """Where the content of ``<head>`` starts (after its start tag)."""
+    """Where the content of ``<head>`` starts (after its start tag) and where it ends (at
+    its end tag), as (line, column) of Python's HTML parser."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=False)
         self.found: tuple[int, int] | None = None
+        self.closed: tuple[int, int] | None = None
 
     def handle_starttag(self, tag: str, attrs: list) -> None:
         if self.found is None and tag == "head":
             line, column = self.getpos()
             self.found = (line, column + len(self.get_starttag_text() or ""))
 
+    def handle_endtag(self, tag: str) -> None:
+        if self.found is not None and self.closed is None and tag == "head":
+            self.closed = self.getpos()
+
+
+def _head_position(page: str, which: str, chunk: int = 4096) -> int:
+    """The index in *page* of the ``found`` (after ``<head>``) or ``closed`` (``</head>``)
+    position of :class:`_HeadFinder`, fed only as far as needed (a page's images make it
+    megabytes long)."""
+    finder = _HeadFinder()
+    for start in range(0, len(page), chunk):
+        finder.feed(page[start : start + chunk])
+        if getattr(finder, which) is not None:
+            break
+    position = getattr(finder, which)
+    if position is None:
+        raise ValueError("the feedback page has no <head>" if which == "found" else "no </head>")
+    line, column = position
+    # the parser counts lines by "\n" only
+    return sum(len(text) + 1 for text in page.split("\n")[: line - 1]) + column
+
 
 def head_content_offset(page: str, chunk: int = 4096) -> int:
     """The index in *page* right after its ``<head>`` start tag, found by Python's HTML
     parser (fed only as far as needed: a page's images make it megabytes long)."""
-    finder = _HeadFinder()
-    for start in range(0, len(page), chunk):
-        finder.feed(page[start : start + chunk])
-        if finder.found is not None:
-            break
-    if finder.found is None:
-        raise ValueError("the feedback page has no <head>")
-    line, column = finder.found
-    # the parser counts lines by "\n" only
-    return sum(len(text) + 1 for text in page.split("\n")[: line - 1]) + column
+    return _head_position(page, "found", chunk)
+
+
+def head_end_offset(page: str, chunk: int = 4096) -> int:
+    """The index in *page* of its ``</head>`` end tag (where a style sheet goes to come
+    after the template's own), found by Python's HTML parser."""
+    return _head_position(page, "closed", chunk)

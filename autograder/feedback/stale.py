@@ -1,11 +1,14 @@
-"""Feedback pages written again when the late penalty they show has changed.
+"""Feedback pages written again when the late penalty or the late section they show has
+changed.
 
 A page shows its notebook's score after the late penalty that the gradebook held when the
 page was written (nbgrader's ``GetGrades``, which the page's template shows as "Late
-submission penalty"). The grading workers write the pages as they grade, before the run
-records the term's penalties (:func:`autograder.term.settle`): a late submission's page, and
-the page of one whose penalty changed since (an extension granted, a new due date), would
-show the score before its penalty while grades.csv and the LMS show the score after it.
+submission penalty"), and the late section the course's late notes held then
+(:mod:`.late_note`). The grading workers write the pages as they grade, before the run
+records the term's penalties and notes (:func:`autograder.term.settle`): a late submission's
+page, and the page of one whose penalty or note changed since (an extension granted, a new
+due date), would show the score before its penalty while grades.csv and the LMS show the
+score after it.
 
 :class:`StaleFeedback` keeps the submissions whose pages are stale in the course's
 ``feedback-stale.json``: :meth:`~StaleFeedback.add` writes them there before the penalties

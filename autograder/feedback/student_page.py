@@ -4,7 +4,10 @@
 sanitiser, :func:`autograder.grading.config.feedback_config`) reads what the re-check wrote
 into the graded notebook's metadata and puts on the page:
 
-- first, "What the grader did to your notebook": each flag that concerns the student's own
+- first, when the submission was late or had an extension, its late section: due date,
+  extension, hand-in time, the late rule and what it cost (:mod:`.late_note`, the notes
+  the term recorded in the course folder, named by the ``late_notes`` setting);
+- then "What the grader did to your notebook": each flag that concerns the student's own
   work, in words (:func:`student_note`: a test cell restored, a grade id renamed, a function
   that did not return within 30 s — with the exercise's hint for a hang —, a kernel
   restarted, output cut, ...); flags about the grading itself are the instructor's;
@@ -33,12 +36,17 @@ import nbformat
 from nbformat import NotebookNode
 from nbgrader.preprocessors import NbGraderPreprocessor
 from nbgrader.utils import is_grade, is_solution
+from traitlets import Unicode
 
+from autograder.feedback.late_note import LateNotes, late_note_html
 from autograder.notebook import DIAGNOSES_KEY, FLAGS_KEY, grade_id
 
 __all__ = ["ExplainToStudent", "student_note", "trim_traceback", "whole_round"]
 
-#: The box the page's notes are shown in (inline style: the sanitiser keeps these properties).
+#: The box of a diagnosis, an output under a test (inline style: the sanitiser keeps these
+#: properties). The notes and the late section above the notebook are raw cells, which
+#: nbconvert's template cleans down to a few tags and no style: their box is the page's
+#: style sheet's (:data:`autograder.feedback.sanitise.PAGE_STYLE`, by their class).
 _BOX = 'style="border: 2px solid #b35900; padding: 0.2em 1em; background-color: #fff8e6"'
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -285,6 +293,12 @@ class ExplainToStudent(NbGraderPreprocessor):
     """Put what the grader found and did on the student's feedback page (see the module's
     docstring). Changes the page only, never a score (``GetGrades`` ran before)."""
 
+    late_notes = Unicode(
+        "",
+        help="The course's late notes (autograder.feedback.late_note.LATE_NOTES_FILE): a "
+        "late submission's page shows its due date, hand-in time and late rule",
+    ).tag(config=True)
+
     def preprocess(self, nb: NotebookNode, resources: Any):
         meta = nb.metadata.get(FLAGS_KEY, {}) or {}
         flags = [str(f) for f in meta.get("flags", []) or []]
@@ -302,13 +316,27 @@ class ExplainToStudent(NbGraderPreprocessor):
         if notes:
             items = "".join(f"<li>{note}</li>" for note in dict.fromkeys(notes))
             box = (
-                f'<div class="autograder-notes" {_BOX}><p><strong>What the grader did to your '
-                f"notebook</strong></p><ul>{items}</ul></div>"
+                '<div class="autograder-notes"><strong>What the grader did to your '
+                f"notebook</strong><ul>{items}</ul></div>"
             )
             cell = nbformat.v4.new_raw_cell(box, metadata={"raw_mimetype": "text/html"})
             cell["id"] = "autograder-notes"  # not random: the same notebook, the same page
             nb.cells.insert(0, cell)
+        late = self._late_note(resources)
+        if late is not None:
+            cell = nbformat.v4.new_raw_cell(late, metadata={"raw_mimetype": "text/html"})
+            cell["id"] = "autograder-late"
+            nb.cells.insert(0, cell)
         return nb, resources
+
+    def _late_note(self, resources: Any) -> str | None:
+        """The page's late section (HTML), or None: no note for this submission."""
+        if not self.late_notes:
+            return None
+        about = resources.get("nbgrader", {}) if isinstance(resources, dict) else {}
+        key = (str(about.get("assignment", "")), str(about.get("student", "")))
+        note = LateNotes(self.late_notes).read().get(key)
+        return late_note_html(note) if note is not None else None
 
     @staticmethod
     def _diagnoses_under_tests(nb: NotebookNode, diagnoses: Mapping[str, Any]) -> None:

@@ -77,6 +77,7 @@ def feedback_config(course: Course) -> Config:
     """
     from nbgrader.preprocessors import GetGrades
 
+    from autograder.feedback.late_note import LATE_NOTES_FILE
     from autograder.feedback.sanitise import SafeHTMLExporter, SanitiseNotebook
     from autograder.feedback.student_page import ExplainToStudent, whole_round
     from autograder.grading.preprocessors import HideGraderPaths, RedactHiddenTests
@@ -93,6 +94,7 @@ def feedback_config(course: Course) -> Config:
     # nbgrader's feedback template prints scores with `| float | round(2)`: 8.0 / 13.0
     config.SafeHTMLExporter.filters = {"round": whole_round}
     config.HideGraderPaths.course_root = str(course.root)
+    config.ExplainToStudent.late_notes = str(course.root / LATE_NOTES_FILE)
     if mathjax_available():
         # Formulas typeset without a network: course_common's base/mathjax.html.j2
         # shadows nbconvert's MathJax from a CDN with the copy that report.copy_feedback

@@ -1,6 +1,8 @@
 """The students' feedback pages: nbgrader's feedback HTML copied into the run's output, and
 a short page for each notebook that could not be graded (plain text, no scripts allowed),
-in a folder per student named by :func:`feedback_folder`."""
+in a folder per student named by :func:`feedback_folder`: what happened and what the
+student can do about it (a corrupt notebook: download the release again, copy the answers
+into it, hand it in again), then the flags."""
 
 from __future__ import annotations
 
@@ -19,14 +21,59 @@ from course_common.assets import FEEDBACK_MATHJAX, copy_mathjax, mathjax_availab
 _NOT_GRADED = """<!DOCTYPE html>
 <html><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
-<title>{title}</title></head>
-<body><h1>{title}</h1><p>This notebook could not be graded and scored 0 points:</p>
+<title>{title}</title>
+<style>body{{max-width:48em;margin:1em auto;padding:0 1em;font-family:sans-serif;\
+line-height:1.4;overflow-wrap:anywhere}}</style></head>
+<body><h1>{title}</h1><p>This notebook could not be graded and scored 0 points.</p>
+{advice}<h2>What the grader recorded</h2>
 <ul>{items}</ul></body></html>
 """
 #: The most characters of a student's name in a feedback folder's name, and the most bytes
 #: of the whole name (a file system's limit is 255)
 FOLDER_NAME_CHARACTERS = 32
 FOLDER_BYTES = 200
+
+#: A notebook that is not a readable notebook (intake's flag, autograder.intake.prepare).
+_CORRUPT = re.compile(r"notebook '(?P<name>[^']*)' is corrupt: ")
+#: A notebook the submission does not have.
+_MISSING = re.compile(r"notebook '(?P<name>[^']*)' is missing")
+
+_CORRUPT_ADVICE = """<h2>What happened</h2>
+<p>The file you handed in as <code>{name}</code> is not a readable notebook: it is damaged or
+cut off (an upload that broke off, a copy that was not finished, the file edited or saved
+by another program), so none of your answers in it could be read.</p>
+<h2>What to do</h2>
+<ol>
+<li>Download the assignment's release again (the zip your instructor handed out) and unpack
+it in a new folder.</li>
+<li>Open your own copy of the notebook in JupyterLab. If it opens, copy your answers from it
+into the fresh notebook, cell by cell; if it does not open either, write them again in the
+fresh notebook.</li>
+<li>Run the fresh notebook from the top, click <strong>Validate</strong>, and save it.</li>
+<li>Hand in that notebook again, named <code>{name}</code>, and tell your instructor that
+you did.</li>
+</ol>
+"""
+
+_MISSING_ADVICE = """<h2>What happened</h2>
+<p>Your submission has no notebook <code>{name}</code>, so there was nothing of this
+notebook to grade.</p>
+<h2>What to do</h2>
+<p>Hand in the notebook again, named <code>{name}</code> as in the assignment's release,
+and tell your instructor that you did.</p>
+"""
+
+
+def _advice(notebook: str, flags: Iterable[str]) -> str:
+    """What happened to ``notebook`` and what the student can do, in their words (HTML,
+    escaped), from the flag intake wrote for it; "" for another reason."""
+    wanted = f"{notebook}.ipynb"
+    for flag in flags:
+        for pattern, advice in ((_CORRUPT, _CORRUPT_ADVICE), (_MISSING, _MISSING_ADVICE)):
+            match = pattern.match(str(flag))
+            if match is not None and match["name"] == wanted:
+                return advice.format(name=html.escape(wanted))
+    return ""
 
 
 def feedback_folder(student: str, name: str = "") -> str:
@@ -73,7 +120,9 @@ def copy_feedback(
                 continue
             items = "".join(f"<li>{html.escape(flag)}</li>" for flag in result.flags)
             title = html.escape(f"{result.assignment}: {notebook} ({result.student})")
-            pages[name] = _NOT_GRADED.format(title=title, items=items).encode("utf-8")
+            advice = _advice(notebook, result.flags)
+            text = _NOT_GRADED.format(title=title, advice=advice, items=items)
+            pages[name] = text.encode("utf-8")
         if pages:
             dest.mkdir(parents=True, exist_ok=True)
         for name, content in pages.items():

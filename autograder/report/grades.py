@@ -1,6 +1,9 @@
 """grades.csv: nbgrader's CSV export (its columns and values, read from the gradebook) with
 what awaits manual grading (``manual_pending`` answers worth ``manual_pending_points``) and a
-``flags`` column, for the students and assignments of one grading run."""
+``flags`` column, for the students and assignments of one grading run. Its times
+(``duedate``, ``timestamp``) are on the course's clock in ISO 8601 with their offset
+(:func:`autograder.text.iso_time`), where nbgrader's own export writes the gradebook's UTC
+without saying so."""
 
 from __future__ import annotations
 
@@ -8,17 +11,19 @@ import csv
 import io
 import tempfile
 from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING
 
 from nbgrader.plugins.export import CsvExportPlugin
-from traitlets import Dict
+from traitlets import Dict, Instance
 
 from autograder.course import Course, load_submissions
 from autograder.files import write_atomic
 from autograder.models import SubmissionResult
 from autograder.report.manual import pending_of
+from autograder.text import iso_time
 
 if TYPE_CHECKING:
     from nbgrader.api import Gradebook
@@ -27,6 +32,9 @@ if TYPE_CHECKING:
 #: answers that await manual grading (nbgrader's "needs manual grade") and their points, and
 #: the flags.
 EXTRA_COLUMNS = ["manual_pending", "manual_pending_points", "flags"]
+
+#: nbgrader's export's columns of times: the gradebook's, naive UTC (nbgrader's convention).
+TIME_COLUMNS = ("duedate", "timestamp")
 
 #: The longest cell grades.csv holds (spreadsheets cut cells at 32,767 characters); a longer
 #: list of flags is cut with a count, and results.json keeps every flag.
@@ -61,6 +69,15 @@ def flags_cell(flags: list[str]) -> str:
     while len(shown) < len(flags) and len("; ".join([*shown, flags[len(shown)]])) <= room:
         shown.append(flags[len(shown)])
     return head + "; ".join([*shown, f"+{len(flags) - len(shown)} more"])
+
+
+def marked_time(cell: str, clock: tzinfo) -> str:
+    """A time of nbgrader's export (``2025-10-03 21:59:00``: the gradebook's UTC, unmarked)
+    on the course's ``clock``, marked: ``2025-10-03T23:59:00+02:00``; an empty cell stays
+    empty."""
+    if not cell:
+        return cell
+    return iso_time(datetime.fromisoformat(cell).replace(tzinfo=UTC), clock)
 
 
 class _CsvText(str):
@@ -140,6 +157,9 @@ class FlaggedCsvExportPlugin(CsvExportPlugin):
     """
 
     flags = Dict({}, help="'assignment/student' -> list of flags").tag(config=True)
+    clock = Instance(
+        "datetime.tzinfo", allow_none=True, help="the course's clock, the times' zone (None: UTC)"
+    )
     # nbgrader's ExportPlugin's traits (untyped there), which export() sets for its run
     to: str
     student: list[str]
@@ -161,7 +181,11 @@ class FlaggedCsvExportPlugin(CsvExportPlugin):
         buffer = io.StringIO(newline="")
         writer = csv.writer(buffer)
         writer.writerow([*header, *EXTRA_COLUMNS])
+        clock = self.clock or UTC
+        times = [header.index(name) for name in TIME_COLUMNS]
         for cells, (assignment, student, found) in zip(rows, view.lines, strict=True):
+            for index in times:
+                cells[index] = marked_time(cells[index], clock)
             pending = pending_of(view.found.get((assignment, student)))
             flags = self.flags.get(f"{assignment}/{student}", [] if found else ["no submission"])
             extra = [pending.answers, pending.points, flags_cell([str(f) for f in flags])]
@@ -178,11 +202,12 @@ def export_grades(
     students: Iterable[str] = (),
     assignments: Iterable[str] = (),
     flags: Mapping[str, list[str]] | None = None,
+    clock: tzinfo = UTC,
 ) -> Path:
     """Write ``dest`` (grades.csv) for the students and assignments of ``results`` and
     the ``students`` and ``assignments`` given (the class: a row each, "no submission"
     where there is none); ``flags``: "assignment/student" -> flags of rows without a
-    result."""
+    result; ``clock``: the course's time zone, which its times are shown in."""
     results = list(results)
     row_flags = {key: list(value) for key, value in (flags or {}).items()}
     row_flags.update({f"{r.assignment}/{r.student}": list(r.flags) for r in results})
@@ -191,6 +216,7 @@ def export_grades(
         student=sorted({r.student for r in results} | set(students)),
         assignment=sorted({r.assignment for r in results} | set(assignments)),
         flags=row_flags,
+        clock=clock,
     )
     with course.gradebook() as gb:
         plugin.export(gb)

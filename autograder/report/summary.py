@@ -36,10 +36,12 @@ class TermSummary:
     """One assignment's term, as summary.md lists it: ``heading`` (its due date and late
     rule), the late submissions (student, handed in, late by, penalty), the extensions
     (student, new due date, outcome), those not graded (student, why), and the students
-    with no submission or no known submission time."""
+    with no submission or no known submission time; ``clock``: the course's time zone its
+    times are shown in (the course's, so the same for every assignment: said once)."""
 
     assignment: str
     heading: str
+    clock: str = ""
     late: list[tuple[str, str, str, str]] = field(default_factory=list)
     extensions: list[tuple[str, str, str]] = field(default_factory=list)
     not_graded: list[tuple[str, str]] = field(default_factory=list)
@@ -157,6 +159,12 @@ def _term_lines(terms: Sequence[TermSummary]) -> list[str]:
     if not terms:
         return []
     lines = ["", "### Due dates, late submissions and extensions"]
+    if terms[0].clock:
+        lines += [
+            "",
+            f"Times are on the course's clock, {_inert(terms[0].clock)}, with their offset from "
+            "UTC (grades.csv's `duedate` and `timestamp` too).",
+        ]
     for term in terms:
         lines += ["", f"#### {term.assignment}: {_inert(term.heading)}", ""]
         if term.late:

@@ -1,10 +1,10 @@
 """Term: the course's calendar around grading — due dates, extensions and late rules from
 course.toml (:mod:`.calendar`, :mod:`.late`), submission times from what the instructor
 has (:mod:`.times`), which of several submissions is graded (:mod:`.attempts`), the outcome
-recorded after grading (:mod:`.record`), and grades back into an LMS (:mod:`.lms`: which
-grades; the LMS's plugin, :mod:`autograder.lms`, writes them). Grading itself is not
-touched: the term decides what is graded and what lateness costs, nbgrader's scores stay as
-they are.
+recorded after grading (:mod:`.record`), the course.toml template a release writes
+(:mod:`.template`), and grades back into an LMS (:mod:`.lms`: which grades; the LMS's
+plugin, :mod:`autograder.lms`, writes them). Grading itself is not touched: the term
+decides what is graded and what lateness costs, nbgrader's scores stay as they are.
 
 Its modules import the grading and report layers inside the functions that use them
 (those import nbgrader and the worker pool): ``python -m autograder --help`` reads
@@ -31,6 +31,7 @@ from autograder.term.calendar import (
 from autograder.term.late import Lateness, LateRule, describe_delay, lateness, penalty_points
 from autograder.term.lms import export_to_lms
 from autograder.term.record import NO_SUBMISSION, TermRun, settle
+from autograder.term.template import calendar_template, write_calendar_template
 from autograder.term.times import SubmissionTimes, parse_time, read_times
 
 __all__ = [
@@ -45,6 +46,7 @@ __all__ = [
     "Term",
     "TermRun",
     "apply_times",
+    "calendar_template",
     "choose_best",
     "describe_delay",
     "export_to_lms",
@@ -59,4 +61,5 @@ __all__ = [
     "read_times",
     "settle",
     "split_uploads",
+    "write_calendar_template",
 ]

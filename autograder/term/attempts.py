@@ -88,8 +88,7 @@ def apply_times(
 
 def _when(calendar: Calendar, attempt: RawSubmission) -> str:
     if attempt.submitted_at is not None:
-        shown = calendar.in_zone(attempt.submitted_at).strftime("%Y-%m-%d %H:%M %Z")
-        return f"handed in {shown}"
+        return f"handed in {calendar.shown(attempt.submitted_at)}"
     return attempt.label or "no time"
 
 
@@ -125,7 +124,7 @@ def plan_attempts(
                 if a.submitted_at is not None and instant(a.submitted_at) > instant(close)
             ]
             attempts = [a for a in attempts if all(a is not b for b in after)]
-            shown = calendar.in_zone(close).strftime("%Y-%m-%d %H:%M %Z")
+            shown = calendar.shown(close)
             if after and not attempts:
                 plan.closed[key] = (
                     f"{_when(calendar, after[-1])}, after the assignment closed ({shown}): "

@@ -52,6 +52,7 @@ from autograder.lms.base import lms_plugins
 from autograder.lms.csvfiles import read_term_file
 from autograder.models import TermError
 from autograder.term.late import BASES, RULES, LateRule, instant
+from autograder.text import clock_time
 
 #: Resubmission policies: which of a student's several submissions is graded.
 POLICIES = ("latest", "best", "latest-on-time")
@@ -137,9 +138,27 @@ class Calendar:
                 f"(not in {where} for {assignment})"
             )
 
+    @property
+    def clock(self) -> tzinfo:
+        """The course's clock: course.toml's ``timezone``, else UTC (every output shows
+        times on it, :func:`autograder.text.clock_time`)."""
+        return self.timezone if self.timezone is not None else UTC
+
+    def clock_name(self) -> str:
+        """The course's clock in words, for summary.md: ``Europe/Berlin``, or ``UTC`` and
+        why."""
+        if self.timezone is None:
+            return "UTC (course.toml names no timezone)"
+        return str(getattr(self.timezone, "key", None) or self.timezone)
+
     def in_zone(self, moment: datetime) -> datetime:
-        """``moment`` on the course's clock (its own zone when course.toml has none)."""
-        return moment.astimezone(self.timezone) if self.timezone is not None else moment
+        """``moment`` on the course's clock (:attr:`clock`)."""
+        return moment.astimezone(self.clock)
+
+    def shown(self, moment: datetime | None) -> str:
+        """A time as the flags, summary.md and the feedback pages show it: on the course's
+        clock with its offset (``2025-10-24 23:59 +02:00 CEST``); ``-`` for none."""
+        return "-" if moment is None else clock_time(moment, self.clock)
 
 
 def _shift(moment: datetime, delta: timedelta) -> datetime:
@@ -306,7 +325,9 @@ def parse_calendar(text: str, assignments: Iterable[str], source: str = "course.
         rule, close = default_rule, default_close
         if "late" in table:
             rule, close = reader.rule(table["late"], f"{where}.late", default_rule, default_close)
-        if due is None and (close is not None or "late" in table):
+        if due is None and "late" in table:
+            # its own rule or close needs its due date; the course's [late] waits for one
+            # (a template's assignment whose due date is not set yet)
             raise reader.fail(where, "a late rule or close needs a due date (due = ...)")
         if due is not None and isinstance(close, datetime) and instant(close) <= instant(due):
             raise reader.fail(

@@ -23,6 +23,7 @@ from autograder.term.calendar import Calendar, Term
 from autograder.term.late import describe_delay, instant, lateness, penalty_points
 
 if TYPE_CHECKING:
+    from autograder.feedback.late_note import LateNote
     from autograder.report import TermSummary
 
 
@@ -49,13 +50,6 @@ class TermRun:
     summary: list[TermSummary]
 
 
-def shown(calendar: Calendar, moment: datetime | None) -> str:
-    """A time as the flags and summary.md show it, on the course's clock."""
-    if moment is None:
-        return "-"
-    return calendar.in_zone(moment).strftime("%Y-%m-%d %H:%M %Z")
-
-
 def _outcome(
     calendar: Calendar, term: Term | None, raw: RawSubmission | None, key: SubmissionKey
 ) -> Outcome:
@@ -69,9 +63,9 @@ def _outcome(
     granted = ""
     if extension is not None:
         reason = f": {extension.reason}" if extension.reason else ""
-        granted = f"extension to {shown(calendar, due)} ({extension.written}{reason})"
+        granted = f"extension to {calendar.shown(due)} ({extension.written}{reason})"
     if submitted is None:
-        outcome.flags.append(f"no submission time: graded as on time (due {shown(calendar, due)})")
+        outcome.flags.append(f"no submission time: graded as on time (due {calendar.shown(due)})")
         if raw is not None and raw.marked_late:
             outcome.flags.append(
                 "marked late by the LMS, but its time is unknown: no penalty (give the "
@@ -83,17 +77,50 @@ def _outcome(
     late = lateness(term.rule, due, submitted)
     if not late.late:
         if granted:
-            outcome.flags.append(f"{granted}: handed in {shown(calendar, submitted)}, on time")
+            outcome.flags.append(f"{granted}: handed in {calendar.shown(submitted)}, on time")
         return outcome
     outcome.fraction, outcome.late_by = late.fraction, late.late_by
     cost = "no penalty" if term.rule.rule == "none" else f"−{100 * late.fraction:g} %"
     outcome.flags.append(
-        f"late by {describe_delay(late.late_by)}: handed in {shown(calendar, submitted)}, due "
-        f"{shown(calendar, due)}"
+        f"late by {describe_delay(late.late_by)}: handed in {calendar.shown(submitted)}, due "
+        f"{calendar.shown(due)}"
         + (f" ({granted})" if granted else "")
         + f"; rule: {term.rule.describe()}: {cost}"
     )
     return outcome
+
+
+def _cost(term: Term, fraction: float, points: float) -> str:
+    """What lateness cost, as summary.md and the page say it."""
+    if term.rule.rule == "none":
+        return "no penalty"
+    return f"−{100 * fraction:g} % (−{points:g} points)"
+
+
+def _late_note(
+    calendar: Calendar, key: SubmissionKey, outcome: Outcome, points: float
+) -> LateNote | None:
+    """The late section of the submission's page (:mod:`autograder.feedback.late_note`):
+    for a submission with a known time that was late or had an extension; else None."""
+    assignment, student = key
+    term = calendar.term(assignment)
+    if term is None or term.due is None or outcome.submitted_at is None:
+        return None
+    extension = calendar.extensions.get((student, assignment))
+    if outcome.late_by is None and extension is None:
+        return None
+    from autograder.feedback.late_note import LateNote  # the feedback package imports nbconvert
+
+    written = extension.written if extension is not None else ""
+    return LateNote(
+        due=calendar.shown(term.due),
+        handed_in=calendar.shown(outcome.submitted_at),
+        rule=term.rule.describe(),
+        extended_to=calendar.shown(extension.due) if extension is not None else "",
+        extension=written if written.startswith("+") else "",
+        late_by=describe_delay(outcome.late_by) if outcome.late_by is not None else "",
+        cost=_cost(term, outcome.fraction, points) if outcome.late_by is not None else "",
+    )
 
 
 def _naive_utc(moment: datetime | None) -> datetime | None:
@@ -162,13 +189,13 @@ def _record(
 
 def _heading(calendar: Calendar, term: Term | None) -> str:
     if term is None or term.due is None:
-        return "no due date"
-    parts = [f"due {shown(calendar, term.due)}", term.rule.describe()]
+        return f"no due date yet ({calendar.source or 'course.toml'} sets none)"
+    parts = [f"due {calendar.shown(term.due)}", term.rule.describe()]
     if isinstance(term.close, timedelta):
-        close = shown(calendar, term.close_for(term.due))
+        close = calendar.shown(term.close_for(term.due))
         parts.append(f"closes {describe_delay(term.close)} after the due date ({close})")
     elif term.close is not None:
-        parts.append(f"closes {shown(calendar, term.close)}")
+        parts.append(f"closes {calendar.shown(term.close)}")
     return "; ".join(parts)
 
 
@@ -187,9 +214,14 @@ def settle(
     class: the students of ``roster`` (course.toml's and the times file's) and every
     student seen in the run. ``graded``: the submission each result came from;
     ``plan_flags``: the resubmission policy's flags; ``closed``: submissions not graded
-    (after the close), with why; ``on_repriced``: called before the penalties are committed
-    with the submissions whose penalty changed (:func:`_record`)."""
-    from autograder.report import TermSummary  # the report's modules import nbgrader
+    (after the close), with why; ``on_repriced``: called with the submissions whose
+    feedback pages are out of date — before the penalties are committed, those whose
+    penalty changed (:func:`_record`); before the late notes are recorded
+    (:mod:`autograder.feedback.late_note`), those whose note changed, and those graded in
+    this run that have one (their pages were written with the notes recorded before)."""
+    # the report's modules import nbgrader, the feedback package nbconvert
+    from autograder.feedback.late_note import LATE_NOTES_FILE, LateNotes
+    from autograder.report import TermSummary
 
     results = list(results)
     plan_flags, closed = plan_flags or {}, closed or {}
@@ -199,6 +231,20 @@ def settle(
         term = calendar.term(result.assignment)
         outcomes[key] = _outcome(calendar, term, graded.get(key), key)
     penalties = _record(course, calendar, results, outcomes, on_repriced)
+    notes = {
+        key: _late_note(calendar, key, outcome, penalties.get(key, 0.0))
+        for key, outcome in outcomes.items()
+    }
+    recorded = LateNotes(course.root / LATE_NOTES_FILE)
+    stale = recorded.changed(notes)
+    stale |= {
+        (r.assignment, r.student)
+        for r in results
+        if not r.skipped and notes[(r.assignment, r.student)] is not None
+    }
+    if on_repriced is not None and stale:
+        on_repriced(stale)  # on disk before the notes are: a page is never left behind
+    recorded.record(notes)
     students = sorted(set(roster) | {r.student for r in results} | {s for _, s in closed})
     course.ensure_students(students)  # the class: a row for each in grades.csv
     settled = []
@@ -215,7 +261,7 @@ def settle(
     summaries = []
     for assignment in assignments:
         term = calendar.term(assignment)
-        entry = TermSummary(assignment, _heading(calendar, term))
+        entry = TermSummary(assignment, _heading(calendar, term), calendar.clock_name())
         for student in students:
             key = (assignment, student)
             if key in closed:
@@ -237,21 +283,19 @@ def settle(
                 entry.extensions.append(
                     (
                         student,
-                        f"{shown(calendar, extension.due)} ({extension.written}{reason})",
+                        f"{calendar.shown(extension.due)} ({extension.written}{reason})",
                         status,
                     )
                 )
             if outcome.due is not None and outcome.submitted_at is None:
                 entry.no_time.append(student)
-            if outcome.late_by is not None:
-                points = penalties.get(key, 0.0)
-                cost = f"−{100 * outcome.fraction:g} % (−{points:g} points)"
+            if outcome.late_by is not None and term is not None:
                 entry.late.append(
                     (
                         student,
-                        shown(calendar, outcome.submitted_at),
+                        calendar.shown(outcome.submitted_at),
                         describe_delay(outcome.late_by),
-                        cost if term is not None and term.rule.rule != "none" else "none",
+                        _cost(term, outcome.fraction, penalties.get(key, 0.0)),
                     )
                 )
         if term is not None or entry.no_submission or entry.not_graded:

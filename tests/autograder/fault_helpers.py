@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -155,6 +156,21 @@ def one_line_error(stderr: str) -> str:
     return lines[-1]
 
 
+#: The line ``grade`` starts its stderr with: the course folder it uses.
+COURSE_LINE = re.compile(r"course folder: .+/ \((new|existing)\)")
+
+
+def refusal(stderr: str) -> str:
+    """A command refused for bad input, from its stderr: the one line of the refusal and
+    nothing else (no traceback), after ``grade``'s course folder line when it got that
+    far; returns that line."""
+    lines = stderr.strip().splitlines()
+    if len(lines) > 1 and COURSE_LINE.fullmatch(lines[0]):
+        lines = lines[1:]
+    assert len(lines) == 1, stderr[-3000:]
+    return lines[0]
+
+
 def snapshot(out: Path) -> dict[str, bytes]:
     """Every file under ``out`` (relative path -> bytes)."""
     if not out.is_dir():
@@ -183,6 +199,12 @@ def assert_old_or_new(mid: dict[str, bytes], old: dict[str, bytes], new: dict[st
             assert name not in new, f"{name} was lost: neither the old nor the new file"
 
 
+def grade_rows(out: Path) -> dict[str, dict[str, str]]:
+    """grades.csv of the output folder ``out``, a run of one assignment: student id -> row."""
+    with (out / "grades.csv").open(newline="", encoding="utf-8") as fh:
+        return {row["student_id"]: row for row in csv.DictReader(fh)}
+
+
 def assert_complete(out: Path, sample: SampleClass) -> None:
     """The class's grades in ``out`` are complete and correct: every student, every test
     scored as expected, nothing flagged as not graded, a whole feedback page each."""
@@ -195,8 +217,7 @@ def assert_complete(out: Path, sample: SampleClass) -> None:
         assert entry["ok"], (student, entry["flags"])
         assert not [f for f in entry["flags"] if "graded" in f], (student, entry["flags"])
         assert {g: t["score"] for g, t in entry["tests"].items()} == tests, student
-    with (out / "grades.csv").open(newline="", encoding="utf-8") as fh:
-        rows = {row["student_id"]: row for row in csv.DictReader(fh)}
+    rows = grade_rows(out)
     assert sorted(rows) == sorted(expected)
     for student, tests in expected.items():
         assert float(rows[student]["raw_score"]) == sum(tests.values()), student

@@ -51,8 +51,9 @@ def test_nbgrader_documentation_course_is_scored_as_stock_nbgrader_scores_it(tmp
         "sum_of_squares_equation",
     ]
     grades = (tmp_path / "ours" / "out" / "grades.csv").read_text()
-    assert "ps1,,2015-02-02 22:58:23.948203,bitdiddle,,,,1.5,0.0,1.5,13.0" in grades
-    assert "ps1,,2015-02-01 17:28:58.749302,hacker,,,,3.0,0.0,3.0,13.0" in grades
+    # nbgrader's times (its timestamp.txt, UTC), marked: no course.toml, the clock is UTC
+    assert "ps1,,2015-02-02T22:58:23.948203+00:00,bitdiddle,,,,1.5,0.0,1.5,13.0" in grades
+    assert "ps1,,2015-02-01T17:28:58.749302+00:00,hacker,,,,3.0,0.0,3.0,13.0" in grades
     # bitdiddle commented out and emptied two test cells: nbgrader and we grade the
     # instructor's; we say so
     assert "test cell correct_squares was edited" in grades

@@ -15,6 +15,7 @@ from autograder.feedback.sanitise import (
     clean_html,
     content_security_policy,
     head_content_offset,
+    head_end_offset,
 )
 from tests.autograder.test_hostile_html import PNG, hostile_notebook, render_feedback
 
@@ -132,3 +133,15 @@ def test_the_policy_goes_right_after_the_real_head_tag():
     assert head_content_offset(long) == len("<html><head>")
     with pytest.raises(ValueError):
         head_content_offset("<p>no head here</p>")
+
+
+def test_the_page_style_goes_right_before_the_real_head_end_tag():
+    page = (
+        "<html>\n<head><style>a{}/* </head> */</style>\n<!-- </head> -->"
+        + "x" * 10_000
+        + "</head>\n<body><p>&lt;/head&gt;</p></body></html>"
+    )
+    at = head_end_offset(page)
+    assert page[at:].startswith("</head>\n<body>")
+    with pytest.raises(ValueError):
+        head_end_offset("<html><head><title>t")

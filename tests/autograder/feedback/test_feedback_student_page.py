@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import nbformat
 import pytest
+from nbconvert.filters import clean_html as nbconvert_clean_html
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 
 from autograder.feedback.student_page import (
@@ -152,6 +153,8 @@ def test_the_page_gets_the_notes_and_the_diagnoses():
     notes = nb.cells[0]
     assert notes.cell_type == "raw" and notes.metadata["raw_mimetype"] == "text/html"
     assert "What the grader did to your notebook" in notes.source
+    # a raw cell: nbconvert's template keeps a few tags of it (bleach), all the box has
+    assert nbconvert_clean_html(notes.source) == notes.source
     assert "You deleted the test cell" in notes.source and "re-check" not in notes.source
     (box,) = [o for o in nb.cells[3].outputs if o.output_type == "display_data"]
     page = box.data["text/html"]

@@ -55,3 +55,28 @@ def test_named_students_pages_are_in_their_named_folder(tmp_path):
     assert copy_feedback(Course(tmp_path / "course"), [result], tmp_path / "out", names) == 1
     pages = [p.relative_to(tmp_path / "out") for p in (tmp_path / "out").rglob("*.html")]
     assert [str(p) for p in pages] == ["feedback/12345-doe-anna/01_hyperplanes/01_hyperplanes.html"]
+
+
+def test_not_graded_page_says_what_happened_and_what_to_do(tmp_path):
+    corrupt = "notebook '01_hyperplanes.ipynb' is corrupt: not a readable notebook (scored 0)"
+    missing = "notebook '02_perceptron_update.ipynb' is missing (scored 0)"
+    results = [
+        SubmissionResult("eve", "01_hyperplanes", flags=[corrupt], missing=["01_hyperplanes"]),
+        SubmissionResult(
+            "bob", "02_perceptron_update", flags=[missing], missing=["02_perceptron_update"]
+        ),
+    ]
+    assert copy_feedback(Course(tmp_path / "course"), results, tmp_path / "out") == 2
+    feedback = tmp_path / "out" / "feedback"
+
+    def text(path):
+        return BeautifulSoup(path.read_text(encoding="utf-8"), features="html.parser").get_text()
+
+    page = text(feedback / "eve" / "01_hyperplanes" / "01_hyperplanes.html")
+    assert "01_hyperplanes.ipynb is not a readable notebook" in page
+    assert "Download the assignment's release again" in page
+    assert "copy your answers from it" in page and "Hand in that notebook again" in page
+    assert corrupt in page  # what the grader recorded, as text
+    page = text(feedback / "bob" / "02_perceptron_update" / "02_perceptron_update.html")
+    assert "Your submission has no notebook 02_perceptron_update.ipynb" in page
+    assert "Download the assignment's release again" not in page

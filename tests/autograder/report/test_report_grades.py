@@ -100,4 +100,5 @@ def test_grades_csv_is_nbgraders_export_with_every_text_read_back_whole(tmp_path
     )
     assert (table[1]["first_name"], table[1]["email"]) == (" spaced ", "b@x,y")
     assert [r["flags"] for r in table] == ["no submission", "", "no submission", "'=1+1"]
-    assert table[2]["duedate"] == str(due) and table[0]["score"] == "0.0"
+    # the gradebook's UTC, marked (no course clock given: UTC)
+    assert table[2]["duedate"] == "2025-10-03T21:59:00+00:00" and table[0]["score"] == "0.0"

@@ -100,7 +100,8 @@ def test_a_hard_close_sets_later_submissions_aside():
     plan = _plan([_raw("bob", close + MINUTE)], "latest")
     assert (A, "bob") not in plan.chosen
     assert (
-        "after the assignment closed (2025-10-28 12:00 CET): not graded" in plan.closed[(A, "bob")]
+        "after the assignment closed (2025-10-28 12:00 +01:00 CET): not graded"
+        in plan.closed[(A, "bob")]
     )
     plan = _plan([_raw("bob", close)], "latest")  # at the close: graded
     assert (A, "bob") in plan.chosen
@@ -117,7 +118,7 @@ def test_best_grades_each_and_keeps_the_most_points_after_penalties():
     # 50 % per started day: 10 points a minute late keep 5, less than 6 on time
     chosen, flag = choose_best(calendar, (A, "ann"), [on_time, late], [(6, 10), (10, 10)])
     assert chosen is on_time
-    assert "graded the best (handed in 2025-10-25 11:59 CEST), 6 of 10 points" in flag
+    assert "graded the best (handed in 2025-10-25 11:59 +02:00 CEST), 6 of 10 points" in flag
     assert "(the others: 5)" in flag
     chosen, _ = choose_best(calendar, (A, "ann"), [on_time, late], [(4, 10), (10, 10)])
     assert chosen is late

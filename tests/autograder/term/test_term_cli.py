@@ -11,6 +11,7 @@ import pytest
 
 from autograder import api
 from autograder.__main__ import build_parser, main
+from tests.autograder.fault_helpers import refusal
 
 GOOD_TOML = """
 timezone = "Europe/Berlin"
@@ -55,8 +56,7 @@ def test_a_bad_course_toml_is_one_line_and_exit_2(tmp_path, submissions, capsys,
     (tmp_path / "course").mkdir()
     (tmp_path / "course" / "course.toml").write_text(toml)
     assert _grade(tmp_path, submissions) == 2
-    err = capsys.readouterr().err.strip()
-    assert message in err and len(err.splitlines()) == 1
+    assert message in refusal(capsys.readouterr().err)
     assert _nothing_written(tmp_path)
 
 
@@ -75,8 +75,7 @@ def test_bad_times_are_one_line_and_exit_2(tmp_path, submissions, capsys, times,
     path = tmp_path / "times.csv"
     path.write_text(times)
     assert _grade(tmp_path, submissions, "--times", str(path)) == 2
-    err = capsys.readouterr().err.strip()
-    assert message in err and len(err.splitlines()) == 1
+    assert message in refusal(capsys.readouterr().err)
     assert _nothing_written(tmp_path)
 
 

@@ -67,14 +67,15 @@ def test_the_demo_summary_shows_due_dates_the_extension_and_the_late_student(dem
     summary = (root / "out" / "summary.md").read_text(encoding="utf-8")
     assert summary == run.summary
     assert "### Due dates, late submissions and extensions" in summary
-    assert "#### 01_hyperplanes: due 2025-10-03 23:59 CEST" in summary
-    assert "#### 04_naive_bayes_linear: due 2025-10-24 23:59 CEST" in summary
+    assert "#### 01_hyperplanes: due 2025-10-03 23:59 +02:00 CEST" in summary
+    assert "#### 04_naive_bayes_linear: due 2025-10-24 23:59 +02:00 CEST" in summary
     (late_row,) = [line for line in summary.splitlines() if line.startswith("| `typical_bugs`")]
     cells = [cell.strip() for cell in late_row.strip("|").split("|")]
-    assert cells[:3] == ["`typical_bugs`", "2025-10-26 10:01 CET", "1 day 11 h 2 min"]
+    assert cells[:3] == ["`typical_bugs`", "2025-10-26 10:01 +01:00 CET", "1 day 11 h 2 min"]
     assert cells[3].startswith("−20 % (−")
     assert (
-        "- extension: `full_marks` due 2025-10-27 23:59 CET (+3 days: illness): on time" in summary
+        "- extension: `full_marks` due 2025-10-27 23:59 +01:00 CET (+3 days: illness): on time"
+        in summary
     )
     rows = _rows(root / "out")
     late = rows[(A4, "typical_bugs")]
@@ -178,7 +179,12 @@ def test_the_demo_scores_before_penalties_are_those_of_grading_without_a_term(de
     for key, row in term_rows.items():
         assert row["raw_score"] == plain_rows[key]["raw_score"], key  # before penalties
         assert plain_rows[key]["score"] == plain_rows[key]["raw_score"]  # no term, no penalty
-        assert row["timestamp"] == plain_rows[key]["timestamp"]  # timestamp.txt either way
+        # timestamp.txt either way: the same instant, on the term's clock or on UTC
+        ours, theirs = row["timestamp"], plain_rows[key]["timestamp"]
+        assert bool(ours) == bool(theirs), key
+        if ours:
+            assert datetime.fromisoformat(ours) == datetime.fromisoformat(theirs), key
+            assert theirs.endswith("+00:00")  # no course.toml: UTC, marked
 
 
 @pytest.mark.slow
@@ -265,7 +271,10 @@ def test_a_collected_submitted_folder_is_graded_with_its_timestamps(hub, capsys)
     assert main([*args, "--calendar", str(calendar), "--no-progress"]) == 0, capsys.readouterr().err
     rows = _rows(out)
     alice, bob = rows[(A1, "alice")], rows[(A1, "bob")]
-    assert alice["timestamp"] == stamp.removesuffix(" UTC")  # nbgrader's meaning: UTC
+    # nbgrader's time, marked: course.toml names no timezone, so the course's clock is UTC
+    handed_in = datetime.fromisoformat(stamp.removesuffix(" UTC")).replace(tzinfo=UTC)
+    assert alice["timestamp"].endswith("+00:00")
+    assert datetime.fromisoformat(alice["timestamp"]) == handed_in
     raw = float(alice["raw_score"])
     assert raw > 0  # the full-marks notebook
     assert float(alice["late_submission_penalty"]) == pytest.approx(round(0.1 * raw, 2))

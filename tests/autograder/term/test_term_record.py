@@ -75,12 +75,13 @@ def test_an_extension_moves_a_late_submission_on_time(run):
     course, _, settled = run
     flags = {r.student: r.flags for r in settled.results}
     assert flags["late"] == [
-        "late by 1 day 11 h 2 min: handed in 2025-10-26 10:01 CET, due 2025-10-24 23:59 CEST; "
+        "late by 1 day 11 h 2 min: handed in 2025-10-26 10:01 +01:00 CET, "
+        "due 2025-10-24 23:59 +02:00 CEST; "
         "rule: 10 % of the score per started day, at most 50 %: −20 % (−1.2 points)"
     ]
     assert flags["extended"] == [
-        "extension to 2025-10-27 23:59 CET (+3 days: illness): handed in 2025-10-26 10:01 CET, "
-        "on time"
+        "extension to 2025-10-27 23:59 +01:00 CET (+3 days: illness): "
+        "handed in 2025-10-26 10:01 +01:00 CET, on time"
     ]
     with course.gradebook() as gb:
         assert gb.find_submission(A, "late").late_submission_penalty == pytest.approx(1.2)
@@ -102,11 +103,15 @@ def test_nbgrader_meaning_of_duedate_timestamp_penalty_and_score(run, tmp_path):
         students=settled.students,
         assignments=settled.assignments,
         flags=settled.row_flags,
+        clock=BERLIN,
     )
     rows = {r["student_id"]: r for r in csv.DictReader(dest.open(encoding="utf-8"))}
     late = rows["late"]
-    assert late["duedate"] == "2025-10-24 21:59:00"  # the assignment's, in UTC as nbgrader
-    assert late["timestamp"] == "2025-10-26 09:01:00"
+    # the assignment's due date and the hand-in time on the course's clock, marked (the
+    # gradebook holds them in UTC, unmarked, as nbgrader does: 21:59 and 09:01)
+    assert late["duedate"] == "2025-10-24T23:59:00+02:00"
+    assert late["timestamp"] == "2025-10-26T10:01:00+01:00"
+    assert datetime.fromisoformat(late["duedate"]) == DUE
     assert (late["raw_score"], late["late_submission_penalty"], late["score"]) == (
         "6.0",
         "1.2",
@@ -133,24 +138,32 @@ def test_summary_lists_late_submissions_extensions_and_no_submission(run):
     _, _, settled = run
     (term,) = settled.summary
     assert (
-        term.heading == "due 2025-10-24 23:59 CEST; 10 % of the score per started day, at most 50 %"
+        term.heading
+        == "due 2025-10-24 23:59 +02:00 CEST; 10 % of the score per started day, at most 50 %"
     )
     assert term.late == [
-        ("late", "2025-10-26 10:01 CET", "1 day 11 h 2 min", "−20 % (−1.2 points)")
+        ("late", "2025-10-26 10:01 +01:00 CET", "1 day 11 h 2 min", "−20 % (−1.2 points)")
     ]
-    assert term.extensions == [("extended", "2025-10-27 23:59 CET (+3 days: illness)", "on time")]
+    assert term.extensions == [
+        ("extended", "2025-10-27 23:59 +01:00 CET (+3 days: illness)", "on time")
+    ]
     assert term.no_submission == ["nothing"] and term.no_time == ["no_time"]
     text = summary_text(summarise(settled.results), {}, {}, terms=settled.summary)
-    assert "#### 04_naive_bayes_linear: due 2025-10-24 23:59 CEST" in text
+    assert "#### 04_naive_bayes_linear: due 2025-10-24 23:59 +02:00 CEST" in text
     assert "| `late`" in text and "−20 % (−1.2 points)" in text
-    assert "- extension: `extended` due 2025-10-27 23:59 CET (+3 days: illness): on time" in text
+    assert (
+        "- extension: `extended` due 2025-10-27 23:59 +01:00 CET (+3 days: illness): on time"
+        in text
+    )
     assert "- no submission (1): `nothing`" in text
+    # the clock said once, the same as grades.csv's
+    assert text.count("Times are on the course's clock, Europe/Berlin, with their offset") == 1
 
 
 def test_not_graded_after_the_close_is_its_own_row(tmp_path, new_course):
     course = new_course(tmp_path / "course")
     calendar = parse_calendar(CALENDAR, [A])
-    why = "handed in 2025-11-09 10:00 CET, after the assignment closed: not graded"
+    why = "handed in 2025-11-09 10:00 +01:00 CET, after the assignment closed: not graded"
     settled = settle(course, calendar, [], {}, closed={(A, "tardy"): why})
     assert settled.row_flags == {f"{A}/tardy": [why]}
     assert settled.summary[0].not_graded == [("tardy", why)]
@@ -194,7 +207,9 @@ def test_a_due_date_taken_out_of_course_toml_takes_its_penalties_and_extensions_
         graded,
         on_repriced=repriced.append,
     )
-    assert repriced == [{(A, "late")}]  # its feedback page showed the penalty
+    assert repriced[0] == {(A, "late")}  # its feedback page showed the penalty
+    # and both pages showed their late section (the penalty; the extension)
+    assert set().union(*repriced) == {(A, "late"), (A, "extended")}
     with course.gradebook() as gb:
         assert gb.find_assignment(A).duedate is None
         late = gb.find_submission(A, "late")
@@ -202,3 +217,49 @@ def test_a_due_date_taken_out_of_course_toml_takes_its_penalties_and_extensions_
         assert gb.find_submission(A, "extended").extension is None
     assert all(r.flags == [] for r in settled.results)
     assert settled.summary == []
+
+
+def test_the_late_pages_notes_are_recorded_and_their_pages_marked(run):
+    from dataclasses import replace as with_
+
+    from autograder.feedback.late_note import LATE_NOTES_FILE, LateNotes
+
+    course, results, _ = run  # settled once: its notes recorded
+    notes = LateNotes(course.root / LATE_NOTES_FILE).read()
+    assert sorted(notes) == [(A, "extended"), (A, "late")]  # on time, no time: no note
+    late = notes[(A, "late")]
+    assert (late.due, late.handed_in) == (
+        "2025-10-24 23:59 +02:00 CEST",
+        "2025-10-26 10:01 +01:00 CET",
+    )
+    assert late.rule == "10 % of the score per started day, at most 50 %"
+    assert (late.late_by, late.cost, late.extended_to) == (
+        "1 day 11 h 2 min",
+        "−20 % (−1.2 points)",
+        "",
+    )
+    extended = notes[(A, "extended")]
+    assert (extended.extended_to, extended.extension) == ("2025-10-27 23:59 +01:00 CET", "+3 days")
+    assert extended.late_by == "" and extended.cost == ""
+
+    graded = {
+        (A, s): RawSubmission(s, A, submitted_at=at, marked_late=marked)
+        for s, (_, at, marked) in HANDED_IN.items()
+    }
+    calendar = parse_calendar(CALENDAR, [A])
+    marked: list[set] = []
+    # the same class again, every result reused from the ledger: no page is out of date
+    reused = [with_(r, skipped=True) for r in results]
+    settle(course, calendar, reused, graded, roster=calendar.students, on_repriced=marked.append)
+    assert marked == []
+    # graded again in this run: its page was written with the notes recorded before, and
+    # is written again by the run (a page graded aside, beside the canary, had none)
+    settle(course, calendar, results, graded, roster=calendar.students, on_repriced=marked.append)
+    assert marked == [{(A, "late"), (A, "extended")}]
+    # the extension withdrawn: the page that showed it is out of date, its note gone
+    marked.clear()
+    without = parse_calendar(CALENDAR.split("[[extensions]]")[0], [A])
+    settle(course, without, reused, graded, roster=without.students, on_repriced=marked.append)
+    assert {(A, "extended")} <= set().union(*marked)
+    notes = LateNotes(course.root / LATE_NOTES_FILE).read()
+    assert notes[(A, "extended")].late_by == "1 day 11 h 2 min"  # late now, without it
