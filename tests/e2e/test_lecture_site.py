@@ -168,18 +168,6 @@ CODE_RUNS = r"""() => Array.from(
 })"""
 
 
-#: Figures drawn as wide as a slide draws a figure and still with tick labels under 18 px:
-#: two or three panels side by side, 11 to 13 inches wide. Their notebooks must draw them
-#: narrower (or their text larger): ``python -m lecture.slides`` names them and says how
-#: much. Remove a figure from here when its notebook is fixed (the test fails until then).
-SMALL_TEXT_FIGURES = {
-    "03_convergence_proof": {"nb03-022"},
-    "05_xor_separability": {"e9efc93d", "b802f72c", "0557d60c"},
-    "06_svm_margins": {"35981092"},
-    "07_losses_dual_kernels": {"077e448e"},
-}
-
-
 def _build(out: Path) -> Path:
     from lecture.__main__ import build
 
@@ -520,8 +508,9 @@ def test_deck_figures_are_large_and_legible(browser, server, deck):
     width or the content's height, or is 1.5 times its pixels; beside its code at least
     450 px tall —
     and its tick labels (matplotlib's 10 points at the resolution its PNG records, scaled
-    as the browser draws it) are at least 18 px on screen, but for the figures of
-    ``SMALL_TEXT_FIGURES``, which are drawn as wide as a slide draws a figure."""
+    as the browser draws it) are at least 18 px on screen. A figure too wide for that (three
+    panels 13 inches wide) fails here, as ``python -m lecture.slides`` names it: its notebook
+    must draw it narrower."""
     stem = deck.split("/")[-1].removesuffix(".slides.html")
     nb = nbformat.read(next(p for p in NOTEBOOKS if p.stem == stem), as_version=4)
     ids = {cell.get("id") for cell in nb.cells}
@@ -546,7 +535,7 @@ def test_deck_figures_are_large_and_legible(browser, server, deck):
         if not large:
             not_large.append((figure["at"], round(width), round(height), figure["natural"]))
     assert not_large == [], f"{stem}: figures drawn smaller than the slide allows"
-    assert small == SMALL_TEXT_FIGURES.get(stem, set()), f"{stem}: figures with small text"
+    assert small == set(), f"{stem}: figures with tick labels under 18 px (cell ids)"
     named = {nb.cells[figure.cell].get("id") for figure in small_figures(nb)}
     assert named == small, "python -m lecture.slides names other figures"
 

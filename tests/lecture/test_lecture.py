@@ -31,6 +31,7 @@ from lecture.slides import (
     max_code_chars,
     slide_heights,
     slide_types,
+    small_figures,
     split_for_slides,
     stale,
     statement_starts,
@@ -546,6 +547,31 @@ def test_a_figure_is_beside_its_code_only_when_its_text_stays_legible():
     drawn = figure.outputs[0]["metadata"]["image/png"]
     assert (drawn["width"], drawn["height"]) == (720, 630)
     assert figure_text_px(size, 100.0, drawn["width"]) >= TYPE.min_figure_text_px
+
+
+def test_small_figures_names_a_figure_too_wide_for_legible_text():
+    """Three panels 13 inches wide (1311×486 px at 100 dpi) are drawn 1264 px wide on their
+    own slide, their 10-point tick labels at 13.4 px: ``small_figures`` names the figure and
+    the largest image that would be legible. Drawn 9.4 inches wide (951 px), it passes."""
+    wide = "iVBORw0KGgoAAAANSUhEUgAABR8AAAHmCAYAAA=="  # a PNG's header: 1311×486 px
+    narrow = "iVBORw0KGgoAAAANSUhEUgAAA7cAAAF2CAYAAA=="  # 951×374 px
+    assert (png_size(wide), png_size(narrow)) == ((1311, 486), (951, 374))
+    cell = _figure_cell()
+    cell.outputs[0]["data"]["image/png"] = wide
+    nb = new_notebook(cells=[new_markdown_cell("# T"), cell])
+    [small] = small_figures(nb)
+    assert small.cell == 1 and round(small.text_px, 1) == 13.4
+    assert "at most 975×503 px (9.8 × 5.0 inches)" in small.advice()
+    cell.outputs[0]["data"]["image/png"] = narrow
+    assert small_figures(nb) == []
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_every_course_figure_has_legible_text_on_its_slide(path):
+    """No figure of the course's decks draws its tick labels under 18 px at 1280×720 (the
+    browser test measures the same in the built deck)."""
+    nb = nbformat.read(path, as_version=4)
+    assert [(nb.cells[f.cell].get("id"), f.advice()) for f in small_figures(nb)] == []
 
 
 def test_fit_image_keeps_the_aspect_and_enlarges_at_most_one_and_a_half_times():
