@@ -423,7 +423,8 @@ def too_wide(nb: nbformat.NotebookNode) -> list[tuple[int, int, int]]:
 @dataclass(frozen=True)
 class SmallFigure:
     """A figure whose tick labels are drawn under the minimum on its slide, however large
-    the slide lets it be: its notebook must draw it narrower, or its text larger."""
+    the slide lets it be: its notebook must draw it narrower (the course keeps matplotlib's
+    tick label size, and a higher dpi scales the text with the image)."""
 
     cell: int
     size: tuple[int, int]  # its pixels
@@ -438,8 +439,7 @@ class SmallFigure:
             f"its figure ({self.size[0]}×{self.size[1]} px at {self.dpi:.0f} dpi) shows its "
             f"{TYPE.figure_text_pt:g}-point tick labels at {self.text_px:.1f} px on a slide, "
             f"under {TYPE.min_figure_text_px:g}: make its image at most {width:.0f}×"
-            f"{height:.0f} px ({width / self.dpi:.1f} × {height / self.dpi:.1f} inches), "
-            "or its text larger"
+            f"{height:.0f} px ({width / self.dpi:.1f} × {height / self.dpi:.1f} inches)"
         )
 
 
