@@ -556,7 +556,9 @@ def _source(args: argparse.Namespace) -> CourseSource | None:
     return CourseSource.open(args.source) if args.source is not None else None
 
 
-def _grade_options(args: argparse.Namespace, **more: Any) -> GradeOptions:
+def _grade_options(
+    args: argparse.Namespace, course_dir: Path | None = None, **more: Any
+) -> GradeOptions:
     """The options of a grading run from the arguments ``grade`` and ``demo`` share (the
     parser's ``common`` and ``grading``), and ``more`` (``grade``'s own, and the course
     folder it chose); every option not given keeps
@@ -564,7 +566,7 @@ def _grade_options(args: argparse.Namespace, **more: Any) -> GradeOptions:
     from autograder.options import GradeOptions
 
     return GradeOptions(
-        course_dir=more.pop("course_dir", args.course),
+        course_dir=course_dir if course_dir is not None else args.course,
         out_dir=args.out,
         workers=args.workers,
         sandbox=not args.unsandboxed,

@@ -20,7 +20,7 @@ from nbconvert.preprocessors import Preprocessor
 
 from course_common.assets import MATHJAX_PAGE
 from course_common.assets import TEMPLATES as MATHJAX_TEMPLATES
-from lecture._notebooks import NOTEBOOKS_DIR, course_notebooks, lecture_copy, notebook_title
+from lecture._notebooks import lecture_copy, notebook_title
 from lecture.assets import REVEAL_THEME, TEMPLATES, copy_reveal
 from lecture.layout import TYPE
 from lecture.slides import PART_OF_KEY, split_for_slides
@@ -131,10 +131,3 @@ def prepare_decks_folder(out: Path) -> None:
         shutil.rmtree(out)
     out.mkdir(parents=True)
     copy_reveal(out / REVEAL_PREFIX / "dist")
-
-
-def build_decks(out: Path, notebooks_dir: Path = NOTEBOOKS_DIR) -> list[Path]:
-    """Write ``NN_name.slides.html`` for every notebook into *out*, with reveal.js beside
-    them; returns the decks written."""
-    prepare_decks_folder(out)
-    return [write_deck(path, out) for path in course_notebooks(notebooks_dir)]
