@@ -460,6 +460,7 @@ def grade_prepared_run(
             if on_result is not None:
                 on_result(result)
 
+        own: dict[str, dict[str, str]] = {}
         try:
             graded = grade_prepared(
                 graded_course,
@@ -469,6 +470,7 @@ def grade_prepared_run(
                 on_result=done,
                 canaries=canaries,
                 on_canary=on_canary,
+                instructor_failures=own,
             )
         finally:
             bar.close()
@@ -535,6 +537,7 @@ def grade_prepared_run(
             similarity=similar,
             terms=settled.summary,
             uncatalogued=uncatalogued,
+            instructor_failures=own,
         )
         with faults_as_errors("writing summary.md"), phases.phase(phases.REPORTS):
             write_atomic(out_dir / "summary.md", text)

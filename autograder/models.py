@@ -66,6 +66,9 @@ class SubmissionResult:
     diagnoses: dict[str, dict[str, Any]] = field(default_factory=dict)
     # what failed of the machine, not of the notebook (autograder.faults): never recorded
     fault: str = ""
+    #: test grade id -> why the trusted re-check could not decide it: scored as the kernel
+    #: ran it, as stock nbgrader scores it
+    unchecked: dict[str, str] = field(default_factory=dict)
 
     @property
     def score(self) -> float:
@@ -81,6 +84,7 @@ class SubmissionResult:
             "seconds": self.seconds,
             "missing": list(self.missing),
             "diagnoses": dict(self.diagnoses),
+            "unchecked": dict(self.unchecked),
         }
 
     @classmethod
@@ -96,6 +100,7 @@ class SubmissionResult:
             seconds=float(data.get("seconds", 0.0)),
             missing=list(data.get("missing", [])),
             diagnoses=dict(data.get("diagnoses", {})),
+            unchecked={str(k): str(v) for k, v in (data.get("unchecked") or {}).items()},
         )
 
     @property

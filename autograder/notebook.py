@@ -124,6 +124,30 @@ def collect_notebook_flags(folder: Path) -> list[str]:
     return flags
 
 
+def collect_undecided(folder: Path) -> dict[str, dict[str, dict[str, Any]]]:
+    """notebook -> grade id -> what the trusted re-check could not decide by itself there:
+    ``why``, ``provisional`` (the cell failed while the canary had not said whether the
+    kernel's verdict counts) and ``kernel`` (it was scored as the kernel ran it), from
+    graded notebooks' ``metadata["autograder"]["checks"]``."""
+    found: dict[str, dict[str, dict[str, Any]]] = {}
+    if not folder.is_dir():
+        return found
+    for path in sorted(folder.glob("*.ipynb")):
+        try:
+            nb = read_notebook(path)
+        except Exception:
+            continue
+        checks = nb.metadata.get(FLAGS_KEY, {}).get("checks", {}) or {}
+        for gid, record in checks.items():
+            if isinstance(record, dict) and record.get("undecided"):
+                found.setdefault(path.stem, {})[str(gid)] = {
+                    "why": str(record["undecided"]),
+                    "provisional": bool(record.get("provisional")),
+                    "kernel": record.get("trusted") == "not re-checked",
+                }
+    return found
+
+
 def collect_notebook_diagnoses(folder: Path) -> dict[str, dict]:
     """exercise -> diagnosis, recorded in graded notebooks'
     ``metadata["autograder"]["diagnoses"]`` (:mod:`autograder.recheck.diagnosis`)."""

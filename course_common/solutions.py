@@ -9,6 +9,9 @@ student who typed exactly the instructor's code hands it in without them
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from nbgrader.preprocessors import ClearSolutions
 
 __all__ = [
@@ -16,6 +19,8 @@ __all__ = [
     "END_SOLUTION",
     "SOLUTION_MARKERS",
     "Markers",
+    "course_markers",
+    "solution_lines",
     "strip_solution_markers",
 ]
 
@@ -34,3 +39,30 @@ def strip_solution_markers(source: str, markers: Markers = SOLUTION_MARKERS) -> 
     begin, end = markers
     lines = source.split("\n")
     return "\n".join(line for line in lines if begin not in line and end not in line)
+
+
+def course_markers(config: Mapping[str, Any]) -> Markers:
+    """The solution markers of a course's nbgrader configuration (nbgrader's by default)."""
+    section = config.get("ClearSolutions", {})
+    return (
+        str(section.get("begin_solution_delimeter", BEGIN_SOLUTION)),
+        str(section.get("end_solution_delimeter", END_SOLUTION)),
+    )
+
+
+def solution_lines(source: str, markers: Markers = SOLUTION_MARKERS) -> set[int] | None:
+    """The line numbers (1-based) of *source* that nbgrader's release replaces: each
+    region from a begin marker's line to its end marker's line; None when the cell holds no
+    marker (the release replaces all of it)."""
+    begin, end = markers
+    lines: set[int] = set()
+    start: int | None = None
+    for number, line in enumerate(source.split("\n"), start=1):
+        if start is None and begin in line:
+            start = number
+        elif start is not None and end in line:
+            lines.update(range(start, number + 1))
+            start = None
+    if start is not None:  # an unclosed region runs to the end, as nbgrader reads it
+        lines.update(range(start, source.count("\n") + 2))
+    return lines or None

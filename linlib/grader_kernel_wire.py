@@ -26,6 +26,15 @@ math as ``{"__ag__": "ref", "module": ..., "name": ...}`` (resolved through
 plain-data arguments as ``{"__ag__": "partial", ...}``. The arguments sent back after a
 call carry these as the very tags that were received.
 
+What is not plain data crosses by reference. An object of the kernel (a student's class,
+its instances, a generator, a module, a function that is not graded) travels as
+``{"__ag__": "obj", "id": ..., ...}``: a handle the kernel keeps (:data:`REFERENCE_TAG`); the
+grader holds a proxy that asks the kernel for each operation on it. A function of the
+grader's (a lambda or a function a test cell defines) travels as ``{"__ag__": "cb", "id":
+...}`` (:data:`CALLBACK_TAG`): in the kernel it is a stub that asks the grader to call it,
+as an input request on the kernel's stdin channel whose prompt starts with
+:data:`CALLBACK_PROMPT`, and waits for the answer.
+
 This module imports nothing of the grader: it runs in the student's kernel too.
 """
 
@@ -41,11 +50,14 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "CALLBACK_PROMPT",
+    "CALLBACK_TAG",
     "COMM_TARGET",
     "FUNCTION_TAGS",
     "KERNEL_MODULE",
     "MAX_DEPTH",
     "PLAIN_KINDS",
+    "REFERENCE_TAG",
     "REF_MODULES",
     "REPLY_MIME",
     "NotPlainData",
@@ -68,6 +80,12 @@ MAX_DEPTH = 64
 #: The tags that stand for a function: a student's (``fn``), a library's (``ref``), a
 #: ``functools.partial`` of either (``partial``).
 FUNCTION_TAGS = frozenset({"fn", "ref", "partial"})
+#: The tag of an object of the kernel that crosses as a handle the kernel keeps.
+REFERENCE_TAG = "obj"
+#: The tag of a function of the grader's that the kernel calls back.
+CALLBACK_TAG = "cb"
+#: How the prompt of the kernel's input request that calls the grader back starts.
+CALLBACK_PROMPT = "\x00autograder-callback:"
 #: Modules whose public functions cross by reference.
 REF_MODULES = ("linlib", "numpy", "math")
 # numpy functions that read or write files, or change or report numpy's global state:
@@ -154,6 +172,13 @@ def encode(
         return {"__ag__": "dict", "items": [[inner(k), inner(v)] for k, v in value.items()]}
     if kind is set or kind is frozenset:
         return {"__ag__": kind.__name__, "items": [inner(v) for v in value]}
+    if kind is slice:
+        return {
+            "__ag__": "slice",
+            "items": [inner(value.start), inner(value.stop), inner(value.step)],
+        }
+    if value is Ellipsis:
+        return {"__ag__": "ellipsis"}
     if kind is np.ndarray or (lenient and isinstance(value, np.ndarray)):
         data = np.asarray(value)
         if data.dtype.kind not in PLAIN_KINDS or data.dtype.fields is not None:
@@ -188,8 +213,8 @@ def decode(value: Any, function: Callable[[dict[str, Any]], Any] | None = None) 
     The kernel's side decodes the grader's arguments with it (``linlib._remote``), and a
     student build of linlib the library's answers it carries (``linlib.grading``); the
     grader decodes the kernel's replies strictly instead (``autograder.recheck.codec``).
-    A function tag is handed to *function*, which returns what it stands for; without
-    one, a function tag is refused with :class:`NotPlainData`.
+    A function tag, a reference or a callback tag is handed to *function*, which returns
+    what it stands for; without one, it is refused with :class:`NotPlainData`.
     """
     if isinstance(value, list):
         return [decode(x, function) for x in value]
@@ -208,13 +233,17 @@ def decode(value: Any, function: Callable[[dict[str, Any]], Any] | None = None) 
         return frozenset(decode(x, function) for x in value["items"])
     if tag == "dict":
         return {decode(k, function): decode(x, function) for k, x in value["items"]}
+    if tag == "slice":
+        return slice(*(decode(x, function) for x in value["items"]))
+    if tag == "ellipsis":
+        return Ellipsis
     if tag == "nd":
         data = base64.b64decode(value["b64"])
         array = np.frombuffer(data, dtype=np.dtype(value["dtype"]))
         return array.reshape(value["shape"]).copy()
     if tag == "np":
         return np.frombuffer(base64.b64decode(value["b64"]), dtype=np.dtype(value["dtype"]))[0]
-    if tag in FUNCTION_TAGS:
+    if tag in FUNCTION_TAGS or tag in (REFERENCE_TAG, CALLBACK_TAG):
         if function is None:
             raise NotPlainData(f"a function ({tag!r} tag) where plain data was expected")
         return function(value)

@@ -206,6 +206,13 @@ _NOTES: list[tuple[re.Pattern[str], Callable[[re.Match[str], Mapping[str, Any]],
         ),
     ),
     (
+        re.compile(r"(?P<id>\S+): not re-checked: (?P<why>.*); scored as the kernel ran it"),
+        lambda m, _: (
+            f"The test {_code(m['id'])} was scored as your notebook ran it: the grader could "
+            f"not check it again on its own ({_e(m['why'])})."
+        ),
+    ),
+    (
         re.compile(r"scan: (?P<cell>\S+), line (?P<line>\d+): (?P<message>.*)"),
         lambda m, _: f"In cell {_code(m['cell'])}, line {_e(m['line'])}: {_e(m['message'])}.",
     ),

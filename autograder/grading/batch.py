@@ -15,6 +15,8 @@ import contextlib
 import dataclasses
 import functools
 import hashlib
+import json
+import logging
 import re
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator
@@ -25,7 +27,7 @@ from autograder import phases
 from autograder.course import Course
 from autograder.faults import Fault, faults_as_errors
 from autograder.files import folder_digest, sweep_orphans, write_atomic
-from autograder.grading.canary import canary_problem, refusal, remove_canary
+from autograder.grading.canary import canary_verdict, refusal, remove_canary
 from autograder.grading.gradebook import share_engines
 from autograder.grading.hold import discard, make_held, transfer, verdict_marker
 from autograder.grading.ledger import LEDGER_VERSION, Ledger
@@ -41,6 +43,8 @@ from autograder.models import (
 from autograder.notebook import carried_ids
 from autograder.options import GradeOptions
 from course_common.paths import LINLIB_DIR
+
+log = logging.getLogger(__name__)
 
 #: Generous outer wall-clock bound for grading one submission (the sandbox has tighter ones).
 SUBMISSION_TIMEOUT = 900.0
@@ -80,6 +84,7 @@ def pool_executor(
         *,
         no_pages: Collection[tuple[str, str]] = (),
         hold: tuple[Course, str, Collection[tuple[str, str]]] | None = None,
+        kernel_graded: dict[str, Any] | None = None,
     ) -> Iterator[tuple[str, str, dict[str, Any]]]:
         pages = options if feedback is None else dataclasses.replace(options, feedback=feedback)
         no_page = dataclasses.replace(options, feedback=False)
@@ -100,6 +105,7 @@ def pool_executor(
                     no_page if (assignment, student) in no_pages else pages,
                     prewarm,
                     held((assignment, student)),
+                    kernel_graded,
                 ),
                 timeout=timeout,
             )
@@ -143,6 +149,7 @@ def grade_prepared(
     on_result: Callable[[SubmissionResult], None] | None = None,
     canaries: Iterable[PreparedSubmission] = (),
     on_canary: Callable[[list[str], float], None] | None = None,
+    instructor_failures: dict[str, dict[str, str]] | None = None,
 ) -> dict[tuple[str, str], SubmissionResult]:
     """Grade prepared submissions (any assignments) in one parallel batch, as ``options``
     say (:class:`~autograder.options.GradeOptions`; None: its defaults, the sandbox on):
@@ -163,7 +170,10 @@ def grade_prepared(
     written, the solution of every assignment that has a submission to grade is graded
     on the same workers; one that does not get every autograded point raises
     :class:`~autograder.models.CanaryFailed` (:mod:`autograder.grading.canary`).
-    ``on_canary(assignments, seconds)`` is called when they all passed.
+    ``on_canary(assignments, seconds)`` is called when they all passed. A test the
+    instructor's solution fails outside the sandbox too, as under stock nbgrader, refuses
+    nothing: it is put in ``instructor_failures`` (assignment -> grade id -> why) and
+    logged.
 
     Only what a notebook earned is recorded: a failure of the machine
     (:mod:`autograder.faults`) never is. One that stops the run (a full disk, the gradebook
@@ -187,7 +197,15 @@ def grade_prepared(
     try:
         with faults_as_errors("while grading"):
             results = _grade(
-                course, prepared, options, ledger, timeout, on_result, canaries, on_canary
+                course,
+                prepared,
+                options,
+                ledger,
+                timeout,
+                on_result,
+                canaries,
+                on_canary,
+                instructor_failures,
             )
     finally:
         sweep_orphans()
@@ -203,6 +221,7 @@ def _grade(
     on_result: Callable[[SubmissionResult], None] | None,
     canaries: Iterable[PreparedSubmission],
     on_canary: Callable[[list[str], float], None] | None,
+    instructor_failures: dict[str, dict[str, str]] | None = None,
 ) -> dict[tuple[str, str], SubmissionResult]:
     """:func:`grade_prepared`'s work: (assignment, student) -> result, as they finish."""
     regrade = options.regrade
@@ -299,16 +318,18 @@ def _grade(
                 start_class,
                 on_canary,
                 workers,
+                instructor_failures,
             )
         else:
+            profile: dict[str, Any] | None = None
             if checked:  # the canary first, alone: its verdict before any student starts
                 started = time.monotonic()
-                costs = _check_canaries(course, checked, run, options)
+                costs, profile = _check_canaries(course, checked, run, options, instructor_failures)
                 jobs = longest_first(jobs, costs)
                 if on_canary is not None:
                     on_canary([c.assignment for c in checked], time.monotonic() - started)
             start_class(jobs)
-            outcomes = run(jobs) if jobs else iter(())
+            outcomes = run(jobs, kernel_graded=profile) if jobs else iter(())
         try:
             for assignment, student, value in outcomes:
                 graded(assignment, student, value)
@@ -335,6 +356,12 @@ def _result(
     result.ok = bool(value["success"])
     result.seconds = value["seconds"]
     result.diagnoses = dict(value.get("diagnoses") or {})
+    result.unchecked = {
+        gid: str(record.get("why", ""))
+        for cells in (value.get("undecided") or {}).values()
+        for gid, record in cells.items()
+        if record.get("kernel")
+    }
     if fault is not None:  # a worker died: not this notebook's result
         result.ok = False
         result.error = fault.what
@@ -363,6 +390,7 @@ def _beside_the_canary(
     start_class: Callable[[list[tuple[str, str]]], None],
     on_canary: Callable[[list[str], float], None] | None,
     workers: int,
+    instructor_failures: dict[str, dict[str, str]] | None = None,
 ) -> Iterator[tuple[str, str, dict[str, Any]]]:
     """The canaries and the class in one stream on the same workers, the canaries first;
     the students that start before the verdict are graded in the scratch course of
@@ -395,35 +423,87 @@ def _beside_the_canary(
         stream = run([*checks, *jobs], no_pages=checks, hold=hold)
     waiting = set(checks)
     costs: dict[str, float] = {}
+    profile: dict[str, Any] = {}
     early: list[tuple[str, str, dict[str, Any]]] = []  # outcomes before the verdict
+    again: list[tuple[str, str]] = []  # graded before the verdict said what they needed
     try:
         for assignment, who, value in stream:
             if (assignment, who) in waiting:
                 phases.collect(assignment, who, value.get("profile"), canary=True)
-                problem = canary_problem(course, assignment, who, value, options)
-                if problem is not None:
-                    raise CanaryFailed(refusal(problem, len(early)))
+                verdict = canary_verdict(course, assignment, who, value, options)
+                if verdict.problem is not None:
+                    raise CanaryFailed(refusal(verdict.problem, len(early)))
+                _own_failures(assignment, verdict.own, instructor_failures)
                 costs[assignment] = float(value.get("seconds") or 0.0)
+                profile[assignment] = kernel_graded_cells(value)
                 waiting.discard((assignment, who))
                 if waiting:
                     continue
                 remove_canary(course, student)
                 record_costs(course, costs)
                 start_class(jobs)
-                marker.touch()
+                write_atomic(marker, json.dumps(profile, sort_keys=True))
                 if on_canary is not None:
                     on_canary(sorted(costs), time.monotonic() - started)
                 for item in early:
-                    yield _unhold(held, course, *item)
+                    if _grade_again(item[2], profile.get(item[0], {})):
+                        again.append(item[:2])
+                    else:
+                        yield _unhold(held, course, *item)
                 early = []
             elif waiting:
                 early.append((assignment, who, value))
+            elif _grade_again(value, profile.get(assignment, {})):
+                again.append((assignment, who))
             else:
                 yield _unhold(held, course, assignment, who, value)
     finally:
         close = getattr(stream, "close", None)
         if close is not None:
             close()
+    if again:  # graded again, now that the canary has said which cells the kernel decides
+        extra = {"files": {key: by_key[key].notebooks for key in again}} if takes_files else {}
+        yield from run(again, kernel_graded=profile, **extra)
+
+
+def _own_failures(
+    assignment: str, own: dict[str, str], into: dict[str, dict[str, str]] | None
+) -> None:
+    """Say which tests the instructor's own solution of *assignment* fails as stock nbgrader
+    fails them too (a warning; and into *into*, for the run's summary)."""
+    if not own:
+        return
+    if into is not None:
+        into[assignment] = dict(own)
+    tests = "; ".join(f"{gid} ({why})" for gid, why in list(own.items())[:5])
+    more = f" and {len(own) - 5} more" if len(own) > 5 else ""
+    log.warning(
+        "the instructor's own solution of %s fails %s%s, outside the sandbox too, as under "
+        "stock nbgrader: graded as nbgrader grades it",
+        assignment,
+        tests,
+        more,
+    )
+
+
+def kernel_graded_cells(canary: dict[str, Any]) -> dict[str, dict[str, str]]:
+    """The test cells of an assignment that the re-check leaves to the kernel's verdict, as
+    the canary's outcome shows them (notebook -> grade id -> why): those it could not decide
+    by itself in the instructor's own solution."""
+    return {
+        notebook: {gid: str(record.get("why", "")) for gid, record in cells.items()}
+        for notebook, cells in (canary.get("undecided") or {}).items()
+    }
+
+
+def _grade_again(value: dict[str, Any], cells: dict[str, dict[str, str]]) -> bool:
+    """An outcome graded before the canary's verdict that failed a test cell the re-check
+    could not decide, where the verdict leaves that cell to the kernel."""
+    return any(
+        record.get("provisional") and gid in cells.get(notebook, {})
+        for notebook, found in (value.get("undecided") or {}).items()
+        for gid, record in found.items()
+    )
 
 
 def _unhold(
@@ -485,25 +565,34 @@ def _canary_cleanup(course: Course, student: str) -> Iterator[None]:
 
 
 def _check_canaries(
-    course: Course, canaries: list[PreparedSubmission], run: Run, options: GradeOptions
-) -> dict[str, float]:
+    course: Course,
+    canaries: list[PreparedSubmission],
+    run: Run,
+    options: GradeOptions,
+    instructor_failures: dict[str, dict[str, str]] | None = None,
+) -> tuple[dict[str, float], dict[str, Any]]:
     """Grade the canaries (one per assignment, in parallel, on the batch's workers): raise
-    :class:`CanaryFailed` at the first that does not get full marks, else remove them and
-    return each assignment's seconds. No feedback pages: nobody reads a canary's, and a
-    class's page that cannot be written is flagged on its own ("no feedback page")."""
+    :class:`CanaryFailed` at the first that shows a broken grading environment, else remove
+    them and return each assignment's seconds and the test cells the re-check leaves to
+    the kernel's verdict (:func:`kernel_graded_cells`). No feedback pages: nobody reads a
+    canary's, and a class's page that cannot be written is flagged on its own ("no
+    feedback page")."""
     student = canaries[0].student
     for canary in canaries:
         course.write_submission(canary.assignment, student, canary.notebooks)
     course.ensure_students([student])
     seconds: dict[str, float] = {}
+    profile: dict[str, Any] = {}
     for assignment, _, value in run([(c.assignment, student) for c in canaries], feedback=False):
         phases.collect(assignment, student, value.get("profile"), canary=True)
-        problem = canary_problem(course, assignment, student, value, options)
-        if problem is not None:
-            raise CanaryFailed(refusal(problem))
+        verdict = canary_verdict(course, assignment, student, value, options)
+        if verdict.problem is not None:
+            raise CanaryFailed(refusal(verdict.problem))
+        _own_failures(assignment, verdict.own, instructor_failures)
         seconds[assignment] = float(value.get("seconds") or 0.0)
+        profile[assignment] = kernel_graded_cells(value)
     remove_canary(course, student)
-    return seconds
+    return seconds, profile
 
 
 def longest_first(jobs: list[tuple[str, str]], costs: dict[str, float]) -> list[tuple[str, str]]:

@@ -13,10 +13,18 @@ canary was graded leaves nothing behind for long). It never reaches the ledger, 
 results or the outputs.
 
 What this module holds: the reserved id, the cleanup, and the verdict
-(:func:`canary_problem`): the first test of the solution that lost points and, as its
+(:func:`canary_verdict`): the first test of the solution that lost points and, as its
 cause, the first error in the graded notebook up to that test (an import that failed is
 said as such: "linlib cannot be imported in the sandboxed kernel: No module named
 'linlib'").
+
+The canary blames only the environment. A test the instructor's solution fails is run
+once more the way stock nbgrader runs it (:func:`reference_failures`: outside the sandbox,
+in a plain kernel, no re-check): one that fails there too fails for the course's own reasons
+(a cell that raises in today's libraries, a source that does not pass its own test), as it
+would under nbgrader, and the class is graded, the run saying which tests the instructor's
+own solution fails and why (:attr:`CanaryVerdict.own`); only a test that passes there and
+fails here refuses the class.
 """
 
 from __future__ import annotations
@@ -24,7 +32,11 @@ from __future__ import annotations
 import hashlib
 import re
 import shutil
+import subprocess
+import tempfile
 from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from autograder.course import Course
@@ -156,45 +168,146 @@ def refusal(problem: str, set_aside: int = 0) -> str:
     return f"{problem}; nothing was graded or written"
 
 
-def canary_problem(
+@dataclass
+class CanaryVerdict:
+    """What the canary of one assignment says: ``problem``, why the grading environment is
+    broken (None: it is not); ``own``, the tests the instructor's own solution fails as
+    stock nbgrader fails them too (grade id -> why)."""
+
+    problem: str | None = None
+    own: dict[str, str] = field(default_factory=dict)
+
+
+def _stock_error(cell: Any) -> str | None:
+    """What makes stock nbgrader score a test cell 0: its first error output (or text on
+    stderr), as one line; None when there is none."""
+    for output in cell.get("outputs", []):
+        if output.get("output_type") == "error":
+            return _one_line(f"{output.get('ename', 'Error')}: {output.get('evalue', '')}")
+        if output.get("output_type") == "stream" and output.get("name") == "stderr":
+            return _one_line(f"it wrote to stderr: {output.get('text', '')}")
+    return None
+
+
+def reference_failures(course: Course, assignment: str, student: str) -> dict[str, str]:
+    """grade id -> why, for each autograded test that *student*'s submission of
+    *assignment* (the instructor's solution) fails when run as stock nbgrader runs it:
+    the test cells' full source from the course's source notebooks, the assignment's files
+    beside it, a plain kernel outside the sandbox (the instructor's code: trusted), the
+    course's cell timeout, no re-check. Errors that are not a test's cost nothing, as in
+    nbgrader; what the errors of other cells were is :func:`reference_errors`'s."""
+    return {
+        gid: why
+        for gid, why in _reference_run(course, assignment, student).items()
+        if not gid.startswith("#")
+    }
+
+
+def _reference_run(course: Course, assignment: str, student: str) -> dict[str, str]:
+    """:func:`reference_failures`' run: test grade id -> why, and "#<notebook>:<index>" ->
+    the error of any other cell."""
+    from nbclient import NotebookClient
+    from nbgrader.utils import is_grade, is_solution
+
+    timeout = course.config().get("Execute", {}).get("timeout", 30)
+    found: dict[str, str] = {}
+    source_dir = course.source_dir(assignment)
+    with tempfile.TemporaryDirectory(prefix="ag-reference-") as tmp:
+        work = Path(tmp) / assignment
+        shutil.copytree(source_dir, work, ignore=shutil.ignore_patterns("*.ipynb"))
+        for path in sorted(course.submitted_dir(student, assignment).glob("*.ipynb")):
+            nb = read_notebook(path)
+            source_path = source_dir / path.name
+            full: dict[str, str] = {}
+            if source_path.is_file():
+                source = read_notebook(source_path)
+                full = {str(grade_id(c)): c.source for c in source.cells if is_test_cell(c)}
+            for cell in nb.cells:
+                if is_test_cell(cell) and str(grade_id(cell)) in full:
+                    cell.source = full[str(grade_id(cell))]
+            kernel = nb.metadata.get("kernelspec", {}).get("name") or "python3"
+            client = NotebookClient(
+                nb,
+                timeout=int(timeout) if timeout and int(timeout) > 0 else None,
+                allow_errors=True,
+                kernel_name=kernel,
+                resources={"metadata": {"path": str(work)}},
+            )
+            try:  # the kernel's own messages (a warning about TCP) are not the grader's
+                client.execute(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            except Exception as exc:  # no such kernel, a dead kernel: every test fails
+                why = _one_line(f"{type(exc).__name__}: {exc}")
+                for cell in nb.cells:
+                    if is_test_cell(cell):
+                        found.setdefault(str(grade_id(cell)), why)
+                continue
+            for index, cell in enumerate(nb.cells):
+                if cell.cell_type != "code":
+                    continue
+                error = _stock_error(cell)
+                if error is None:
+                    continue
+                if is_grade(cell) and not is_solution(cell):
+                    found.setdefault(str(grade_id(cell)), error)
+                else:
+                    found[f"#{path.stem}:{index}"] = error
+    return found
+
+
+def canary_verdict(
     course: Course,
     assignment: str,
     student: str,
     outcome: Mapping[str, Any],
     options: GradeOptions,
-) -> str | None:
-    """Why the canary *student*'s graded solution of *assignment* (graded with ``options``)
-    shows a broken grading environment (one line; the caller says what was kept:
-    :func:`refusal`), or None when it got every autograded point."""
+) -> CanaryVerdict:
+    """What the canary *student*'s graded solution of *assignment* (graded with ``options``)
+    says: a broken grading environment (``problem``, one line; the caller says what was
+    kept: :func:`refusal`), or the tests the instructor's solution fails for the course's
+    own reasons (``own``), as stock nbgrader fails them too (:func:`reference_failures`)."""
     prefix = f"the instructor's solution of {assignment} "
-    suffix = ""
     if not outcome.get("success"):
         cause = outcome.get("cause") or outcome.get("error") or "unknown error"
-        cause = str(cause).replace(str(course.root), "<course>")
-        cause = _one_line(cause)
-        return f"{prefix}could not be graded in this grading environment: {cause}{suffix}"
+        cause = _one_line(str(cause).replace(str(course.root), "<course>"))
+        return CanaryVerdict(f"{prefix}could not be graded in this grading environment: {cause}")
     # the autograded tests only: a manually graded answer awaits its grader, in nbgrader too
     tests = _test_ids(course, assignment)
     scores = course.read_scores(assignment, [student]).get(student, {})
     scores = {gid: pair for gid, pair in scores.items() if gid in tests}
     failing = {gid for gid, (score, top) in scores.items() if score < top}
-    if scores and not failing:
-        # full marks, but a module the notebooks import is missing: the students' answers
-        # that use it would fail where the instructor's did not need it
-        missing = _failed_import(course, assignment, student, options)
-        if missing is None:
-            return None
-        return f"{prefix}cannot run in this grading environment: {_one_line(missing)}{suffix}"
+    missing = _failed_import(course, assignment, student, options)
+    if scores and not failing and missing is None:
+        return CanaryVerdict()
+    if missing is not None and not _installed(missing.split(" cannot be imported")[0]):
+        # a package the grading environment lacks altogether: every student would lose
+        # what needs it (the message says what to install)
+        return CanaryVerdict(
+            f"{prefix}cannot run in this grading environment: {_one_line(missing)}"
+        )
+    reference = _reference_run(course, assignment, student)
+    if missing is not None and not failing:
+        module = missing.split(" cannot be imported")[0]
+        if any(f"'{module}" in why for why in reference.values()):
+            return CanaryVerdict()  # it fails outside the sandbox too: the course's own
+        return CanaryVerdict(
+            f"{prefix}cannot run in this grading environment: {_one_line(missing)}"
+        )
     if not scores:
-        return f"{prefix}got no autograded score in this grading environment{suffix}"
+        return CanaryVerdict(f"{prefix}got no autograded score in this grading environment")
+    own = {gid: reference[gid] for gid in sorted(failing) if gid in reference}
+    blamed = failing - set(own)
+    if not blamed:
+        return CanaryVerdict(own=own)
     kernel = _kernel(options)
     folder = course.autograded_dir(student, assignment)
     for path in sorted(folder.glob("*.ipynb")):
         nb = read_notebook(path)
-        if failing & {grade_id(c) for c in nb.cells}:
-            gid, cause = _first_failure(nb, failing, kernel)
+        if blamed & {grade_id(c) for c in nb.cells}:
+            gid, cause = _first_failure(nb, blamed, kernel)
             break
     else:
-        gid, cause = sorted(failing)[0], "its graded notebook is missing"
+        gid, cause = sorted(blamed)[0], "its graded notebook is missing"
     cause = cause.replace(str(course.root), "<course>")
-    return f"{prefix}does not pass {gid} in this grading environment: {_one_line(cause)}{suffix}"
+    return CanaryVerdict(
+        f"{prefix}does not pass {gid} in this grading environment: {_one_line(cause)}", own
+    )

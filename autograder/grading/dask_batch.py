@@ -53,7 +53,7 @@ from autograder.course import Course, prepare_nbgrader
 from autograder.files import BATCH_PREFIX, owned_tempdir, sweep_orphans
 from autograder.grading.gradebook import share_engines
 from autograder.grading.pool import Run, failure_message
-from autograder.grading.task import autograde_task, failed_outcome, worker_init
+from autograder.grading.task import autograde_task, failed_outcome, read_verdict, worker_init
 from autograder.models import GradingError, SubmissionsError
 from autograder.options import GradeOptions
 from autograder.source import CONFIG_NAME, CourseSource
@@ -263,6 +263,7 @@ def grade_remote(
     prewarm: bool,
     config: bytes | None = None,
     hold: tuple[str, str] | None = None,
+    kernel_graded: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """On a Dask worker: grade one submission in a private temporary course directory, in
     the worker's grading process (:class:`GradingProcess`), as ``options`` say (the sandbox
@@ -270,7 +271,9 @@ def grade_remote(
     course's ``nbgrader_config.py`` (None: this repository's course, whose configuration
     the worker has). ``hold``: (the gradebook URL of the scratch course of held students,
     the verdict's marker file): before the verdict, the submission is graded into that
-    gradebook, and the outcome says ``held`` (:mod:`autograder.grading.hold`).
+    gradebook, and the outcome says ``held`` (:mod:`autograder.grading.hold`); after it,
+    the marker holds the test cells the re-check leaves to the kernel's verdict.
+    ``kernel_graded``: those cells, when the grader knew them as it sent the task.
 
     Returns :func:`~autograder.grading.task.autograde_task`'s outcome plus ``seconds``,
     ``autograded`` and ``feedback_files`` (relative path -> bytes). The temporary folder's
@@ -285,13 +288,15 @@ def grade_remote(
     if held:
         assert hold is not None
         db_url = hold[0]
+    elif hold is not None and kernel_graded is None:
+        kernel_graded = read_verdict(hold[1])
     try:
         course = Course(tmp, db_url, _worker_source(tmp, config))
         with zipfile.ZipFile(io.BytesIO(source_zip)) as archive:
             source = {name: archive.read(name) for name in archive.namelist()}
         write_tree(course.source_dir(assignment), source)
         course.write_submission(assignment, student, files)
-        args = (course, assignment, student, options, prewarm)
+        args = (course, assignment, student, options, prewarm, None, kernel_graded)
         out = _grading_process().grade(args, timeout)
         root = str(course.root)
         for key in ("error", "log", "cause"):
@@ -427,6 +432,7 @@ def dask_executor(
             no_pages: Collection[tuple[str, str]] = (),
             hold: tuple[Course, str, Collection[tuple[str, str]]] | None = None,
             files: Mapping[tuple[str, str], Mapping[str, bytes]] | None = None,
+            kernel_graded: dict[str, Any] | None = None,
         ) -> Iterator[tuple[str, str, dict[str, Any]]]:
             pages = options if feedback is None else dataclasses.replace(options, feedback=feedback)
             return _collect(
@@ -440,6 +446,7 @@ def dask_executor(
                 no_pages=no_pages,
                 hold=hold,
                 files=files or {},
+                kernel_graded=kernel_graded,
             )
 
         # the workers of a local cluster reach the scratch course of the students graded
@@ -464,6 +471,7 @@ def _collect(
     no_pages: Collection[tuple[str, str]] = (),
     hold: tuple[Course, str, Collection[tuple[str, str]]] | None = None,
     files: Mapping[tuple[str, str], Mapping[str, bytes]],
+    kernel_graded: dict[str, Any] | None = None,
 ) -> Iterator[tuple[str, str, dict[str, Any]]]:
     from distributed import as_completed
     from distributed.comm import CommClosedError
@@ -497,6 +505,7 @@ def _collect(
             prewarm,
             _course_config_file(course),
             held_to if key not in no_pages else None,
+            kernel_graded,
             retries=RETRIES,
             pure=False,
         )

@@ -53,6 +53,7 @@ from nbgrader.utils import is_solution
 from traitlets import Bool, Dict, Float, Integer, Type, Unicode, default
 
 from autograder import phases
+from autograder.grading.canary import CANARY_PREFIX
 from autograder.grading.preprocessors import KernelStartRetry
 from autograder.misconceptions import CatalogueError, load_catalogue
 from autograder.notebook import (
@@ -66,7 +67,7 @@ from autograder.recheck import scan
 from autograder.recheck.channel import KernelChannel
 from autograder.recheck.diagnosis import diagnose_failures
 from autograder.recheck.names import InstructorCode
-from autograder.recheck.outcomes import RunState, finish, short
+from autograder.recheck.outcomes import KernelVerdict, RunState, finish, short
 from autograder.recheck.restarts import KernelRestarts
 from autograder.recheck.runner import CheckResult, check_cells
 from autograder.recheck.sources import (
@@ -77,6 +78,7 @@ from autograder.recheck.sources import (
     tests_in,
 )
 from autograder.sandbox import Limits, SandboxedKernelManager
+from course_common.solutions import course_markers
 
 __all__ = ["ENV_CONFIG", "SafeExecute"]
 
@@ -159,6 +161,12 @@ class SafeExecute(KernelStartRetry, KernelRestarts, phases.TimedCells, Execute):
     diagnosis_timeout = Float(
         60.0, help="Seconds the diagnosis of all the failed exercises of a notebook may take."
     ).tag(config=True)
+    kernel_graded = Dict(
+        None,
+        allow_none=True,
+        help="The test cells the re-check leaves to the kernel's verdict, as the canary found "
+        "them (assignment -> notebook -> grade id -> why); None: not known yet.",
+    ).tag(config=True)
 
     @default("raise_on_iopub_timeout")
     def _default_raise_on_iopub_timeout(self) -> bool:
@@ -193,7 +201,8 @@ class SafeExecute(KernelStartRetry, KernelRestarts, phases.TimedCells, Execute):
             path = source_notebook_path(
                 resources, self.source_notebook_dir, getattr(converter, "coursedir", None)
             )
-            instructor = instructor_code(nb, resources, full_sources, path)
+            markers = course_markers(self.config)
+            instructor = instructor_code(nb, resources, full_sources, path, markers)
         # the catalogue beside the instructor's notebook, read only when a test fails
         self._catalogue_folder = path.parent if self.diagnose and path is not None else None
         self._instructor = instructor
@@ -222,10 +231,28 @@ class SafeExecute(KernelStartRetry, KernelRestarts, phases.TimedCells, Execute):
             results = self._execute_and_check(nb, resources, instructor, full_sources)
         finally:
             meta["seconds"] = round(time.monotonic() - started, 3)
-        finish(nb, state, full_sources, results, checks, instructor)
+        finish(
+            nb, state, full_sources, results, checks, instructor, self._kernel_verdict(resources)
+        )
         if self._diagnoses:
             meta[DIAGNOSES_KEY] = self._diagnoses
         return nb, resources
+
+    def _kernel_verdict(self, resources: Any) -> KernelVerdict:
+        """Which test cells the re-check could not decide are scored as the kernel ran
+        them: all of them in the instructor's own solution (the canary), where the
+        instructor's solution meets the same limit in a student's; None while the canary
+        has not said (:mod:`autograder.grading.canary`)."""
+        info = resources.get("nbgrader", {}) if isinstance(resources, dict) else {}
+        if str(info.get("student", "")).startswith(CANARY_PREFIX):
+            return lambda grade_id: True
+        profile = self.kernel_graded
+        if profile is None:
+            return lambda grade_id: None
+        cells = (profile.get(str(info.get("assignment")), {}) or {}).get(
+            str(info.get("notebook")), {}
+        )
+        return lambda grade_id: grade_id in (cells or {})
 
     # ------------------------------------------------------------------ execution
 

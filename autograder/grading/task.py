@@ -6,16 +6,22 @@ starts (:func:`worker_init`) and for each submission (:func:`autograde_task`: nb
 from __future__ import annotations
 
 import functools
+import json
 import os
 import re
 import time
+from pathlib import Path
 from typing import Any
 
 from autograder import phases
 from autograder.course import Course, prepare_nbgrader
 from autograder.faults import classify, first_fault, recording_exceptions
 from autograder.grading.config import autograde_config, feedback_config
-from autograder.notebook import collect_notebook_diagnoses, collect_notebook_flags
+from autograder.notebook import (
+    collect_notebook_diagnoses,
+    collect_notebook_flags,
+    collect_undecided,
+)
 from autograder.options import GradeOptions
 
 
@@ -26,6 +32,7 @@ def autograde_task(
     options: GradeOptions,
     prewarm: bool = False,
     hold: tuple[Course | None, str] | None = None,
+    kernel_graded: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Autograde one submission with nbgrader's Autograde converter, as ``options`` say (in
     the sandbox or not), then, with ``options.feedback``, write its feedback with
@@ -35,6 +42,10 @@ def autograde_task(
     marker does not exist (the canary has not passed yet), the submission is graded in the
     scratch course, and the outcome says so (``held``; :mod:`autograder.grading.hold`);
     with no scratch course (a submission not copied there), it waits for the marker.
+
+    ``kernel_graded``: the test cells the re-check leaves to the kernel's verdict, as the
+    canary found them (:func:`read_verdict`; None: not known yet, unless the verdict's
+    marker holds them).
 
     Returns ``success``, ``error``, ``log``, ``cause`` (one line: the real exception of a
     failure, see :func:`failure_cause`), ``flags`` (the notebook's flags), ``diagnoses``
@@ -53,7 +64,10 @@ def autograde_task(
             course, held = hold[0], True
         else:
             wait_for(hold[1])
+    if hold is not None and not held and kernel_graded is None:
+        kernel_graded = read_verdict(hold[1])
     config = autograde_config(course, options, prewarm=prewarm)
+    config.SafeExecute.kernel_graded = kernel_graded
     config.CourseDirectory.assignment_id = assignment
     config.CourseDirectory.student_id = student
     coursedir = CourseDirectory(config=config)
@@ -69,6 +83,7 @@ def autograde_task(
         "log": result.get("log", ""),
         "flags": flags,
         "diagnoses": collect_notebook_diagnoses(course.autograded_dir(student, assignment)),
+        "undecided": collect_undecided(course.autograded_dir(student, assignment)),
         "feedback": False,
         "held": held,
     }
@@ -85,6 +100,16 @@ def autograde_task(
     out["fault"] = fault.to_dict() if fault is not None else None
     out["profile"] = phases.take_record()
     return out
+
+
+def read_verdict(marker: str) -> dict[str, Any] | None:
+    """The test cells the canary leaves to the kernel's verdict, as its marker records them
+    (assignment -> notebook -> grade id -> why; None: the marker holds none)."""
+    try:
+        data = json.loads(Path(marker).read_text(encoding="utf-8") or "null")
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def wait_for(marker: str, step: float = 0.05) -> None:

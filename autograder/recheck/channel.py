@@ -26,9 +26,18 @@ from typing import Any
 
 import numpy as np
 
-from autograder.recheck.codec import NotPlainData, call_request, decode
+from autograder.recheck.codec import NotPlainData, call_request, decode, encode_call
 from autograder.recheck.mirror import apply_mutations
-from linlib.grader_kernel_wire import COMM_TARGET, KERNEL_MODULE, REPLY_MIME
+from autograder.recheck.remote import Proxies, RecheckLimit
+from linlib.grader_kernel_wire import (
+    CALLBACK_PROMPT,
+    CALLBACK_TAG,
+    COMM_TARGET,
+    KERNEL_MODULE,
+    REFERENCE_TAG,
+    REPLY_MIME,
+    encode,
+)
 
 __all__ = [
     "HungCall",
@@ -88,10 +97,14 @@ class StudentCodeError(Exception):
         self.ename = ename
 
 
-def _graded_function_tag(value: Any) -> dict[str, str] | None:
-    """A graded function passed as an argument travels as its name (the kernel's own)."""
+def _kernel_tag(value: Any) -> dict[str, Any] | None:
+    """What the kernel holds travels as its own: a graded function as its name, a proxy
+    as its handle."""
     if isinstance(value, RemoteFunction):
         return {"__ag__": "fn", "name": value.name}
+    handle = Proxies.handle(value)
+    if handle is not None:
+        return {"__ag__": REFERENCE_TAG, "id": handle}
     return None
 
 
@@ -154,6 +167,42 @@ class KernelChannel:
         #: see :meth:`_listen`), and whether that was tried on this kernel.
         self._comm_id: str | None = None
         self._comm_tried = False
+        #: The proxies of the kernel's objects (:mod:`autograder.recheck.remote`).
+        self.proxies = Proxies(self)
+        #: Where the student's code decided an outcome itself (a proxy's ``__eq__``, ...),
+        #: and what the re-check could not do as the kernel did, since :meth:`reset_notes`.
+        self.decisions: list[str] = []
+        self.limits: list[str] = []
+        #: The grader's functions the kernel may call back: id -> function.
+        self._callbacks: dict[int, Any] = {}
+        self._callback_ids: dict[int, int] = {}
+        self._in_callback = False
+
+    def reset_notes(self) -> None:
+        """Forget the decisions and limits noted so far (a new test cell starts)."""
+        self.decisions, self.limits = [], []
+
+    def note_decision(self, text: str) -> None:
+        """The student's code decided an outcome itself (*text*: which method)."""
+        if text not in self.decisions:
+            self.decisions.append(text)
+
+    def limit(self, why: str) -> RecheckLimit:
+        """Note that the re-check cannot do what the kernel did (*why*); the exception to
+        raise."""
+        if why not in self.limits:
+            self.limits.append(why)
+        return RecheckLimit(why)
+
+    def _callback_tag(self, value: Any) -> dict[str, Any]:
+        """A function of the grader's, sent as a callback the kernel asks for."""
+        number = self._callback_ids.get(id(value))
+        if number is None or self._callbacks.get(number) is not value:
+            number = len(self._callbacks) + 1
+            self._callbacks[number] = value
+            self._callback_ids[id(value)] = number
+        name = getattr(value, "__name__", "callback")
+        return {"__ag__": CALLBACK_TAG, "id": number, "name": str(name)[:60]}
 
     def request(self, request: dict[str, Any]) -> dict[str, Any]:
         """Run one request (``op``: ``call`` or ``describe``) and return the reply dict."""
@@ -161,6 +210,10 @@ class KernelChannel:
 
         if self.dead_reason is not None:
             raise KernelUnavailable(self.dead_reason)
+        if self._in_callback:
+            raise self.limit(
+                "a function the test passed to the student's code calls the student's code in turn"
+            )
         timeout = self.call_timeout
         if self.deadline is not None:
             timeout = min(timeout, self.deadline - time.monotonic())
@@ -246,6 +299,8 @@ class KernelChannel:
                 deadline = time.monotonic() + self.interrupt_grace
                 continue
             try:
+                if self._callbacks and await self._answer_callback(min(remaining, 1.0)):
+                    continue
                 msg = await self.kc.iopub_channel.get_msg(timeout=min(remaining, 1.0))
             except Empty:
                 if not await self._is_alive():
@@ -286,6 +341,53 @@ class KernelChannel:
             raise KernelUnavailable(f"the kernel gave no answer{detail}")
         return reply
 
+    async def _answer_callback(self, timeout: float) -> bool:
+        """Wait up to *timeout* for a message on IOPub or stdin; answer a callback request
+        that came on stdin (True), or leave an IOPub message to be read (False)."""
+        import zmq
+        import zmq.asyncio
+
+        poller = zmq.asyncio.Poller()
+        poller.register(self.kc.iopub_channel.socket, zmq.POLLIN)
+        poller.register(self.kc.stdin_channel.socket, zmq.POLLIN)
+        ready = dict(await poller.poll(int(timeout * 1000)))
+        if self.kc.stdin_channel.socket not in ready:
+            if not ready:
+                raise Empty
+            return False
+        msg = await self.kc.stdin_channel.get_msg(timeout=0)
+        prompt = msg.get("content", {}).get("prompt", "")
+        if msg.get("msg_type") != "input_request" or not isinstance(prompt, str):
+            return True
+        if not prompt.startswith(CALLBACK_PROMPT) or len(prompt) > self.max_reply_bytes:
+            self.kc.input("\x04")  # not ours: end of input
+            return True
+        self.kc.input(json.dumps(self._run_callback(prompt[len(CALLBACK_PROMPT) :])))
+        return True
+
+    def _run_callback(self, text: str) -> dict[str, Any]:
+        """Call the grader's function a callback request names, with its arguments decoded
+        strictly; its answer (plain data, or what the kernel holds) or its exception."""
+        try:
+            request = json.loads(text)
+            function = self._callbacks[request["id"]]
+            refs = self.proxies.get
+            args = decode(request.get("args"), refs=refs)
+            kwargs = decode(request.get("kwargs"), refs=refs)
+            if not isinstance(args, list) or not isinstance(kwargs, dict):
+                raise NotPlainData("malformed arguments")
+        except (ValueError, KeyError, TypeError, RecursionError) as exc:
+            return {"status": "error", "ename": "TypeError", "message": f"bad callback: {exc}"}
+        self._in_callback = True
+        try:
+            result = function(*args, **kwargs)
+            value = encode(result, default=lambda v: _kernel_tag(v) or self._callback_tag(v))
+        except Exception as exc:
+            return {"status": "error", "ename": type(exc).__name__, "message": str(exc)[:2000]}
+        finally:
+            self._in_callback = False
+        return {"status": "ok", "value": value}
+
     async def _kill(self) -> None:
         with contextlib.suppress(Exception):
             result = self.km.shutdown_kernel(now=True)
@@ -310,9 +412,12 @@ class KernelChannel:
         *use_reference* maps names of the student's namespace to library references that
         stand in for them during the call (``linlib.grading.references_in_place_of``).
         """
-        request, sent = call_request(
-            name, args, kwargs, _graded_function_tag, disable, use_reference
-        )
+        try:
+            request, sent = call_request(
+                name, args, kwargs, _kernel_tag, disable, use_reference, self._callback_tag
+            )
+        except NotPlainData as exc:
+            raise self.limit(f"a value the test passes to {name} cannot be sent: {exc}") from None
         earlier = self.hung.get(name)
         if earlier is not None:
             raise KernelCallTimeout(
@@ -331,8 +436,9 @@ class KernelChannel:
             ) from None
         status = reply.get("status")
         if status == "ok":
-            result = decode(reply.get("value"), arguments=(args, kwargs))
-            apply_mutations(args, kwargs, reply.get("args"), reply.get("kwargs"), sent)
+            refs = self.proxies.get
+            result = decode(reply.get("value"), arguments=(args, kwargs), sent=sent, refs=refs)
+            apply_mutations(args, kwargs, reply.get("args"), reply.get("kwargs"), sent, refs)
             return result
         if status == "unplain":
             raise NotPlainData(
@@ -367,6 +473,28 @@ class KernelChannel:
         reply = self.request({"op": "bind", "name": name, "source": source, "move": move})
         if reply.get("status") == "error":
             raise _rebuild_exception(name, reply)
+
+    def apply(self, fn: str, args: list[Any], kwargs: dict[str, Any] | None = None) -> Any:
+        """One operation *fn* (``linlib._remote``'s list: ``getattr``, ``call``, ``next``,
+        ``eq``, ...) on the kernel's objects among *args*; its result, as plain data or a
+        proxy, or the exception it raised."""
+        try:
+            encoded_args, encoded_kwargs, sent = encode_call(
+                args, kwargs or {}, _kernel_tag, self._callback_tag
+            )
+        except NotPlainData as exc:
+            raise self.limit(f"a value the test uses with the student's code: {exc}") from None
+        reply = self.request(
+            {"op": "apply", "fn": fn, "args": encoded_args, "kwargs": encoded_kwargs}
+        )
+        status = reply.get("status")
+        if status == "ok":
+            return decode(reply.get("value"), sent=sent, refs=self.proxies.get)
+        if status == "error":
+            raise _rebuild_exception(fn, reply)
+        if status == "unplain":
+            raise NotPlainData(f"not plain data: {reply.get('message', '')}")
+        raise KernelUnavailable(f"unexpected reply status {status!r}")
 
     def describe(self, names: Iterable[str]) -> dict[str, dict[str, Any]]:
         """What the kernel holds under each name: missing, module, callable, data, other."""

@@ -17,6 +17,12 @@ sent; anywhere else it is not plain data.
 A call's result may name one of the call's own arguments (an ``arg`` tag: the student's
 function returned the array, list or dict it was given, not a new one): it decodes to the
 grader's own argument object, and only where :func:`decode` is given the call's arguments.
+
+What is not plain data crosses by reference: an object of the kernel as an ``obj`` tag
+(its handle, its kind and its type's name; :func:`decode` checks each field and hands the
+tag to *refs*, which gives the proxy), a function of the grader's as a ``cb`` tag the
+kernel calls back (made by the *callback* of :func:`encode_call`, and accepted back only
+as sent).
 """
 
 from __future__ import annotations
@@ -33,10 +39,12 @@ from typing import Any
 import numpy as np
 
 from linlib.grader_kernel_wire import (
+    CALLBACK_TAG,
     FUNCTION_TAGS,
     MAX_DEPTH,
     PLAIN_KINDS,
     REF_MODULES,
+    REFERENCE_TAG,
     NotPlainData,
     allowed_function,
     encode,
@@ -68,18 +76,24 @@ def _tag_key(tag: Any) -> str:
 def encode_call(
     args: Sequence[Any],
     kwargs: Mapping[str, Any],
-    graded: Callable[[Any], dict[str, str] | None],
+    graded: Callable[[Any], dict[str, Any] | None],
+    callback: Callable[[Any], dict[str, Any] | None] | None = None,
 ) -> tuple[Any, Any, dict[str, Any]]:
     """The grader's (strict) encoding of a call's arguments: ``(args, kwargs, sent)``.
 
-    *graded* gives the ``fn`` tag of a graded function (None for anything else). *sent*
-    maps each function tag sent to the object it stands for: the only function tags
-    :func:`decode` accepts back.
+    *graded* gives the tag of what the kernel holds (a graded function's ``fn`` tag, a
+    proxy's ``obj`` tag; None for anything else); *callback*, if given, the ``cb`` tag of
+    any other function of the grader's (asked last: a library function crosses as a
+    ``ref``). *sent* maps each function and callback tag sent to the object it stands
+    for: the only such tags :func:`decode` accepts back.
     """
     sent: dict[str, Any] = {}
 
     def function_tag(value: Any) -> dict[str, Any] | None:
-        tag: dict[str, Any] | None = graded(value) or function_ref(value)
+        tag: dict[str, Any] | None = graded(value)
+        if tag is not None and tag.get("__ag__") == REFERENCE_TAG:
+            return tag  # the kernel's own object: it comes back as the kernel's reference
+        tag = tag or function_ref(value)
         if tag is None and type(value) is functools.partial:
             tag = {
                 "__ag__": "partial",
@@ -87,6 +101,8 @@ def encode_call(
                 "args": encode(list(value.args), default=function_tag),
                 "kwargs": encode(dict(value.keywords), default=function_tag),
             }
+        if tag is None and callback is not None and callable(value):
+            tag = callback(value)
         if tag is not None:
             sent[_tag_key(tag)] = value
         return tag
@@ -100,13 +116,14 @@ def call_request(
     name: str,
     args: Sequence[Any],
     kwargs: Mapping[str, Any],
-    graded: Callable[[Any], dict[str, str] | None],
+    graded: Callable[[Any], dict[str, Any] | None],
     disable: Sequence[str] = (),
     use_reference: Mapping[str, str] | None = None,
+    callback: Callable[[Any], dict[str, Any] | None] | None = None,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The request that calls the kernel's function *name* (``linlib._remote``'s ``call``),
     its arguments encoded by :func:`encode_call`; returns ``(request, sent)``."""
-    encoded_args, encoded_kwargs, sent = encode_call(args, kwargs, graded)
+    encoded_args, encoded_kwargs, sent = encode_call(args, kwargs, graded, callback)
     request: dict[str, Any] = {
         "op": "call",
         "name": name,
@@ -129,7 +146,30 @@ def _check_allowed(tag: Any) -> None:
     if kind == "partial":
         _check_allowed(tag.get("func"))
         return
+    if kind == CALLBACK_TAG and type(tag.get("id")) is int:
+        return
     raise NotPlainData("a function that may not cross")
+
+
+#: What an object of the kernel may be, as its reference says.
+REFERENCE_KINDS = frozenset({"class", "module", "generator", "function", "object"})
+_REFERENCE_FIELDS = frozenset({"__ag__", "id", "type", "kind", "name", "type_name"})
+
+
+def _reference(tag: dict[str, Any], refs: Callable[[dict[str, Any]], Any] | None) -> Any:
+    """The proxy of the kernel's object that a reference tag names (checked field by
+    field: the kernel is not trusted)."""
+    if refs is None:
+        raise NotPlainData(f"an object of the kernel ({tag.get('type_name')!s:.60}) here")
+    if set(tag) != _REFERENCE_FIELDS or tag.get("kind") not in REFERENCE_KINDS:
+        raise NotPlainData("a malformed reference")
+    for key in ("id", "type"):
+        if type(tag[key]) is not int or not 0 < tag[key] < 2**53:
+            raise NotPlainData("a malformed reference")
+    for key in ("name", "type_name"):
+        if not isinstance(tag[key], str) or len(tag[key]) > 100:
+            raise NotPlainData("a malformed reference")
+    return refs(tag)
 
 
 #: The argument types a result may return as themselves (an ``arg`` tag): the mutable ones.
@@ -198,13 +238,15 @@ def decode(
     *,
     sent: Mapping[str, Any] | None = None,
     arguments: tuple[Sequence[Any], Mapping[str, Any]] | None = None,
+    refs: Callable[[dict[str, Any]], Any] | None = None,
 ) -> Any:
     """Strictly decode what :func:`linlib.grader_kernel_wire.encode` produced (on either side).
 
     Only the tagged forms above are accepted; anything else raises :class:`NotPlainData`.
-    A function tag is accepted only if it is one of *sent* (see :func:`encode_call`); an
-    ``arg`` tag only when *arguments*, the call's ``(args, kwargs)``, are given, and only
-    for an array, list or dict among them.
+    A function or callback tag is accepted only if it is one of *sent* (see
+    :func:`encode_call`); an ``arg`` tag only when *arguments*, the call's ``(args,
+    kwargs)``, are given, and only for an array, list or dict among them; a reference
+    only with *refs*, which makes its proxy.
     """
     budget = budget or _Budget()
     budget.take()
@@ -217,7 +259,9 @@ def decode(
     if isinstance(obj, float):
         return float(obj)
     if isinstance(obj, list):
-        return [decode(v, budget, _depth + 1, sent=sent, arguments=arguments) for v in obj]
+        return [
+            decode(v, budget, _depth + 1, sent=sent, arguments=arguments, refs=refs) for v in obj
+        ]
     if not isinstance(obj, dict) or not isinstance(obj.get("__ag__"), str):
         raise NotPlainData(f"unexpected {type(obj).__name__} in a reply")
     tag = obj["__ag__"]
@@ -235,7 +279,9 @@ def decode(
         items = obj.get("items")
         if not isinstance(items, list):
             raise NotPlainData("bad sequence")
-        values = [decode(v, budget, _depth + 1, sent=sent, arguments=arguments) for v in items]
+        values = [
+            decode(v, budget, _depth + 1, sent=sent, arguments=arguments, refs=refs) for v in items
+        ]
         if tag == "tuple":
             return tuple(values)
         try:
@@ -250,9 +296,11 @@ def decode(
         for pair in items:
             if not isinstance(pair, list) or len(pair) != 2:
                 raise NotPlainData("bad dict item")
-            key = decode(pair[0], budget, _depth + 1, sent=sent, arguments=arguments)
+            key = decode(pair[0], budget, _depth + 1, sent=sent, arguments=arguments, refs=refs)
             try:
-                out[key] = decode(pair[1], budget, _depth + 1, sent=sent, arguments=arguments)
+                out[key] = decode(
+                    pair[1], budget, _depth + 1, sent=sent, arguments=arguments, refs=refs
+                )
             except TypeError as exc:
                 raise NotPlainData(str(exc)) from None
         return out
@@ -276,8 +324,20 @@ def decode(
             raise NotPlainData("array data does not match its shape")
         budget.nodes -= count // 64
         return np.frombuffer(data, dtype=dtype).reshape(shape).copy()
-    if tag in FUNCTION_TAGS:
+    if tag in FUNCTION_TAGS or tag == CALLBACK_TAG:
         return _sent_function(obj, sent)
+    if tag == REFERENCE_TAG:
+        return _reference(obj, refs)
+    if tag == "slice":
+        items = obj.get("items")
+        if set(obj) != {"__ag__", "items"} or not isinstance(items, list) or len(items) != 3:
+            raise NotPlainData("bad slice")
+        parts = [decode(v, budget, _depth + 1, sent=sent, refs=refs) for v in items]
+        if not all(p is None or type(p) is int for p in parts):
+            raise NotPlainData("bad slice")
+        return slice(*parts)
+    if tag == "ellipsis":
+        return Ellipsis
     if tag == "arg":
         return _argument(obj, arguments)
     raise NotPlainData(f"unknown tag {tag!r}")

@@ -10,12 +10,13 @@ same objects.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from autograder.recheck.codec import NotPlainData, decode
+from autograder.recheck.remote import RemoteObject, RemoteType
 
 __all__ = ["apply_mutations", "mirror", "plain_equal"]
 
@@ -26,13 +27,14 @@ def apply_mutations(
     after_args: Any,
     after_kwargs: Any,
     sent: Mapping[str, Any] | None = None,
+    refs: Callable[[dict[str, Any]], Any] | None = None,
 ) -> None:
     """Mirror in-place changes to *args* and *kwargs* (the kernel's *after_args*,
     *after_kwargs*). Raises :class:`NotPlainData` if what came back is not plain data, or
     holds a function the grader did not send."""
     try:
-        new_args = decode(after_args, sent=sent)
-        new_kwargs = decode(after_kwargs, sent=sent)
+        new_args = decode(after_args, sent=sent, refs=refs)
+        new_kwargs = decode(after_kwargs, sent=sent, refs=refs)
     except NotPlainData as exc:
         raise NotPlainData(f"the arguments after the call are not plain data: {exc}") from None
     if isinstance(new_args, list) and len(new_args) == len(args):
@@ -81,6 +83,8 @@ def plain_equal(a: Any, b: Any) -> bool:
         )
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(plain_equal(a[k], b[k]) for k in a)
+    if isinstance(a, RemoteObject | RemoteType) or isinstance(b, RemoteObject | RemoteType):
+        return a is b  # the kernel's objects: never compared by their own code
     if callable(a) or callable(b):
         return a is b
     return type(a) is type(b) and bool(a == b)

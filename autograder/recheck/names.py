@@ -28,12 +28,14 @@ from autograder.recheck.channel import (
 )
 from autograder.recheck.codec import NotPlainData, decode
 from autograder.recheck.scan import parse_cell as _parse
+from course_common.solutions import SOLUTION_MARKERS, solution_lines
 
 __all__ = [
     "DEFAULT_MODULE_ALIASES",
     "InstructorCode",
     "MirroredNamespace",
     "Resolver",
+    "bound_names",
     "free_names",
     "quiet",
     "read_before_bound",
@@ -119,6 +121,11 @@ def read_before_bound(body: Sequence[ast.stmt], bound: set[str] | None = None) -
     return early
 
 
+def bound_names(tree: ast.Module) -> set[str]:
+    """Names the top-level statements of *tree* bind."""
+    return set().union(*(_bound_names(stmt) for stmt in tree.body))
+
+
 def _bound_names(stmt: ast.stmt) -> set[str]:
     """Names a top-level statement binds."""
     names: set[str] = set()
@@ -151,7 +158,23 @@ def _bound_names(stmt: ast.stmt) -> set[str]:
 class _Binding:
     position: int
     stmt: ast.stmt
-    kind: str  # "solution" or "instructor"
+    #: "instructor" (a cell the student cannot edit), "given" (a solution cell's line
+    #: outside its solution region), "solution" (inside it: the student's) or "test"
+    kind: str
+
+
+def _module_of(stmt: ast.stmt, name: str) -> str | None:
+    """The module an import statement binds *name* to (``numpy`` for ``import numpy as
+    np``, ``helper`` for ``from helper import f``); None for any other statement."""
+    if isinstance(stmt, ast.Import):
+        for alias in stmt.names:
+            if (alias.asname or alias.name).split(".")[0] == name:
+                return alias.name if alias.asname else alias.name.split(".")[0]
+    elif isinstance(stmt, ast.ImportFrom) and not stmt.level and stmt.module:
+        for alias in stmt.names:
+            if (alias.asname or alias.name) == name:
+                return f"{stmt.module}:{alias.name}"
+    return None
 
 
 @dataclass
@@ -162,11 +185,19 @@ class InstructorCode:
     ----------
     cells : sequence of (kind, key, source)
         The instructor's code cells in order; *kind* is ``"solution"`` (an answer cell:
-        only what its stub ``def``\\ s is trusted), ``"test"`` (an autograded test cell,
-        *key* its grade id) or ``"code"`` (any other cell).
+        what its solution region binds is the student's; of its given lines, outside the
+        region, the imports are trusted), ``"test"`` (an autograded test cell, *key* its
+        grade id) or ``"code"`` (any other cell).
+    markers : (str, str)
+        The course's solution markers (a solution cell without them is all solution).
+    local_modules : set of str
+        Modules shipped beside the notebook: imported in the student's kernel only, where
+        their state is (never trusted here).
     """
 
     cells: Sequence[tuple[str, str | None, str]]
+    markers: tuple[str, str] = SOLUTION_MARKERS
+    local_modules: frozenset[str] = frozenset()
     graded_functions: set[str] = field(default_factory=set)
     bindings: dict[str, list[_Binding]] = field(default_factory=dict)
     positions: dict[str, int] = field(default_factory=dict)
@@ -178,23 +209,23 @@ class InstructorCode:
             tree = _parse(source)
             if tree is None:
                 continue
+            region = solution_lines(source, self.markers) if kind == "solution" else None
             for stmt in tree.body:
                 if kind == "solution":
                     if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
                         self.graded_functions.add(stmt.name)
-                    for name in _bound_names(stmt):
-                        self.bindings.setdefault(name, []).append(
-                            _Binding(position, stmt, "solution")
-                        )
-                    continue
+                    lines = set(range(stmt.lineno, (stmt.end_lineno or stmt.lineno) + 1))
+                    given = region is not None and not lines & region
+                    what = "given" if given else "solution"
+                else:
+                    what = "test" if kind == "test" else "instructor"
                 for name in _bound_names(stmt):
-                    self.bindings.setdefault(name, []).append(
-                        _Binding(position, stmt, "instructor")
-                    )
+                    self.bindings.setdefault(name, []).append(_Binding(position, stmt, what))
 
     def binding_before(self, name: str, position: int | None) -> _Binding | None:
-        """The instructor statement that last binds *name* before *position*."""
-        candidates = self.bindings.get(name, [])
+        """The statement of the instructor's notebook (a test cell's excepted: the re-check
+        runs those itself) that last binds *name* before *position*."""
+        candidates = [b for b in self.bindings.get(name, []) if b.kind != "test"]
         if not candidates:
             return None
         if position is None:
@@ -202,60 +233,122 @@ class InstructorCode:
         before = [b for b in candidates if b.position < position]
         return before[-1] if before else candidates[0]
 
+    def trusted_import(self, name: str, binding: _Binding) -> bool:
+        """Whether *binding*, an import, is made here: the instructor wrote it (in a cell
+        the student cannot edit, or in a solution cell's given lines; or in the solution
+        region, where the instructor's own lines also import the same as *name*), and it
+        is not a module shipped beside the notebook."""
+        module = _module_of(binding.stmt, name)
+        if module is None or module.split(".")[0].split(":")[0] in self.local_modules:
+            return False
+        if binding.kind in ("instructor", "given"):
+            return True
+        return any(
+            other.kind in ("instructor", "given") and _module_of(other.stmt, name) == module
+            for other in self.bindings.get(name, [])
+        )
+
 
 class Resolver:
-    """Builds the trusted namespace of one test cell."""
+    """Builds the trusted namespace of a notebook's test cells, cell by cell: what a test
+    cell reads and neither an earlier test cell nor an earlier resolution bound."""
 
     def __init__(
         self,
         code: InstructorCode,
         channel: KernelChannel,
-        position: int | None,
         aliases: Mapping[str, str],
+        namespace: dict[str, Any] | None = None,
     ) -> None:
         self.code = code
         self.channel = channel
-        self.position = position
         self.aliases = aliases
-        self.namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
+        self.namespace: dict[str, Any] = (
+            namespace
+            if namespace is not None
+            else {"__name__": "__main__", "__builtins__": builtins}
+        )
+        self.position: int | None = None
         self.notes: list[str] = []
         self._busy: set[str] = set()
+        #: name -> where its value in the namespace came from: a binding of the
+        #: instructor's, "kernel", "graded" or "test" (a test cell bound it)
+        self.origins: dict[str, Any] = {}
 
-    def resolve_all(self, names: Iterable[str]) -> dict[str, Any]:
+    def bound_by_test(self, names: Iterable[str]) -> None:
+        """*names* were bound by a test cell run here: kept for the later cells."""
+        for name in names:
+            if name in self.namespace:
+                self.origins[name] = "test"
+
+    def resolve_all(self, names: Iterable[str], position: int | None = None) -> dict[str, Any]:
+        """Bind each of *names* for the test cell at *position* (in the instructor's
+        notebook) that is not bound already as that cell would see it."""
+        self.position = position
         remote: set[str] = set()
         for name in sorted(names):
+            if self._current(name):
+                continue
+            self.namespace.pop(name, None)
             if not self._resolve_local(name, depth=0):
                 remote.add(name)
         self._resolve_remote(remote)
         return self.namespace
 
+    def _plan(self, name: str) -> Any:
+        """Where *name*'s value comes from for the current cell."""
+        if name in self.code.graded_functions:
+            return "graded"
+        binding = self.code.binding_before(name, self.position)
+        if binding is None:
+            return "kernel"
+        if binding.kind == "instructor" or (
+            binding.kind in ("given", "solution") and self.code.trusted_import(name, binding)
+        ):
+            return binding
+        return "kernel"
+
+    def _current(self, name: str) -> bool:
+        """*name* is bound already as the current cell would see it."""
+        if name not in self.namespace:
+            return False
+        origin = self.origins.get(name)
+        if origin in ("test", None):  # a test cell's, or the namespace's own (__name__)
+            return True
+        return bool(origin == self._plan(name))
+
     def _resolve_local(self, name: str, depth: int) -> bool:
         """Bind *name* without asking the kernel for data; False if that is impossible."""
-        if name in self.namespace:
+        if name in self.namespace and self._current(name):
             return True
-        if name in self.code.graded_functions:
+        plan = self._plan(name)
+        if plan == "graded":
             self.namespace[name] = RemoteFunction(self.channel, name)
+            self.origins[name] = "graded"
             return True
-        binding = self.code.binding_before(name, self.position)
-        if binding is None or binding.kind == "solution":
-            if binding is None and name in self.aliases:
+        if plan == "kernel":
+            if name not in self.code.bindings and name in self.aliases:
                 with contextlib.suppress(ImportError):
                     self.namespace[name] = __import__(self.aliases[name], fromlist=["_"])
+                    self.origins[name] = "kernel"
                     return True
-            if binding is None and hasattr(builtins, name):
+            if name not in self.code.bindings and hasattr(builtins, name):
                 return True
             return False
         if depth > 8 or name in self._busy:
             return False
+        binding = plan
         stmt = binding.stmt
         if isinstance(stmt, ast.Import | ast.ImportFrom):
             aliases = [a for a in stmt.names if (a.asname or a.name).split(".")[0] == name]
+            if isinstance(stmt, ast.ImportFrom):
+                aliases = [a for a in stmt.names if (a.asname or a.name) == name]
             node: ast.stmt
             if isinstance(stmt, ast.Import):
                 node = ast.Import(names=aliases)
             else:
                 node = ast.ImportFrom(module=stmt.module, names=aliases, level=stmt.level)
-            return self._run(ast.fix_missing_locations(node), name)
+            return self._run(ast.fix_missing_locations(node), name, binding)
         self._busy.add(name)
         try:
             needed = free_names(ast.Module(body=[stmt], type_ignores=[]))
@@ -265,12 +358,14 @@ class Resolver:
                 if other == name or (hasattr(builtins, other) and other not in self.code.bindings):
                     continue
                 if not self._resolve_local(other, depth + 1):
-                    return False
-            return self._run(stmt, name)
+                    if other in self.namespace:
+                        continue
+                    self._resolve_remote({other})
+            return self._run(stmt, name, binding)
         finally:
             self._busy.discard(name)
 
-    def _run(self, stmt: ast.stmt, name: str) -> bool:
+    def _run(self, stmt: ast.stmt, name: str, binding: _Binding) -> bool:
         module = ast.Module(body=[stmt], type_ignores=[])
         try:
             code = compile(module, f"<instructor code for {name}>", "exec")
@@ -279,6 +374,9 @@ class Resolver:
         except Exception as exc:  # instructor code that does not run here: ask the kernel
             self.notes.append(f"{name}: instructor code failed here ({type(exc).__name__})")
             return False
+        for bound in _bound_names(stmt):
+            if bound in self.namespace:
+                self.origins[bound] = binding
         return name in self.namespace
 
     def _resolve_remote(self, names: set[str]) -> None:
@@ -296,7 +394,8 @@ class Resolver:
             kind = info.get("kind")
             if kind == "data":
                 try:
-                    self.namespace[name] = decode(info.get("value"))
+                    self.namespace[name] = decode(info.get("value"), refs=self.channel.proxies.get)
+                    self.origins[name] = "kernel"
                 except (NotPlainData, ValueError, TypeError) as exc:
                     self.namespace[name] = Unavailable(name, str(exc))
                     self.notes.append(f"{name}: {exc}")
@@ -304,10 +403,7 @@ class Resolver:
                 if not hasattr(builtins, name):
                     self.namespace[name] = Unavailable(name, "it is not defined")
             else:
-                why = {
-                    "module": "a module the instructor's notebook does not import",
-                    "callable": "a function that is not one of the graded functions",
-                }.get(str(kind), str(info.get("message", "not plain data")))
+                why = str(info.get("message", "not plain data"))
                 self.namespace[name] = Unavailable(name, why)
                 self.notes.append(f"{name}: {why}")
 

@@ -9,6 +9,8 @@ becomes readable flags.
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,7 +22,7 @@ from autograder.recheck.channel import HungCall
 from autograder.recheck.names import InstructorCode
 from autograder.recheck.runner import CheckResult
 
-__all__ = ["RunState", "finish", "hang_flags", "short"]
+__all__ = ["KernelVerdict", "RunState", "finish", "hang_flags", "short"]
 
 
 def short(text: str, limit: int = 240) -> str:
@@ -58,6 +60,17 @@ class RunState:
     hung: list[HungCall] = field(default_factory=list)
 
 
+#: Whether a test cell whose verdict the re-check could not reach itself is scored as the
+#: kernel ran it: True (the instructor's own solution meets the same limit there), False
+#: (it does not: the student's answer made it so, and the cell fails), None (not known yet:
+#: the cell fails, and is graded again once the canary has said, if it says True).
+KernelVerdict = Callable[[str], bool | None]
+
+
+def _never(grade_id: str) -> bool | None:
+    return False
+
+
 def finish(
     nb: NotebookNode,
     state: RunState,
@@ -65,10 +78,13 @@ def finish(
     results: dict[str, CheckResult],
     checks: dict[str, dict[str, Any]],
     instructor: InstructorCode | None = None,
+    kernel_verdict: KernelVerdict = _never,
 ) -> None:
     """Put back the sources the kernel did not see, make each test cell's outputs say what
     the trusted re-check found, record per-test outcomes in *checks* and flag the rest
-    (*instructor* names the exercise of a function that hung)."""
+    (*instructor* names the exercise of a function that hung). A test cell the re-check
+    could not decide by itself (:attr:`CheckResult.decided`) is scored as the kernel ran it
+    where *kernel_verdict* says so, flagged ``not re-checked``; else it fails, saying why."""
     for text in hang_flags(state, results, instructor):
         add_flag(nb, text)
     if state.dead:
@@ -110,13 +126,42 @@ def finish(
                     "error", ename="NotRun", evalue=str(state.dead), traceback=[]
                 ),
             ]
+        if result is not None and not result.decided:
+            why = result.why_undecided()
+            choice = kernel_verdict(grade_id)
+            if choice:
+                record["trusted"] = "not re-checked"
+                record.update(result.as_dict())
+                add_flag(nb, f"{grade_id}: not re-checked: {why}; scored as the kernel ran it")
+                cell.source = full_sources[grade_id]
+                checks[grade_id] = record
+                continue
+            if choice is None:
+                record["provisional"] = True
+            result = _undecided_failure(result)
         if result is not None:
             record["trusted"] = "pass" if result.passed else "fail"
             record.update(result.as_dict())
-            _set_outputs(cell, outputs, kernel_errors, result)
+            _set_outputs(cell, outputs, kernel_errors, _located(result, full_sources[grade_id]))
             _flag_disagreement(nb, grade_id, kernel, kernel_errors, result)
         cell.source = full_sources[grade_id]
         checks[grade_id] = record
+
+
+def _undecided_failure(result: CheckResult) -> CheckResult:
+    """A test cell the re-check could not decide, where the instructor's solution lets it
+    decide: it fails, and says why."""
+    if result.limit:
+        message = f"the autograder could not re-check this test: {result.limit}"
+    else:
+        methods = ", ".join(result.decided_by[:3])
+        message = (
+            f"the answer is an object whose own code decides the test ({methods}); the test "
+            "needs a plain value, as the instructor's solution gives"
+        )
+    return dataclasses.replace(
+        result, passed=False, ename="AssertionError", message=message, where="", line=None
+    )
 
 
 def _exercise(name: str, instructor: InstructorCode | None) -> str:
@@ -164,6 +209,21 @@ def hang_flags(
     return flags
 
 
+def _located(result: CheckResult, source: str) -> CheckResult:
+    """A failure without a message says which check failed: the visible line's code, or
+    that a hidden check did (a feedback page shows a test cell that holds hidden tests
+    with its error's message only, never its traceback)."""
+    if result.passed or result.message or result.line is None:
+        return result
+    if result.where == "hidden":
+        return dataclasses.replace(result, message="a hidden check failed")
+    lines = source.split("\n")
+    code = lines[result.line - 1].strip() if 0 < result.line <= len(lines) else ""
+    if not code:
+        return result
+    return dataclasses.replace(result, message=f"line {result.line} failed: {short(code, 160)}")
+
+
 def _set_outputs(cell, outputs, kernel_errors, result: CheckResult) -> None:
     kept = []
     for output in outputs:
@@ -176,7 +236,10 @@ def _set_outputs(cell, outputs, kernel_errors, result: CheckResult) -> None:
         if kernel_errors and result.where == "visible":
             # The same visible test failed in the kernel: its traceback (visible code
             # only) helps the student most.
-            kept.extend(kernel_errors[:1])
+            error = kernel_errors[0]
+            if not error.get("evalue") and result.message:
+                error["evalue"] = result.message  # what a page without the traceback shows
+            kept.append(error)
         else:
             text = f"{result.ename}: {result.message}" if result.message else result.ename
             kept.append(

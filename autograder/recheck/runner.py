@@ -17,6 +17,8 @@ tests (``autograder.notebook.hidden_line_ranges``).
 
 from __future__ import annotations
 
+import ast
+import builtins
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -31,13 +33,15 @@ from autograder.recheck.names import (
     InstructorCode,
     MirroredNamespace,
     Resolver,
+    bound_names,
     free_names,
     quiet,
     read_before_bound,
 )
+from autograder.recheck.remote import RecheckLimit
 from autograder.recheck.scan import parse_cell as _parse
 
-__all__ = ["CheckResult", "check_cells", "run_test_cell"]
+__all__ = ["CheckResult", "NotebookCheck", "check_cells", "run_test_cell"]
 
 
 @dataclass
@@ -54,9 +58,30 @@ class CheckResult:
     notes: list[str] = field(default_factory=list)
     #: the student's function whose call ran out of time and failed the cell, if one did
     timed_out: str = ""
+    #: the line of the test cell that failed (1-based; None: passed, or not located)
+    line: int | None = None
+    #: where the student's own code decided an outcome (``Counter.__eq__``): the verdict
+    #: rests on it
+    decided_by: list[str] = field(default_factory=list)
+    #: why the re-check could not run the cell as the kernel ran it ("": it could)
+    limit: str = ""
+
+    @property
+    def decided(self) -> bool:
+        """The verdict was reached by trusted code alone."""
+        return not self.decided_by and not self.limit
+
+    def why_undecided(self) -> str:
+        """Why the verdict is not the re-check's own (one line; "" when it is)."""
+        if self.limit:
+            return self.limit
+        if self.decided_by:
+            methods = ", ".join(self.decided_by[:3])
+            return f"its verdict rests on the student's own code ({methods})"
+        return ""
 
     def as_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "passed": self.passed,
             "ename": self.ename,
             "message": self.message,
@@ -64,6 +89,11 @@ class CheckResult:
             "calls": self.calls,
             "seconds": round(self.seconds, 3),
         }
+        if self.line is not None:
+            out["line"] = self.line
+        if not self.decided:
+            out["undecided"] = self.why_undecided()
+        return out
 
 
 def _failure_line(exc: BaseException, filename: str) -> int | None:
@@ -78,47 +108,89 @@ def _failure_line(exc: BaseException, filename: str) -> int | None:
     return line
 
 
-def run_test_cell(
-    grade_id: str,
-    source: str,
-    code: InstructorCode,
-    channel: KernelChannel,
-    *,
-    time_budget: float = 120.0,
-    aliases: Mapping[str, str] = DEFAULT_MODULE_ALIASES,
-) -> CheckResult:
-    """Run one test cell's full source in this (trusted) process; report pass or fail."""
-    start = time.monotonic()
-    calls_before = channel.calls
-    channel.deadline = start + time_budget
-    try:
-        result = _run_test_cell(grade_id, source, code, channel, aliases)
-    finally:
-        channel.deadline = None
-    result.calls = channel.calls - calls_before
-    result.seconds = time.monotonic() - start
-    return result
+def _limited(exc: BaseException) -> RecheckLimit | None:
+    """The re-check's limit behind *exc* (raised, or the cause or context of it)."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, RecheckLimit):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
 
 
-def _run_test_cell(
-    grade_id: str,
-    source: str,
-    code: InstructorCode,
-    channel: KernelChannel,
-    aliases: Mapping[str, str],
-) -> CheckResult:
-    filename = f"<test cell {grade_id}>"
+def _python_source(source: str) -> ast.Module | None:
+    """The cell as Python: as written, or with IPython's syntax (magics, ``!`` commands)
+    turned into calls of ``get_ipython()`` as the kernel turns it."""
     tree = _parse(source)
-    if tree is None:
-        return CheckResult(grade_id, False, "SyntaxError", "the test cell does not parse")
-    resolver = Resolver(code, channel, code.positions.get(grade_id), aliases)
-    names = resolver.resolve_all(free_names(tree) | read_before_bound(tree.body))
-    namespace = MirroredNamespace(names, channel, code.graded_functions)
-    compiled = compile(tree, filename, "exec")
+    if tree is not None:
+        return tree
     try:
-        with quiet():
-            exec(compiled, namespace)
-    except Exception as exc:
+        from IPython.core.inputtransformer2 import TransformerManager
+
+        transformed = TransformerManager().transform_cell(source)
+    except Exception:
+        return None
+    return _parse(transformed)
+
+
+class NotebookCheck:
+    """The re-check of one notebook's test cells, in order, in one trusted namespace: what a
+    test cell binds (its hidden part too) is there for the next, as in the kernel."""
+
+    def __init__(
+        self,
+        code: InstructorCode,
+        channel: KernelChannel,
+        aliases: Mapping[str, str] = DEFAULT_MODULE_ALIASES,
+    ) -> None:
+        self.code = code
+        self.channel = channel
+        base = {"__name__": "__main__", "__builtins__": builtins}
+        self.namespace = MirroredNamespace(base, channel, code.graded_functions)
+        self.resolver = Resolver(code, channel, aliases, namespace=self.namespace)
+
+    def run(self, grade_id: str, source: str, *, time_budget: float = 120.0) -> CheckResult:
+        """Run one test cell's full source here; report pass or fail, and whether the
+        verdict is the re-check's own."""
+        start = time.monotonic()
+        calls_before = self.channel.calls
+        self.channel.deadline = start + time_budget
+        self.channel.reset_notes()
+        notes_before = len(self.resolver.notes)
+        try:
+            result = self._run(grade_id, source)
+        finally:
+            self.channel.deadline = None
+        result.calls = self.channel.calls - calls_before
+        result.seconds = time.monotonic() - start
+        result.notes = self.resolver.notes[notes_before:]
+        result.decided_by = list(self.channel.decisions)
+        if self.channel.limits and not result.limit:
+            result.limit = self.channel.limits[0]
+        return result
+
+    def _run(self, grade_id: str, source: str) -> CheckResult:
+        filename = f"<test cell {grade_id}>"
+        tree = _python_source(source)
+        if tree is None:
+            return CheckResult(grade_id, False, "SyntaxError", "the test cell does not parse")
+        position = self.code.positions.get(grade_id)
+        self.resolver.resolve_all(free_names(tree) | read_before_bound(tree.body), position)
+        compiled = compile(tree, filename, "exec")
+        try:
+            with quiet():
+                exec(compiled, self.namespace)
+        except Exception as exc:
+            return self._failure(grade_id, source, filename, exc)
+        finally:
+            self.resolver.bound_by_test(bound_names(tree))
+        return CheckResult(grade_id, True)
+
+    def _failure(
+        self, grade_id: str, source: str, filename: str, exc: BaseException
+    ) -> CheckResult:
         line = _failure_line(exc, filename)
         where = ""
         if line is not None:
@@ -129,16 +201,31 @@ def _run_test_cell(
         if notes:
             message = (message + " " + " ".join(str(n) for n in notes)).strip()
         hung = exc.function if isinstance(exc, KernelCallTimeout) else None
+        limit = _limited(exc)
         return CheckResult(
             grade_id,
             False,
             type(exc).__name__,
             message[:2000],
             where,
-            notes=resolver.notes,
             timed_out=hung or "",
+            line=line,
+            limit=str(limit) if limit is not None else "",
         )
-    return CheckResult(grade_id, True, notes=resolver.notes)
+
+
+def run_test_cell(
+    grade_id: str,
+    source: str,
+    code: InstructorCode,
+    channel: KernelChannel,
+    *,
+    time_budget: float = 120.0,
+    aliases: Mapping[str, str] = DEFAULT_MODULE_ALIASES,
+) -> CheckResult:
+    """Run one test cell's full source in this (trusted) process, in a namespace of its
+    own; report pass or fail."""
+    return NotebookCheck(code, channel, aliases).run(grade_id, source, time_budget=time_budget)
 
 
 def check_cells(
@@ -150,13 +237,15 @@ def check_cells(
     total_budget: float | None = None,
     aliases: Mapping[str, str] = DEFAULT_MODULE_ALIASES,
 ) -> dict[str, CheckResult]:
-    """:func:`run_test_cell` for each ``(grade_id, full source)``.
+    """Each ``(grade_id, full source)`` in order, in one trusted namespace
+    (:class:`NotebookCheck`).
 
     Each cell gets *time_budget* seconds, and all of them together *total_budget*: a
     student's function that answers just before every timeout cannot stretch the re-check
     of a notebook without bound.
     """
     results: dict[str, CheckResult] = {}
+    check = NotebookCheck(code, channel, aliases)
     end = None if total_budget is None else time.monotonic() + total_budget
     for grade_id, source in cells:
         budget = time_budget
@@ -167,7 +256,5 @@ def check_cells(
                 grade_id, False, "TimeoutError", "the time for re-checking this notebook ran out"
             )
             continue
-        results[grade_id] = run_test_cell(
-            grade_id, source, code, channel, time_budget=budget, aliases=aliases
-        )
+        results[grade_id] = check.run(grade_id, source, time_budget=budget)
     return results

@@ -18,6 +18,7 @@ from nbgrader import utils
 from autograder.notebook import add_flag, grade_id, test_id
 from autograder.recheck import scan
 from autograder.recheck.names import InstructorCode
+from course_common.solutions import SOLUTION_MARKERS, Markers
 
 __all__ = [
     "enforce_test_metadata",
@@ -134,10 +135,29 @@ def _defs_only(source: str, exclude: set[str]) -> str:
     )
 
 
+def local_modules(folder: Path) -> frozenset[str]:
+    """The modules shipped beside a notebook in *folder*: its ``.py`` files and its folders
+    that hold Python files (a student's kernel imports them from its own copy)."""
+    names: set[str] = set()
+    with contextlib.suppress(OSError):
+        for entry in folder.iterdir():
+            if entry.suffix == ".py" and entry.is_file():
+                names.add(entry.stem)
+            elif entry.is_dir() and any(entry.glob("*.py")):
+                names.add(entry.name)
+    return frozenset(names)
+
+
 def instructor_code(
-    nb: NotebookNode, resources: Any, full_sources: dict[str, str], path: Path | None
+    nb: NotebookNode,
+    resources: Any,
+    full_sources: dict[str, str],
+    path: Path | None,
+    markers: Markers = SOLUTION_MARKERS,
 ) -> InstructorCode:
-    """The instructor's code cells in order, from the source notebook at *path* if any.
+    """The instructor's code cells in order, from the source notebook at *path* if any
+    (*markers*: the course's solution markers; the modules beside it are the course's own,
+    :func:`local_modules`).
 
     Without it, the submission's locked and test cells (nbgrader restored their source)
     and the gradebook's answer-cell stubs stand in.
@@ -155,7 +175,7 @@ def instructor_code(
                 cells.append(("test", test, full_sources.get(test, cell.source)))
             else:
                 cells.append(("code", key, cell.source))
-        return InstructorCode(cells)
+        return InstructorCode(cells, markers, local_modules(path.parent))
     stubs = _solution_stubs(resources)
     # Only outside nbgrader (no gradebook) do an answer's own definitions stand in for
     # the stub, and never for a name the instructor's cells import (say call_student).

@@ -29,29 +29,32 @@ def results_data(
     (assignment, student) -> :class:`~.manual.ManualPending`, zero when not given) and
     ``diagnoses`` (exercise -> what its failed tests look like: ``misconception``, the id of
     the catalogue's misconception the answers match, or null with the smallest failing
-    probe; ``says``, ``hint``, ``call``, ``got``, ``rule``, ``tests``; or ``timed_out``).
+    probe; ``says``, ``hint``, ``call``, ``got``, ``rule``, ``tests``; or ``timed_out``);
+    where the trusted re-check left tests to the kernel's verdict, ``not_rechecked`` (grade
+    id -> why: scored as the kernel ran them, as stock nbgrader scores them).
     """
     manual = manual or {}
     submissions = []
     for r in sorted(results, key=lambda r: (r.assignment, r.student)):
-        submissions.append(
-            {
-                "student": r.student,
-                "assignment": r.assignment,
-                "score": r.score,
-                "max_score": r.max_score,
-                "tests": {
-                    gid: {"score": float(score), "max_score": float(points)}
-                    for gid, (score, points) in sorted(r.scores.items())
-                },
-                "flags": list(r.flags),
-                "ok": bool(r.ok),
-                "error": r.error,
-                "missing": list(r.missing),
-                "manual_pending": _pending(manual.get((r.assignment, r.student))),
-                "diagnoses": {name: dict(d) for name, d in sorted(r.diagnoses.items())},
-            }
-        )
+        entry: dict[str, object] = {
+            "student": r.student,
+            "assignment": r.assignment,
+            "score": r.score,
+            "max_score": r.max_score,
+            "tests": {
+                gid: {"score": float(score), "max_score": float(points)}
+                for gid, (score, points) in sorted(r.scores.items())
+            },
+            "flags": list(r.flags),
+            "ok": bool(r.ok),
+            "error": r.error,
+            "missing": list(r.missing),
+            "manual_pending": _pending(manual.get((r.assignment, r.student))),
+            "diagnoses": {name: dict(d) for name, d in sorted(r.diagnoses.items())},
+        }
+        if r.unchecked:
+            entry["not_rechecked"] = dict(sorted(r.unchecked.items()))
+        submissions.append(entry)
     return {"format": RESULTS_FORMAT, "submissions": submissions, "unmatched": list(unmatched)}
 
 

@@ -29,6 +29,8 @@ class AssignmentSummary:
     #: (misconception, exercise) -> (students, what it looks like), most students first; the
     #: misconception is None for failed exercises no catalogued misconception matched
     misconceptions: dict[tuple[str | None, str], tuple[int, str]] = field(default_factory=dict)
+    #: grade_id -> submissions in which the trusted re-check left it to the kernel's verdict
+    unchecked: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -59,6 +61,7 @@ def summarise(results: Iterable[SubmissionResult]) -> list[AssignmentSummary]:
         group = grouped[assignment]
         scores = [r.score for r in group]
         tests: dict[str, list[bool]] = {}
+        unchecked: dict[str, int] = {}
         max_score = 0.0
         # the tests in the order of each result's scores (the source notebooks'), the results
         # by student: the same table however the class's grading finished
@@ -66,6 +69,8 @@ def summarise(results: Iterable[SubmissionResult]) -> list[AssignmentSummary]:
             max_score = max(max_score, r.max_score)
             for grade_id, (score, points) in r.scores.items():
                 tests.setdefault(grade_id, []).append(score >= points > 0)
+            for grade_id in r.unchecked:
+                unchecked[grade_id] = unchecked.get(grade_id, 0) + 1
         summaries.append(
             AssignmentSummary(
                 assignment=assignment,
@@ -76,6 +81,7 @@ def summarise(results: Iterable[SubmissionResult]) -> list[AssignmentSummary]:
                 flagged=sum(1 for r in group if r.flags),
                 pass_rates={t: sum(v) / len(group) for t, v in tests.items()},
                 misconceptions=_misconceptions(group),
+                unchecked=unchecked,
             )
         )
     return summaries
@@ -195,6 +201,7 @@ def summary_text(
     similarity: str | None = None,
     terms: Sequence[TermSummary] = (),
     uncatalogued: Sequence[str] = (),
+    instructor_failures: Mapping[str, Mapping[str, str]] | None = None,
 ) -> str:
     """The summary as Markdown: one table of assignments, then per-test pass rates (and,
     once, ``uncatalogued``: the assignments with no catalogue of misconceptions, whose
@@ -202,7 +209,10 @@ def summary_text(
     (``manual``: (assignment, student) -> what awaits manual grading) the submissions with
     answers to grade by hand and the total, then (``terms``) each assignment's due date,
     late submissions and extensions, then (``similarity``: the similarity report's line)
-    how many pairs of answers look alike, then the flagged submissions."""
+    how many pairs of answers look alike, then the flagged submissions. A test the trusted
+    re-check left to the kernel's verdict gets a column of its count; ``instructor_failures``
+    (assignment -> grade id -> why): the tests the instructor's own solution fails, as
+    under stock nbgrader."""
     header = ["assignment", "submissions", "mean", "median", "autograded max", "flagged"]
     rows = [
         [
@@ -231,8 +241,20 @@ def summary_text(
             ]
     for s in summaries:
         parts += ["", f"### {s.assignment}: pass rate per test", ""]
+        own = (instructor_failures or {}).get(s.assignment, {})
+        if own:
+            parts += [
+                "The instructor's own solution fails "
+                + "; ".join(f"{_code(gid)} ({_inert(why)})" for gid, why in sorted(own.items()))
+                + ", outside the sandbox too: scored as stock nbgrader scores it.",
+                "",
+            ]
         test_rows = [[t, f"{100 * rate:.0f}%"] for t, rate in s.pass_rates.items()]
-        parts.append(_table(["test", "passed"], test_rows) if test_rows else "(no tests graded)")
+        header = ["test", "passed"]
+        if s.unchecked:
+            header.append("not re-checked")
+            test_rows = [[*row, str(s.unchecked.get(row[0], 0))] for row in test_rows]
+        parts.append(_table(header, test_rows) if test_rows else "(no tests graded)")
         if s.misconceptions:
             parts += ["", f"### {s.assignment}: misconceptions seen (what to re-teach)", ""]
             rows = [

@@ -45,10 +45,9 @@ from autograder.source import SAMPLES_NAME, CourseSource
 from course_common.paths import NOTEBOOKS_DIR
 from course_common.rubric import is_written_answer, split_rubric
 from course_common.solutions import (
-    BEGIN_SOLUTION,
-    END_SOLUTION,
     SOLUTION_MARKERS,
     Markers,
+    course_markers,
     strip_solution_markers,
 )
 
@@ -203,15 +202,6 @@ def make_submission(
         else:
             raise KeyError(f"solution cell {gid!r} has no solution in the source notebook")
     return release
-
-
-def course_markers(config: Mapping) -> Markers:
-    """The solution markers of a course's nbgrader configuration (nbgrader's by default)."""
-    section = config.get("ClearSolutions", {})
-    return (
-        str(section.get("begin_solution_delimeter", BEGIN_SOLUTION)),
-        str(section.get("end_solution_delimeter", END_SOLUTION)),
-    )
 
 
 def combine_variants(name: str, variants: Iterable[Variant], description: str = "") -> Variant:

@@ -108,7 +108,7 @@ def test_a_direct_call_of_the_grading_layer_grades_in_the_sandbox(
     assert worker_options.sandbox is sandboxed
     assert len(pool.tasks) == len(submissions)
     for task in pool.tasks:
-        _, _, _, options, prewarm, _ = task.args  # autograde_task's
+        _, _, _, options, prewarm, *_ = task.args  # autograde_task's
         assert isinstance(options, GradeOptions) and options.sandbox is sandboxed
         config = autograde_config(course, options, prewarm=prewarm)  # what the task builds
         steps = config.Autograde.autograde_preprocessors

@@ -306,22 +306,28 @@ def test_math_functions_and_a_partial_of_a_students_function_cross():
     assert decode(reply["value"]) == 9 and args[0] is squared
 
 
-def test_a_function_passed_in_and_returned_is_not_plain_data():
-    """A student's function may not return a function, not even the one it was given."""
+def test_a_function_passed_in_and_returned_comes_back_as_it_was_sent():
+    """A function the grader sent comes back as the tag it came as; any other function
+    of the kernel as a handle (the grader's codec decides what it may be)."""
 
     def give_back(f):
         return f
 
     reply, _ = _call_with_functions({"give_back": give_back}, "give_back", np.dot)
-    assert reply["status"] == "unplain" and "not plain data" in reply["message"]
+    assert reply["status"] == "ok"
+    assert reply["value"] == {"__ag__": "ref", "module": "numpy", "name": "dot"}
+    reply, _ = _call_with_functions({"give_back": lambda f: len}, "give_back", np.dot)
+    assert reply["value"]["__ag__"] == "obj" and reply["value"]["kind"] == "function"
 
 
-def test_a_function_the_grader_did_not_send_cannot_come_back_in_the_arguments():
+def test_a_function_the_grader_did_not_send_comes_back_in_the_arguments_as_a_handle():
     def sneak(items):
         items.append(np.sum)
 
-    reply, _ = _call_with_functions({"sneak": sneak}, "sneak", [1])
-    assert reply["status"] == "unplain"
+    request, _ = call_request("sneak", ([1],), {}, _graded_tag)
+    reply = _ask({"sneak": sneak}, request)
+    assert reply["status"] == "ok"
+    assert reply["args"][0][1]["__ag__"] == "obj"  # never as a library reference
 
 
 @pytest.mark.parametrize(
@@ -384,10 +390,13 @@ def test_an_unknown_name_is_a_name_error():
     assert reply["message"] == "name 'nowhere' is not defined"
 
 
-def test_a_result_that_is_not_plain_data_is_reported_not_sent():
+def test_a_result_that_is_not_plain_data_stays_in_the_kernel_under_a_handle():
     reply = _call({"lies": AlwaysEqual}, "lies")
-    assert reply["status"] == "unplain" and "AlwaysEqual" in reply["message"]
-    assert "value" not in reply
+    assert reply["status"] == "ok"
+    tag = reply["value"]
+    assert (tag["__ag__"], tag["kind"], tag["type_name"]) == ("obj", "object", "AlwaysEqual")
+    again = _ask({}, {"op": "apply", "fn": "eq", "args": [{"__ag__": "obj", "id": tag["id"]}, 3]})
+    assert again == {"nonce": "n", "status": "ok", "value": True}  # its own __eq__ decides
 
 
 def test_disabled_references_raise_in_the_call():
@@ -415,9 +424,9 @@ def test_describe_says_what_each_name_holds():
     found = reply["names"]
     assert reply["status"] == "ok"
     assert decode(found["answer"]["value"]) == [1, 2.5, "three"]
-    assert found["f"] == {"kind": "callable"}
-    assert found["np"] == {"kind": "module", "module": "numpy"}
-    assert found["odd"]["kind"] == "other" and "AlwaysEqual" in found["odd"]["message"]
+    assert found["f"]["value"]["kind"] == "function"
+    assert (found["np"]["value"]["kind"], found["np"]["value"]["name"]) == ("module", "numpy")
+    assert found["odd"]["value"]["type_name"] == "AlwaysEqual"
     assert found["gone"] == {"kind": "missing"}
 
 

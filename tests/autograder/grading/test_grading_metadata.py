@@ -104,7 +104,7 @@ def test_a_failed_submission_is_flagged_with_its_cause_and_its_log(tmp_path, mon
     course = Course(tmp_path / "course")
     student = "Bob Smith (2)"
 
-    def failing_run(jobs):
+    def failing_run(jobs, **_):
         for assignment, who in jobs:
             value = {"success": False, "error": NBGRADER_ERROR, "log": NBGRADER_LOG}
             value |= {"flags": [], "feedback": False, "seconds": 1.0}

@@ -97,9 +97,15 @@ def test_the_students_exceptions_come_back_as_ordinary_ones(channel):
         fails("interrupt")
 
 
-def test_an_always_equal_object_cannot_come_back(channel):
-    with pytest.raises(recheck.NotPlainData, match="Anything"):
-        recheck.RemoteFunction(channel, "lies")()
+def test_an_always_equal_object_comes_back_as_a_proxy_whose_comparisons_are_noted(channel):
+    value = recheck.RemoteFunction(channel, "lies")()
+    assert type(value).__name__ == "Anything"  # the kernel's object, by its handle
+    channel.reset_notes()
+    assert value == 3  # the student's own __eq__ says so...
+    assert channel.decisions == ["Anything.__eq__"]  # ...and the channel notes who decided
+    channel.reset_notes()
+    assert str(value).startswith("<__main__.Anything object")
+    assert channel.decisions == []  # a repr decides nothing
 
 
 def test_disabled_references_stay_disabled_in_the_kernel(channel):
@@ -112,12 +118,16 @@ def test_disabled_references_stay_disabled_in_the_kernel(channel):
         call_student(fn, X, w, 0.0, disable=("signed_distance",))
 
 
-def test_plain_data_names_are_fetched_and_functions_are_not(channel):
+def test_plain_data_names_are_fetched_and_the_rest_by_reference(channel):
     found = channel.describe(["answer", "scale", "np", "nothing_here"])
     assert recheck.decode(found["answer"]["value"]) == [1, 2.5, "three"]
-    assert found["scale"]["kind"] == "callable"
-    assert found["np"] == {"kind": "module", "module": "numpy"}
+    scale = found["scale"]["value"]
+    assert (scale["__ag__"], scale["kind"], scale["name"]) == ("obj", "function", "function")
+    np_ref = found["np"]["value"]
+    assert (np_ref["kind"], np_ref["name"]) == ("module", "numpy")
     assert found["nothing_here"]["kind"] == "missing"
+    with pytest.raises(recheck.NotPlainData, match="object of the kernel"):
+        recheck.decode(scale)  # a reference is not plain data where none is expected
 
 
 def test_numpy_values_of_every_plain_dtype_come_back_from_the_kernel(channel):
@@ -164,7 +174,7 @@ def test_use_reference_runs_the_librarys_reference_in_the_kernel(channel):
     # Only during the call: the student's namespace is restored afterwards.
     assert call_student(fn, X, w, 0.0).tolist() == [123.0]
     found = channel.describe(["signed_distance"])
-    assert found["signed_distance"]["kind"] == "callable"
+    assert found["signed_distance"]["value"]["kind"] == "function"
 
 
 def test_functions_passed_as_arguments_cross_by_reference(channel):
@@ -193,9 +203,12 @@ def test_functions_passed_as_arguments_cross_by_reference(channel):
     np.testing.assert_allclose(got[3], (X @ w + b) / 5.0)  # the closed form
 
 
-def test_a_function_returned_by_the_student_is_not_plain_data(channel):
-    with pytest.raises(recheck.NotPlainData, match="not plain data"):
-        recheck.RemoteFunction(channel, "give_back")(np.dot)
+def test_a_function_returned_by_the_student_is_the_one_sent_or_the_kernels(channel):
+    assert recheck.RemoteFunction(channel, "give_back")(np.dot) is np.dot  # as sent
+    square = lambda v: v * v  # noqa: E731 (a function of the grader's: a callback)
+    assert recheck.RemoteFunction(channel, "give_back")(square) is square
+    theirs = recheck.RemoteFunction(channel, "give_back")(recheck.RemoteFunction(channel, "echo"))
+    assert isinstance(theirs, recheck.RemoteFunction) and theirs.name == "echo"
 
 
 def test_requests_are_named_by_a_constant_and_the_students_cells_keep_their_names(kernel, channel):
