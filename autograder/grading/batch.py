@@ -497,13 +497,9 @@ def kernel_graded_cells(canary: dict[str, Any]) -> dict[str, dict[str, str]]:
 
 
 def _grade_again(value: dict[str, Any], cells: dict[str, dict[str, str]]) -> bool:
-    """An outcome graded before the canary's verdict that failed a test cell the re-check
-    could not decide, where the verdict leaves that cell to the kernel."""
-    return any(
-        record.get("provisional") and gid in cells.get(notebook, {})
-        for notebook, found in (value.get("undecided") or {}).items()
-        for gid, record in found.items()
-    )
+    """An outcome graded before the canary's verdict, of an assignment where the verdict
+    leaves test cells to the kernel: graded again, those cells as the kernel runs them."""
+    return bool(value.get("held")) and any(cells.values())
 
 
 def _unhold(

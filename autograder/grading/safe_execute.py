@@ -67,7 +67,7 @@ from autograder.recheck import scan
 from autograder.recheck.channel import KernelChannel
 from autograder.recheck.diagnosis import diagnose_failures
 from autograder.recheck.names import InstructorCode
-from autograder.recheck.outcomes import KernelVerdict, RunState, finish, short
+from autograder.recheck.outcomes import KernelCells, RunState, finish, short
 from autograder.recheck.restarts import KernelRestarts
 from autograder.recheck.runner import CheckResult, check_cells
 from autograder.recheck.sources import (
@@ -215,8 +215,12 @@ class SafeExecute(KernelStartRetry, KernelRestarts, phases.TimedCells, Execute):
                 if visible != cell.source:
                     state.original_sources[index] = cell.source
                     cell.source = visible
+        kernel_cells = self._kernel_cells(resources)
         for grade_id, cell in tests_in(nb, full_sources):
-            cell.source = strip_hidden_tests(full_sources[grade_id])
+            if kernel_cells.full_source(grade_id):  # the kernel decides it, as nbgrader's
+                cell.source = full_sources[grade_id]
+            else:
+                cell.source = strip_hidden_tests(full_sources[grade_id])
 
         if self.scan_submissions:
             sources = [src for kind, _, src in instructor.cells if kind != "solution"]
@@ -231,28 +235,26 @@ class SafeExecute(KernelStartRetry, KernelRestarts, phases.TimedCells, Execute):
             results = self._execute_and_check(nb, resources, instructor, full_sources)
         finally:
             meta["seconds"] = round(time.monotonic() - started, 3)
-        finish(
-            nb, state, full_sources, results, checks, instructor, self._kernel_verdict(resources)
-        )
+        finish(nb, state, full_sources, results, checks, instructor, kernel_cells)
         if self._diagnoses:
             meta[DIAGNOSES_KEY] = self._diagnoses
         return nb, resources
 
-    def _kernel_verdict(self, resources: Any) -> KernelVerdict:
-        """Which test cells the re-check could not decide are scored as the kernel ran
-        them: all of them in the instructor's own solution (the canary), where the
-        instructor's solution meets the same limit in a student's; None while the canary
-        has not said (:mod:`autograder.grading.canary`)."""
+    def _kernel_cells(self, resources: Any) -> KernelCells:
+        """Which test cells are scored as the kernel ran them: in the instructor's own
+        solution (the canary), those the re-check cannot decide or reproduce; in a
+        student's, those the canary found so (not known yet while it has not said:
+        :mod:`autograder.grading.canary`)."""
         info = resources.get("nbgrader", {}) if isinstance(resources, dict) else {}
         if str(info.get("student", "")).startswith(CANARY_PREFIX):
-            return lambda grade_id: True
+            return KernelCells(instructor=True)
         profile = self.kernel_graded
         if profile is None:
-            return lambda grade_id: None
+            return KernelCells(cells=None)
         cells = (profile.get(str(info.get("assignment")), {}) or {}).get(
             str(info.get("notebook")), {}
         )
-        return lambda grade_id: grade_id in (cells or {})
+        return KernelCells(cells={str(k): str(v) for k, v in (cells or {}).items()})
 
     # ------------------------------------------------------------------ execution
 

@@ -10,7 +10,7 @@ becomes readable flags.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,7 +22,7 @@ from autograder.recheck.channel import HungCall
 from autograder.recheck.names import InstructorCode
 from autograder.recheck.runner import CheckResult
 
-__all__ = ["KernelVerdict", "RunState", "finish", "hang_flags", "short"]
+__all__ = ["NOT_REPRODUCED", "KernelCells", "RunState", "finish", "hang_flags", "short"]
 
 
 def short(text: str, limit: int = 240) -> str:
@@ -60,15 +60,32 @@ class RunState:
     hung: list[HungCall] = field(default_factory=list)
 
 
-#: Whether a test cell whose verdict the re-check could not reach itself is scored as the
-#: kernel ran it: True (the instructor's own solution meets the same limit there), False
-#: (it does not: the student's answer made it so, and the cell fails), None (not known yet:
-#: the cell fails, and is graded again once the canary has said, if it says True).
-KernelVerdict = Callable[[str], bool | None]
+#: Why a test cell on which the re-check and the kernel disagree, for the instructor's own
+#: solution, is the kernel's to decide.
+NOT_REPRODUCED = (
+    "the re-check, run after the notebook, cannot reproduce the state the test met when it "
+    "ran (the instructor's own solution fails it here and passes it in the kernel)"
+)
 
 
-def _never(grade_id: str) -> bool | None:
-    return False
+@dataclass(frozen=True)
+class KernelCells:
+    """Which test cells are scored as the kernel ran them (their hidden tests run in the
+    kernel too), not as the trusted re-check found.
+
+    ``instructor``: the notebook is the instructor's own solution (the canary): every cell
+    the re-check cannot decide by itself, or on which it fails where the kernel passes.
+    Otherwise ``cells`` (grade id -> why), the cells the canary found so; None: not known
+    yet (a cell the re-check cannot decide fails, provisionally: the grader grades it again
+    once the canary has said).
+    """
+
+    instructor: bool = False
+    cells: Mapping[str, str] | None = field(default_factory=dict)
+
+    def full_source(self, grade_id: str) -> bool:
+        """Whether the kernel runs the cell's hidden tests too."""
+        return self.instructor or (self.cells is not None and grade_id in self.cells)
 
 
 def finish(
@@ -78,13 +95,15 @@ def finish(
     results: dict[str, CheckResult],
     checks: dict[str, dict[str, Any]],
     instructor: InstructorCode | None = None,
-    kernel_verdict: KernelVerdict = _never,
+    kernel_cells: KernelCells | None = None,
 ) -> None:
     """Put back the sources the kernel did not see, make each test cell's outputs say what
     the trusted re-check found, record per-test outcomes in *checks* and flag the rest
-    (*instructor* names the exercise of a function that hung). A test cell the re-check
-    could not decide by itself (:attr:`CheckResult.decided`) is scored as the kernel ran it
-    where *kernel_verdict* says so, flagged ``not re-checked``; else it fails, saying why."""
+    (*instructor* names the exercise of a function that hung). A test cell of
+    *kernel_cells* is scored as the kernel ran it, flagged ``not re-checked``; any other that
+    the re-check could not decide by itself (:attr:`CheckResult.decided`) fails, saying
+    why."""
+    kernel_cells = kernel_cells or KernelCells()
     for text in hang_flags(state, results, instructor):
         add_flag(nb, text)
     if state.dead:
@@ -126,17 +145,17 @@ def finish(
                     "error", ename="NotRun", evalue=str(state.dead), traceback=[]
                 ),
             ]
+        why = _kernel_decides(grade_id, result, kernel, kernel_cells)
+        if result is not None and why:
+            record["trusted"] = "not re-checked"
+            record.update(result.as_dict())
+            record["undecided"] = why
+            add_flag(nb, f"{grade_id}: not re-checked: {why}; scored as the kernel ran it")
+            cell.source = full_sources[grade_id]
+            checks[grade_id] = record
+            continue
         if result is not None and not result.decided:
-            why = result.why_undecided()
-            choice = kernel_verdict(grade_id)
-            if choice:
-                record["trusted"] = "not re-checked"
-                record.update(result.as_dict())
-                add_flag(nb, f"{grade_id}: not re-checked: {why}; scored as the kernel ran it")
-                cell.source = full_sources[grade_id]
-                checks[grade_id] = record
-                continue
-            if choice is None:
+            if kernel_cells.cells is None:
                 record["provisional"] = True
             result = _undecided_failure(result)
         if result is not None:
@@ -146,6 +165,23 @@ def finish(
             _flag_disagreement(nb, grade_id, kernel, kernel_errors, result)
         cell.source = full_sources[grade_id]
         checks[grade_id] = record
+
+
+def _kernel_decides(
+    grade_id: str, result: CheckResult | None, kernel: str, kernel_cells: KernelCells
+) -> str:
+    """Why the kernel decides the test cell *grade_id* ("": the re-check does)."""
+    if result is None:
+        return ""
+    if kernel_cells.instructor:
+        if not result.decided:
+            return result.why_undecided()
+        if not result.passed and kernel == "pass":
+            return NOT_REPRODUCED
+        return ""
+    if kernel_cells.cells is not None and grade_id in kernel_cells.cells:
+        return kernel_cells.cells[grade_id] or result.why_undecided() or NOT_REPRODUCED
+    return ""
 
 
 def _undecided_failure(result: CheckResult) -> CheckResult:
@@ -210,10 +246,10 @@ def hang_flags(
 
 
 def _located(result: CheckResult, source: str) -> CheckResult:
-    """A failure without a message says which check failed: the visible line's code, or
-    that a hidden check did (a feedback page shows a test cell that holds hidden tests
+    """A failed assertion without a message says which check failed: the visible line's
+    code, or that a hidden check did (a feedback page shows a test cell that holds hidden tests
     with its error's message only, never its traceback)."""
-    if result.passed or result.message or result.line is None:
+    if result.passed or result.message or result.line is None or result.ename != "AssertionError":
         return result
     if result.where == "hidden":
         return dataclasses.replace(result, message="a hidden check failed")
