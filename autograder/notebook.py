@@ -2,8 +2,8 @@
 notebook's metadata, the hidden tests of a test cell, the rubric of a written answer, a
 notebook as .ipynb bytes, which assignment a notebook's grade ids fit
 (:func:`assignment_mismatch`, :func:`closest_assignments`: the one home of that matching,
-used by intake before grading and by the grading batch), and the library references a test
-cell makes unusable
+used by intake before grading and by the grading batch), the name each test's score goes
+by (:func:`score_names`), and the library references a test cell makes unusable
 (:func:`disabled_names`: what the student's release leaves out of its linlib; and
 :func:`used_references`: the references put in place of the student's earlier functions).
 
@@ -233,15 +233,28 @@ def carried_ids(content: bytes | NotebookNode | Mapping) -> set[str]:
     return {i for i in ids if isinstance(i, str) and i}
 
 
-def folder_grade_order(folder: Path) -> dict[str, int]:
-    """Each grade id of the notebooks in an assignment's source folder -> its place: the
-    notebooks by name, their cells in order (the order the instructor wrote the tests in)."""
-    order: dict[str, int] = {}
+def score_names(folder: Path) -> dict[tuple[str, str], str]:
+    """Each grade id of the notebooks in an assignment's source folder, as (notebook name,
+    grade id), -> the name its score goes by in the grader's outputs (``results.json``'s
+    tests, ``summary.md``'s pass rates): the grade id, or ``notebook/grade id`` when
+    another notebook of the assignment has that grade id too (nbgrader's grade ids are
+    unique within a notebook only). In order: the notebooks by name, their cells in order
+    (the order the instructor wrote the tests in)."""
+    cells: list[tuple[str, str]] = []
     for path in sorted(Path(folder).glob("*.ipynb")):
         key = (str(path), *_stamp(path))
-        for name in _cell_grade_ids(key):
-            order.setdefault(name, len(order))
-    return order
+        cells += [(path.stem, name) for name in dict.fromkeys(_cell_grade_ids(key))]
+    counts = Counter(name for _, name in cells)
+    return {
+        (notebook, name): name if counts[name] == 1 else f"{notebook}/{name}"
+        for notebook, name in cells
+    }
+
+
+def folder_grade_order(folder: Path) -> dict[str, int]:
+    """Each test of an assignment's source folder, by the name its score goes by
+    (:func:`score_names`) -> its place: the notebooks by name, their cells in order."""
+    return {name: place for place, name in enumerate(score_names(folder).values())}
 
 
 def _stamp(path: Path) -> tuple[int, int]:

@@ -14,8 +14,10 @@ from autograder.notebook import (
     cell_kind,
     closest_assignment,
     closest_assignments,
+    folder_grade_order,
     folder_graded_ids,
     graded_ids,
+    score_names,
 )
 from course_common.paths import NOTEBOOKS_DIR
 
@@ -89,6 +91,24 @@ def test_copied_cells_keep_their_ids_and_the_best_fit_wins():
     # a shared id alone does not make a batch of another assignment this one's
     message = assignment_mismatch("hw1", [{"hyp", "area"}] * 2, graded)
     assert message is not None and "all of them fit hw2's graded cells better than hw1's" in message
+
+
+def test_a_grade_id_in_several_notebooks_is_named_with_its_notebook(tmp_path):
+    def write(name, *ids):
+        cells = [{"metadata": {"nbgrader": {"grade_id": g, "grade": True}}} for g in ids]
+        (tmp_path / f"{name}.ipynb").write_text(json.dumps({"cells": cells}))
+
+    write("main", "hyp", "mean_test", "hyp_test")
+    write("bonus", "hyp", "hyp_test", "extra")
+    assert score_names(tmp_path) == {
+        ("bonus", "hyp"): "bonus/hyp",
+        ("bonus", "hyp_test"): "bonus/hyp_test",
+        ("bonus", "extra"): "extra",
+        ("main", "hyp"): "main/hyp",
+        ("main", "mean_test"): "mean_test",
+        ("main", "hyp_test"): "main/hyp_test",
+    }
+    assert list(folder_grade_order(tmp_path)) == list(score_names(tmp_path).values())
 
 
 @pytest.mark.skipif(not list_assignments(), reason="no course notebooks")
