@@ -274,8 +274,9 @@ def grade_path(
             submissions, assignment=assignment, layout=options.layout, limits=options.limits
         )
     source_notebooks = {a: graded_course.source.notebooks(a) for a in known}
-    # Which assignment each submission is (the notebooks' grade ids say): an instructor's
-    # wrong --assignment is refused here, before anything is written.
+    # Which assignment each submission is (its folder's name, else its file names, else its
+    # notebooks' grade ids say; a doubt left is flagged and noted): an instructor's wrong
+    # --assignment is refused here, before anything is written.
     graded = {a: folder_graded_ids(graded_course.source.assignment_dir(a)) for a in known}
     assigned, unmatched = match_assignments(
         raws,

@@ -1,9 +1,9 @@
 """What the grader knows of a notebook's cells: nbgrader's cell kinds, the grader's flags in a
 notebook's metadata, the hidden tests of a test cell, the rubric of a written answer, a
-notebook as .ipynb bytes, and which
-assignment a notebook's grade ids belong to (:func:`assignment_mismatch`,
-:func:`closest_assignment`: the one home of that matching, used by intake before grading
-and by the grading batch), and the library references a test cell makes unusable
+notebook as .ipynb bytes, which assignment a notebook's grade ids fit
+(:func:`assignment_mismatch`, :func:`closest_assignments`: the one home of that matching,
+used by intake before grading and by the grading batch), the name each test's score goes
+by (:func:`score_names`), and the library references a test cell makes unusable
 (:func:`disabled_names`: what the student's release leaves out of its linlib; and
 :func:`used_references`: the references put in place of the student's earlier functions).
 
@@ -257,15 +257,28 @@ def carried_ids(content: bytes | NotebookNode | Mapping) -> set[str]:
     return {i for i in ids if isinstance(i, str) and i}
 
 
-def folder_grade_order(folder: Path) -> dict[str, int]:
-    """Each grade id of the notebooks in an assignment's source folder -> its place: the
-    notebooks by name, their cells in order (the order the instructor wrote the tests in)."""
-    order: dict[str, int] = {}
+def score_names(folder: Path) -> dict[tuple[str, str], str]:
+    """Each grade id of the notebooks in an assignment's source folder, as (notebook name,
+    grade id), -> the name its score goes by in the grader's outputs (``results.json``'s
+    tests, ``summary.md``'s pass rates): the grade id, or ``notebook/grade id`` when
+    another notebook of the assignment has that grade id too (nbgrader's grade ids are
+    unique within a notebook only). In order: the notebooks by name, their cells in order
+    (the order the instructor wrote the tests in)."""
+    cells: list[tuple[str, str]] = []
     for path in sorted(Path(folder).glob("*.ipynb")):
         key = (str(path), *_stamp(path))
-        for name in _cell_grade_ids(key):
-            order.setdefault(name, len(order))
-    return order
+        cells += [(path.stem, name) for name in dict.fromkeys(_cell_grade_ids(key))]
+    counts = Counter(name for _, name in cells)
+    return {
+        (notebook, name): name if counts[name] == 1 else f"{notebook}/{name}"
+        for notebook, name in cells
+    }
+
+
+def folder_grade_order(folder: Path) -> dict[str, int]:
+    """Each test of an assignment's source folder, by the name its score goes by
+    (:func:`score_names`) -> its place: the notebooks by name, their cells in order."""
+    return {name: place for place, name in enumerate(score_names(folder).values())}
 
 
 def _stamp(path: Path) -> tuple[int, int]:
@@ -296,14 +309,35 @@ def folder_graded_ids(folder: Path) -> set[str]:
     return out
 
 
+def id_fit(ids: set[str], names: set[str]) -> tuple[int, int]:
+    """How well a submission whose notebooks carry the grade ids ``ids`` fits an assignment
+    whose graded cells are ``names``: the graded cells it carries, then (negated) those it
+    lacks. Compared as a tuple, the greater fits better."""
+    return len(ids & names), -len(names - ids)
+
+
+def closest_assignments(
+    ids: set[str], graded: Mapping[str, set[str]], among: Iterable[str] | None = None
+) -> list[str]:
+    """The assignments of ``graded`` (of ``among`` only, when given) that ``ids`` fit best
+    (:func:`id_fit`), in the order of ``graded``: one, or several that fit alike (an
+    instructor who copied cells keeps their grade ids: nbgrader's grade ids are unique
+    within a notebook only); none when ``ids`` share no graded cell with any of them."""
+    allowed = None if among is None else set(among)
+    fits = {
+        assignment: id_fit(ids, names)
+        for assignment, names in graded.items()
+        if (allowed is None or assignment in allowed) and ids & names
+    }
+    best = max(fits.values(), default=None)
+    return [assignment for assignment, fit in fits.items() if fit == best]
+
+
 def closest_assignment(ids: set[str], graded: Mapping[str, set[str]]) -> str | None:
-    """The assignment whose graded cells ``ids`` share most (None if it shares none)."""
-    best, count = None, 0
-    for assignment, names in graded.items():
-        shared = len(ids & names)
-        if shared > count:
-            best, count = assignment, shared
-    return best
+    """The assignment ``ids`` fit best (:func:`closest_assignments`; of several that fit
+    alike, the first; None if it shares no graded cell with any)."""
+    best = closest_assignments(ids, graded)
+    return best[0] if best else None
 
 
 def assignment_mismatch(
@@ -312,23 +346,28 @@ def assignment_mismatch(
     """Why submissions carrying these grade ids are not ``assignment``'s (None if they are).
 
     Each item of ``submissions`` is the set of grade ids one student's notebooks carry
-    (:func:`carried_ids`); students with no readable notebook do not count. The batch is
-    refused when MOST students share none of the assignment's graded cells: an instructor's
-    mistake (a wrong ``--assignment``, another course's zip). A single odd notebook is that
-    student's flag, not a refusal.
+    (:func:`carried_ids`); students with no readable notebook do not count. A submission is
+    foreign when ``assignment`` is not among those it fits best
+    (:func:`closest_assignments`): it shares none of the assignment's graded cells, or
+    another assignment's fit it better (a grade id copied from one assignment to another
+    proves nothing alone). The batch is refused when MOST students are foreign: an
+    instructor's mistake (a wrong ``--assignment``, another course's zip). A single odd
+    notebook is that student's flag, not a refusal.
     """
     wanted = graded.get(assignment, set())
     counted = [ids for ids in submissions if ids]
-    foreign = [ids for ids in counted if not ids & wanted]
+    foreign = [ids for ids in counted if assignment not in closest_assignments(ids, graded)]
     if not counted or 2 * len(foreign) <= len(counted):
         return None
     looks = Counter(closest_assignment(ids, graded) for ids in foreign).most_common(1)[0][0]
     which = f"look like {looks}" if looks else "match no assignment of this course"
-    share = "none" if len(foreign) == len(counted) else f"{len(foreign)} of {len(counted)}"
-    return (
-        f"these submissions {which}, not {assignment} ({share} of them carry any of "
-        f"{assignment}'s {len(wanted)} graded cells); check --assignment"
-    )
+    some = "" if len(foreign) == len(counted) else f"{len(foreign)} of {len(counted)}"
+    if any(ids & wanted for ids in foreign):  # they share a copied cell or a few
+        other = f"{looks}'s" if looks else "another assignment's"
+        why = f"{some or 'all'} of them fit {other} graded cells better than {assignment}'s"
+    else:
+        why = f"{some or 'none'} of them carry any of {assignment}'s {len(wanted)} graded cells"
+    return f"these submissions {which}, not {assignment} ({why}); check --assignment"
 
 
 def _nbgrader_meta(cell: Mapping) -> Mapping:

@@ -88,8 +88,8 @@ def _read_notebook(path: Path, where: str) -> dict:
 
 def _check_metadata(nb: dict, where: str) -> None:
     """nbgrader's own check of a source notebook's cells (the one ``generate_assignment``
-    runs: grade ids of letters, digits, ``_`` and ``-``, unique, points on graded cells),
-    refused here in one line instead of in the release's traceback."""
+    runs: grade ids of letters, digits, ``_`` and ``-``, unique within the notebook, points
+    on graded cells), refused here in one line instead of in the release's traceback."""
     import copy
 
     import jsonschema
@@ -107,6 +107,8 @@ def _check_metadata(nb: dict, where: str) -> None:
         is_pattern = isinstance(exc, jsonschema.ValidationError) and exc.validator == "pattern"
         if is_pattern and "grade_id" in getattr(exc, "path", ()):
             detail += " (nbgrader's grade ids are letters, digits, _ and -)"
+        elif detail.startswith("Duplicate grade id"):  # nbgrader's own check's words
+            detail += " (nbgrader's grade ids are unique within a notebook)"
         raise SourceError(f"--source: {where}: nbgrader refuses its cells: {detail}") from None
 
 
@@ -243,8 +245,13 @@ class CourseSource:
 
     def check(self) -> None:
         """What the grader cannot grade, refused in one line: no assignment, a notebook
-        that is not an nbgrader notebook, a grade id used twice, hidden-test markers of
-        its own."""
+        that is not an nbgrader notebook (a grade id used twice in one notebook among
+        them), hidden-test markers of its own.
+
+        A grade id in several notebooks, of one assignment or of several, is nbgrader's to
+        allow (its ids are unique within a notebook only; an instructor who copied a cell
+        from one assignment to the next kept its id): a submission's assignment is told by
+        its folder and file names first (:mod:`autograder.intake.match`)."""
         from autograder.notebook import graded_ids
 
         names = self.assignments()
@@ -260,7 +267,6 @@ class CourseSource:
                     f"--source: ClearHiddenTests.{trait} is set in {CONFIG_NAME}: this grader "
                     "reads nbgrader's default hidden-test markers only"
                 )
-        owner: dict[str, str] = {}
         for assignment in names:
             ids: set[str] = set()
             for path in self.notebook_paths(assignment):
@@ -273,14 +279,6 @@ class CourseSource:
                     f"--source: {assignment}/ has no graded cell: not an nbgrader assignment "
                     "(mark its cells with nbgrader's Create Assignment toolbar)"
                 )
-            for grade_id in sorted(ids):
-                other = owner.setdefault(grade_id, assignment)
-                if other != assignment:
-                    raise SourceError(
-                        f"--source: the grade id {grade_id!r} is in both {other}/ and "
-                        f"{assignment}/: each graded cell needs an id of its own in the course "
-                        "(the grader tells a submission's assignment by them)"
-                    )
 
     # ------------------------------------------------------------------ the record
 

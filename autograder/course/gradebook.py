@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from autograder.course.nbgrader_env import prepare_nbgrader
 from autograder.models import GradingError
-from autograder.notebook import folder_grade_order
+from autograder.notebook import score_names
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -106,9 +106,14 @@ class CourseGradebook:
             yield gb
 
     def read_scores(
-        self, assignment: str, students: Iterable[str]
+        self, assignment: str, students: Iterable[str], *, per_notebook: bool = False
     ) -> dict[str, dict[str, tuple[float, float]]]:
-        """Autograded test scores from the gradebook: student -> grade_id -> (score, max).
+        """Autograded test scores from the gradebook: student -> test -> (score, max), a
+        test by its grade id. With ``per_notebook`` (the grader's outputs), a grade id that
+        several notebooks of the assignment have is ``notebook/grade id`` each
+        (:func:`~autograder.notebook.score_names`; nbgrader's grade ids are unique within a
+        notebook only); without, one of their scores stands for all (a caller that looks
+        tests up by grade id).
 
         A test that has no score (e.g. the notebook could not be graded) counts as 0.
         """
@@ -117,7 +122,10 @@ class CourseGradebook:
         out: dict[str, dict[str, tuple[float, float]]] = {}
         # the gradebook gives a notebook's grades in no set order (PostgreSQL: as its rows
         # were last updated): the tests' order is the source notebooks'
-        order = folder_grade_order(self.source_dir(assignment))
+        keys = score_names(self.source_dir(assignment))
+        if not per_notebook:
+            keys = {cell: cell[1] for cell in keys}
+        order = {name: place for place, name in enumerate(dict.fromkeys(keys.values()))}
         with self.gradebook() as gb:
             for student in students:
                 scores: dict[str, tuple[float, float]] = {}
@@ -131,7 +139,8 @@ class CourseGradebook:
                         if grade.cell.cell_type != "code":
                             continue
                         score = grade.score if grade.score is not None else 0.0
-                        scores[grade.name] = (float(score), float(grade.max_score))
+                        name = keys.get((notebook.name, grade.name), grade.name)
+                        scores[name] = (float(score), float(grade.max_score))
                 placed = sorted(scores, key=lambda name: (order.get(name, len(order)), name))
                 out[student] = {name: scores[name] for name in placed}
         return out

@@ -275,7 +275,7 @@ def _grade(
         submissions in the course, the reused results recorded, the students."""
         for sub in zeros:
             course.record_zero_scores(sub.assignment, sub.student)
-            scores = course.read_scores(sub.assignment, [sub.student])
+            scores = course.read_scores(sub.assignment, [sub.student], per_notebook=True)
             result = SubmissionResult(sub.student, sub.assignment, flags=list(sub.flags))
             result.scores = scores.get(sub.student, {})
             result.missing = list(sub.missing)
@@ -375,7 +375,7 @@ def _result(
     elif feedback and not value.get("feedback"):
         log = write_failure_log(course, assignment, student, value)
         result.flags.append(f"no feedback page: it could not be written (full log: {log})")
-    result.scores = course.read_scores(assignment, [student]).get(student, {})
+    result.scores = course.read_scores(assignment, [student], per_notebook=True).get(student, {})
     return result
 
 

@@ -3,7 +3,8 @@ with a zip's raw table of contents checked first by :mod:`.ziptoc`), told apart 
 nbgrader's, or an LMS's: Canvas's, Moodle's, nbgrader's exchange, each an LMS plugin
 (:mod:`autograder.lms`) — and grouped per student (:mod:`.layouts`), then each
 student's files matched to the assignment's notebooks and checked (:mod:`.prepare`); which
-assignment each submission is, told by its notebooks' grade ids (:mod:`.match`).
+assignment each submission is, told by its folder's name, else its file names, else its
+notebooks' grade ids (:mod:`.match`).
 
 Its modules import nbformat inside the functions that use it: ``python -m autograder
 --help`` reads :func:`~.layouts.known_layouts` without paying for nbformat and nbgrader.

@@ -51,17 +51,28 @@ def _normalise(stem: str) -> str:
     return re.sub(r"[\s_\-.]+", "_", stem).strip("_")
 
 
+def named_assignments(
+    files: Iterable[str], notebooks_by_assignment: Mapping[str, list[str]]
+) -> list[str]:
+    """The assignments whose notebook names match most of these file names (renamed copies
+    too: ``Copy of x (1).ipynb`` is ``x``), in the mapping's order: one, several that match
+    as many (two assignments with a notebook of the same name), or none."""
+    stems = {_normalise(PurePosixPath(f).stem) for f in files if f.endswith(".ipynb")}
+    counts = {
+        assignment: len(stems & {_normalise(n) for n in notebooks})
+        for assignment, notebooks in notebooks_by_assignment.items()
+    }
+    best = max(counts.values(), default=0)
+    return [assignment for assignment, count in counts.items() if count == best > 0]
+
+
 def guess_assignment(
     files: Iterable[str], notebooks_by_assignment: Mapping[str, list[str]]
 ) -> str | None:
-    """The assignment whose notebook names match these file names best (None if none)."""
-    stems = {_normalise(PurePosixPath(f).stem) for f in files if f.endswith(".ipynb")}
-    best, best_count = None, 0
-    for assignment, notebooks in notebooks_by_assignment.items():
-        count = len(stems & {_normalise(n) for n in notebooks})
-        if count > best_count:
-            best, best_count = assignment, count
-    return best
+    """The assignment whose notebook names match these file names best (of several that
+    match as well, the first; None if none)."""
+    named = named_assignments(files, notebooks_by_assignment)
+    return named[0] if named else None
 
 
 def copies_of(notebook: str, names: Iterable[str], *, only: bool = False) -> list[str]:

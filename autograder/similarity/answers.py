@@ -34,9 +34,15 @@ class Exercise:
     notebook: str  # "<name>.ipynb"
     grade_id: str
     stub: str  # the release cell's source: what every student starts from
+    #: another notebook of the assignment has this grade id too (nbgrader's grade ids are
+    #: unique within a notebook only): the key names the notebook
+    shared_id: bool = False
 
     @property
     def key(self) -> str:
+        """``assignment/grade id``, or ``assignment/notebook/grade id`` (:attr:`shared_id`)."""
+        if self.shared_id:
+            return f"{self.assignment}/{Path(self.notebook).stem}/{self.grade_id}"
         return f"{self.assignment}/{self.grade_id}"
 
 
@@ -105,12 +111,16 @@ def _cells(content: bytes | str | Path) -> list[Mapping[str, Any]]:
     return [cell for cell in cells if isinstance(cell, Mapping)]
 
 
-def read_assignment(name: str, source: Path | bytes, release: Path | bytes) -> Assignment:
+def read_assignment(
+    name: str, source: Path | bytes, release: Path | bytes, notebook: str | None = None
+) -> Assignment:
     """The code exercises of one notebook of assignment *name* (its source and release
     notebooks; an assignment of several notebooks gives one :class:`Assignment` each) and
     its boilerplate: every code cell of the source (instructor's code and reference
-    solutions) and of the release (the stubs)."""
-    notebook = f"{name}.ipynb" if not isinstance(source, Path) else source.name
+    solutions) and of the release (the stubs). *notebook*: its file name (default: the
+    source's, or ``<name>.ipynb``)."""
+    if notebook is None:
+        notebook = source.name if isinstance(source, Path) else f"{name}.ipynb"
     source_cells, release_cells = _cells(source), _cells(release)
     stubs = {gid: _source(c) for c in release_cells if (gid := _solution_id(c))}
     exercises = [

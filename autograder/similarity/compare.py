@@ -4,9 +4,11 @@ exercises shared out among worker processes."""
 
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing
 import os
 import time
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -97,6 +99,19 @@ def _result(future, key: str, answers: list[tuple[str, str]]) -> ExerciseResult:
         return _not_compared(key, answers, exc)
 
 
+def _name_shared_ids(assignments: Iterable[Assignment]) -> None:
+    """Mark the exercises whose grade id another notebook of their assignment has too
+    (:attr:`~.answers.Exercise.shared_id`): their answers are compared notebook by
+    notebook, never pooled."""
+    assignments = list(assignments)
+    counts = Counter((e.assignment, e.grade_id) for a in assignments for e in a.exercises)
+    for read in assignments:
+        read.exercises = [
+            dataclasses.replace(e, shared_id=True) if counts[(e.assignment, e.grade_id)] > 1 else e
+            for e in read.exercises
+        ]
+
+
 def compare_class(
     submissions: Iterable[tuple[str, str, Mapping[str, bytes]]],
     notebooks: Sequence[NotebookSource],
@@ -123,8 +138,9 @@ def compare_class(
     assignments: dict[tuple[str, str], Assignment] = {}
     for nb in notebooks:
         assignments[(nb.assignment, nb.notebook)] = read_assignment(
-            nb.assignment, nb.source, nb.release
+            nb.assignment, nb.source, nb.release, nb.notebook
         )
+    _name_shared_ids(assignments.values())
     per_exercise: dict[str, list[tuple[str, str]]] = {}
     boilerplate: dict[str, str] = {}
     for read in assignments.values():

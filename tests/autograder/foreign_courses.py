@@ -6,6 +6,8 @@
   repository's: several notebooks and data files per assignment, a helper module, a header
   notebook, its own solution markers and code stub, manual answers and a task, odd grade
   ids, scipy, no hidden tests in one assignment;
+- :func:`write_copies_course`: a course whose assignments share grade ids and a notebook
+  name (cells copied from one assignment to the next, as nbgrader allows);
 - :func:`stock_grades` grades a class with stock ``nbgrader generate_assignment`` and
   ``nbgrader autograde`` in a copy of the course; :func:`our_grades` with ``python -m
   autograder grade --source``; both read back every grade cell from the gradebook
@@ -356,3 +358,66 @@ def edit_cells(path: Path, *, delete: str | None = None, retype: tuple[str, str]
         kept.append(cell)
     nb.cells = kept
     nbformat.write(nb, path)
+
+
+# ------------------------------------------------------------------ a course of copied cells
+
+
+def _solution(signature: str, body: str) -> str:
+    return f"{signature}\n    ### BEGIN SOLUTION\n    {body}\n    ### END SOLUTION"
+
+
+HYP = _solution("def hyp(a, b):", "return math.hypot(a, b)")
+MEAN_OF = _solution("def mean(values):", "return sum(values) / len(values)")
+AREA = _solution("def area(side):", "return side * side")
+
+
+def write_copies_course(root: Path) -> Path:
+    """A course whose instructor copied cells from one assignment to the next, their grade
+    ids kept (nbgrader's grade ids are unique within a notebook only), at *root* (returned):
+
+    ``hw1`` has ``homework`` (``hyp`` and ``mean`` with their tests) and ``bonus`` (``hyp``
+    again, the same grade ids, another test); ``hw2`` has a ``homework`` too, ``hyp``'s
+    cells copied from hw1 and ``area``; ``hw3``'s ``homework`` is hw1's copied, grade ids
+    and all, ``mean``'s test asking one more thing."""
+    root.mkdir(parents=True)
+    (root / "nbgrader_config.py").write_text(
+        'c = get_config()  # noqa: F821\nc.CourseDirectory.course_id = "copies-101"\n'
+    )
+    hyp = [answer(HYP, "hyp"), check("assert hyp(3, 4) == 5", "hyp_test", 1)]
+    mean = [answer(MEAN_OF, "mean"), check("assert mean([1, 2, 3]) == 2", "mean_test", 1)]
+    notebooks = {
+        "hw1/homework": [*hyp, *mean],
+        "hw1/bonus": [answer(HYP, "hyp"), check("assert hyp(5, 12) == 13", "hyp_test", 2)],
+        "hw2/homework": [
+            *hyp,
+            answer(AREA, "area"),
+            check("assert area(2) == 4", "area_test", 2),
+        ],
+        "hw3/homework": [
+            *hyp,
+            answer(MEAN_OF, "mean"),
+            check("assert mean([1, 2, 3]) == 2\nassert mean([4]) == 4", "mean_test", 1),
+        ],
+    }
+    for name, cells in notebooks.items():
+        path = root / "source" / f"{name}.ipynb"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(notebook([new_code_cell("import math"), *cells]), path)
+    return root
+
+
+#: What the copies course's students write: grade id -> source (the same in every
+#: assignment), per student.
+COPIES_ANSWERS: dict[str, dict[str, str]] = {
+    "alice": {  # every answer right
+        "hyp": "def hyp(a, b):\n    return (a * a + b * b) ** 0.5",
+        "mean": "def mean(values):\n    return sum(values) / len(values)",
+        "area": "def area(side):\n    return side ** 2",
+    },
+    "bob": {  # hyp wrong; mean right for three values only (hw1's test, not hw3's)
+        "hyp": "def hyp(a, b):\n    return a + b",
+        "mean": "def mean(values):\n    return sum(values) / 3",
+        "area": "def area(side):\n    return side * side",
+    },
+}

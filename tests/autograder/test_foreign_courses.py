@@ -5,6 +5,7 @@ submissions, manual answers pending as nbgrader leaves them
 
 from __future__ import annotations
 
+import json
 import shutil
 import zipfile
 
@@ -13,6 +14,7 @@ import pytest
 
 from tests.autograder.fault_helpers import one_line_error, run_cli, snapshot
 from tests.autograder.foreign_courses import (
+    COPIES_ANSWERS,
     DOCS_COURSE,
     STYLE_ANSWERS,
     edit_cells,
@@ -21,6 +23,7 @@ from tests.autograder.foreign_courses import (
     our_grades,
     stock_grades,
     stock_release,
+    write_copies_course,
     write_style_course,
 )
 
@@ -266,3 +269,92 @@ def test_the_courses_cell_timeout_is_honoured(tmp_path):
     row = next(line for line in grades.splitlines() if line.startswith("hw2,") and ",zoe," in line)
     assert "time-out: cell(s) #" in row and "(3 s)" in row, row
     assert ours[("zoe", "hw2", "triangle", "hyp_test")] == (1.0, False)
+
+
+@pytest.fixture(scope="module")
+def copies(tmp_path_factory):
+    """The copies course (:func:`write_copies_course`), its class (alice and bob hand in
+    hw1, hw2 and hw3, in nbgrader's layout) and stock nbgrader's grades of it."""
+    work = tmp_path_factory.mktemp("copies")
+    course = write_copies_course(work / "copies-101")
+    submitted = work / "submitted"
+    assignments = ["hw1", "hw2", "hw3"]
+    for assignment in assignments:
+        release = stock_release(course, work, assignment)
+        for student, answers in COPIES_ANSWERS.items():
+            hand_in(release, submitted, student, answers)
+    return course, submitted, stock_grades(course, submitted, work, assignments)
+
+
+def test_assignments_sharing_grade_ids_from_nbgraders_layout(copies, tmp_path):
+    """The same grade ids and notebook name in several assignments, and in two notebooks of
+    one: the folder names tell the assignments, every grade cell as stock nbgrader's, and
+    each notebook's test scored under its own name."""
+    course, submitted, stock = copies
+    ours, done = our_grades(course, submitted, tmp_path)
+    assert len(stock) == 2 * (3 + 2 + 2)  # the test cells: 3 of hw1, 2 of hw2, 2 of hw3
+    assert not _differences(stock, ours)
+    assert "alike" not in done.stderr  # no doubt: the folders named the assignments
+    results = json.loads((tmp_path / "ours" / "out" / "results.json").read_text())
+    tests = {
+        (r["student"], r["assignment"]): {t: v["score"] for t, v in r["tests"].items()}
+        for r in results["submissions"]
+    }
+    # hw1's hyp_test is in both of its notebooks: two tests, each under its notebook's name
+    assert tests[("bob", "hw1")] == {
+        "homework/hyp_test": 0.0,
+        "bonus/hyp_test": 0.0,
+        "mean_test": 1.0,
+    }
+    assert tests[("alice", "hw1")] == {
+        "homework/hyp_test": 1.0,
+        "bonus/hyp_test": 2.0,
+        "mean_test": 1.0,
+    }
+    # bob's mean passes hw1's test and fails hw3's: each assignment graded by its own
+    assert tests[("bob", "hw3")] == {"hyp_test": 0.0, "mean_test": 0.0}
+    assert tests[("bob", "hw2")] == {"hyp_test": 0.0, "area_test": 2.0}
+    summary = (tmp_path / "ours" / "out" / "summary.md").read_text()
+    assert "homework/hyp_test" in summary and "bonus/hyp_test" in summary
+
+
+def test_assignments_sharing_grade_ids_from_a_zip_of_file_names(copies, tmp_path):
+    """A Canvas zip carries file names only, no assignment (no --assignment either): the
+    notebook names decide where they differ, the grade ids where the names are alike, and
+    where both are alike the doubt is said with what was chosen."""
+    course, submitted, stock = copies
+    handed = {  # Canvas user id -> (the student's folder, the assignment, its notebooks)
+        "101": ("alice", "hw1", ["homework", "bonus"]),  # only hw1 has a bonus notebook
+        "102": ("bob", "hw2", ["homework"]),  # the names of three: hw2's grade ids
+        "103": ("bob", "hw3", ["homework"]),  # hw1's names and grade ids as well
+    }
+    archive = tmp_path / "submissions.zip"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        for number, (student, assignment, notebooks) in handed.items():
+            for name in notebooks:
+                path = submitted / student / assignment / f"{name}.ipynb"
+                zipped.write(path, f"{student}_{number}_90{number}_{name}.ipynb")
+    ours, done = our_grades(course, archive, tmp_path)
+    graded_as = {"101": "hw1", "102": "hw2", "103": "hw1"}  # 103: the doubt, hw1 chosen
+    for number, (student, _, notebooks) in handed.items():
+        want = {
+            k[2:]: v
+            for k, v in stock.items()
+            if k[0] == student and k[1] == graded_as[number] and k[2] in notebooks
+        }
+        got = {k[2:]: v for k, v in ours.items() if k[0] == number and k[2] in notebooks}
+        assert want and got == want, (number, got, want)
+        assert {k[1] for k in ours if k[0] == number} == {graded_as[number]}
+    grades = (tmp_path / "ours" / "out" / "grades.csv").read_text()
+    row = next(line for line in grades.splitlines() if ",103," in line)
+    said = (
+        "the file names and grade ids fit hw1 and hw3 alike: graded as hw1, the assignment "
+        "of most of this batch's clear submissions (1)"
+    )
+    assert said in row and "--assignment" in row
+    assert not any("alike" in line for line in grades.splitlines() if ",103," not in line)
+    assert (
+        "note: 1 submission fit hw1 and hw3 alike by their file names and grade ids (103): "
+        "graded as hw1, the assignment of most of this batch's clear submissions (1); "
+        "pass --assignment to choose" in done.stderr
+    ), done.stderr

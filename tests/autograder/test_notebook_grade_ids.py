@@ -13,8 +13,11 @@ from autograder.notebook import (
     carried_ids,
     cell_kind,
     closest_assignment,
+    closest_assignments,
+    folder_grade_order,
     folder_graded_ids,
     graded_ids,
+    score_names,
 )
 from course_common.paths import NOTEBOOKS_DIR
 
@@ -76,6 +79,36 @@ def test_one_odd_notebook_or_unreadable_ones_are_not_a_refusal():
     # students with no readable notebook do not count either way
     assert assignment_mismatch("02_b", [set(), set(), {"b2"}], GRADED) is None
     assert assignment_mismatch("02_b", [set()], GRADED) is None
+
+
+def test_copied_cells_keep_their_ids_and_the_best_fit_wins():
+    graded = {"hw1": {"hyp", "mean"}, "hw2": {"hyp", "area"}, "hw3": {"hyp", "mean"}}
+    assert closest_assignments({"hyp", "area"}, graded) == ["hw2"]
+    assert closest_assignments({"hyp", "mean"}, graded) == ["hw1", "hw3"]  # a copy: alike
+    assert closest_assignments({"hyp"}, graded, among=["hw2", "hw3"]) == ["hw2", "hw3"]
+    assert closest_assignments({"zz"}, graded) == []
+    assert closest_assignment({"hyp", "mean"}, graded) == "hw1"
+    # a shared id alone does not make a batch of another assignment this one's
+    message = assignment_mismatch("hw1", [{"hyp", "area"}] * 2, graded)
+    assert message is not None and "all of them fit hw2's graded cells better than hw1's" in message
+
+
+def test_a_grade_id_in_several_notebooks_is_named_with_its_notebook(tmp_path):
+    def write(name, *ids):
+        cells = [{"metadata": {"nbgrader": {"grade_id": g, "grade": True}}} for g in ids]
+        (tmp_path / f"{name}.ipynb").write_text(json.dumps({"cells": cells}))
+
+    write("main", "hyp", "mean_test", "hyp_test")
+    write("bonus", "hyp", "hyp_test", "extra")
+    assert score_names(tmp_path) == {
+        ("bonus", "hyp"): "bonus/hyp",
+        ("bonus", "hyp_test"): "bonus/hyp_test",
+        ("bonus", "extra"): "extra",
+        ("main", "hyp"): "main/hyp",
+        ("main", "mean_test"): "mean_test",
+        ("main", "hyp_test"): "main/hyp_test",
+    }
+    assert list(folder_grade_order(tmp_path)) == list(score_names(tmp_path).values())
 
 
 @pytest.mark.skipif(not list_assignments(), reason="no course notebooks")

@@ -83,13 +83,26 @@ def test_an_assignment_without_graded_cells_is_refused(capsys, tmp_path):
     _refused(capsys, tmp_path, course, "hw2/", "no graded cell")
 
 
-def test_two_assignments_with_the_same_grade_id_are_refused(capsys, tmp_path):
+def test_a_grade_id_in_two_notebooks_is_nbgraders_to_allow(capsys, tmp_path):
+    """nbgrader's grade ids are unique within a notebook only: an id copied into another
+    assignment, or into another notebook of the same one, is read; the same id twice in one
+    notebook is refused, as nbgrader refuses it, in one line."""
     course = write_style_course(tmp_path / "theirs")
     path = course / "source" / "hw2" / "triangle.ipynb"
     nb = nbformat.read(path, as_version=4)
     nb.cells.append(check("assert True", "zscores", 1))  # hw1's answer cell's id
     nbformat.write(nb, path)
-    _refused(capsys, tmp_path, course, "'zscores'", "hw1/", "hw2/")
+    essay = course / "source" / "hw1" / "essay.ipynb"
+    other = nbformat.read(essay, as_version=4)
+    other.cells.append(check("assert True", "p_value_test", 1))  # hw1/analysis's test's id
+    nbformat.write(other, essay)
+    assert CourseSource.open(course).assignments() == ["hw1", "hw2"]
+    nb.cells.append(check("assert 1", "hyp_test", 1))  # triangle's own test's id again
+    nbformat.write(nb, path)
+    _refused(
+        capsys, tmp_path, course, "hw2/triangle.ipynb", "Duplicate grade id: hyp_test",
+        "unique within a notebook",
+    )  # fmt: skip
 
 
 @pytest.mark.parametrize("odd", ODD_IDS)

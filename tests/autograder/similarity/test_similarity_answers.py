@@ -130,3 +130,29 @@ def test_an_enormous_cell_is_cut_and_flagged():
     answers, _ = student_answers("eve", notebook_bytes(nb), [exercise])
     assert len(answers[0].code) <= MAX_ANSWER_CHARS
     assert any("compared" in flag and f"{MAX_ANSWER_CHARS:,}" in flag for flag in answers[0].flags)
+
+
+def test_a_grade_id_in_two_notebooks_of_an_assignment_is_two_exercises():
+    """nbgrader's grade ids are unique within a notebook only: the cell ``f`` copied into a
+    second notebook of the assignment is another exercise, its answers compared apart."""
+    from autograder.similarity import NotebookSource, compare_class
+
+    source = notebook_bytes(new_notebook(cells=[_cell(SOURCE)]))
+    release = notebook_bytes(new_notebook(cells=[_cell(STUB)]))
+    extra = notebook_bytes(new_notebook(cells=[_cell(SOURCE, "g")]))
+    extra_release = notebook_bytes(new_notebook(cells=[_cell(STUB, "g")]))
+    notebooks = [
+        NotebookSource("01_x", "main.ipynb", source, release),
+        NotebookSource("01_x", "again.ipynb", source, release),
+        NotebookSource("01_x", "more.ipynb", extra, extra_release),
+    ]
+    body = "    total = 0\n    for a, b in zip(x, w):\n        total += a * b\n    return total"
+    answer = notebook_bytes(new_notebook(cells=[_cell(STUB.replace("    # YOUR", body + "\n#"))]))
+    submissions = [
+        (s, "01_x", {"main.ipynb": answer, "again.ipynb": release}) for s in ("ann", "bob")
+    ]
+    run = compare_class(submissions, notebooks, workers=1)
+    answers = {e.exercise: e.answers for e in run.exercises}
+    assert answers == {"01_x/again/f": 2, "01_x/main/f": 2, "01_x/g": 0}
+    (pair,) = [p for e in run.exercises for p in e.pairs]
+    assert pair.exercise == "01_x/main/f"  # the same answer in main, the stub in again
