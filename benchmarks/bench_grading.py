@@ -8,6 +8,13 @@
 --source`` takes it); the batch is its own class, ``DIR/submitted/``, ``--copies`` times
 over (default 10), each copy under new student ids.
 
+``--instructor``: the ratio as an instructor meets it: every other submission the blank
+release (students who handed in nothing of their own), feedback pages on both sides (stock:
+``nbgrader autograde`` then ``nbgrader generate_feedback`` per assignment), and our time
+including building the course folder from the source (stock's course folder is released
+first, untimed, as an instructor releases it before the students hand in); with
+``--per-notebook 6``, a class of 42 notebooks.
+
 The batch: for every notebook, ``--per-notebook`` submissions (default 12) cycling through
 the instructor's solution and the ``autograder.samples`` variants (correct and buggy). Stock
 nbgrader grades it with its real command line (``nbgrader autograde <assignment>`` per
@@ -48,8 +55,11 @@ from benchmarks.environment import child_env
 from benchmarks.machine import BusySampler
 
 
-def build_batch(course_dir: Path, assignments: list[str], per_notebook: int) -> Path:
-    """Write the batch in nbgrader's submitted layout; returns the folder."""
+def build_batch(
+    course_dir: Path, assignments: list[str], per_notebook: int, blank_half: bool = False
+) -> Path:
+    """Write the batch in nbgrader's submitted layout; returns the folder. ``blank_half``:
+    every other submission is the release as handed out."""
     from autograder.samples import VARIANTS, make_submission
 
     batch = course_dir.parent.parent / "batch"
@@ -59,9 +69,13 @@ def build_batch(course_dir: Path, assignments: list[str], per_notebook: int) -> 
         replacements: list[dict[str, str]] = [{}]
         replacements += [dict(v.replace) for v in VARIANTS.get(assignment, [])]
         for i in range(per_notebook):
-            nb = make_submission(release_nb, source_nb, replacements[i % len(replacements)])
             folder = batch / f"student{i:03d}" / assignment
             folder.mkdir(parents=True, exist_ok=True)
+            if blank_half and i % 2:
+                shutil.copyfile(release_nb, folder / f"{assignment}.ipynb")
+                continue
+            j = i // 2 if blank_half else i
+            nb = make_submission(release_nb, source_nb, replacements[j % len(replacements)])
             (folder / f"{assignment}.ipynb").write_bytes(notebook_bytes(nb))
     return batch
 
@@ -80,8 +94,11 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def run_stock(course_dir: Path, batch: Path, assignments: list[str]) -> tuple[float, float]:
-    """Copy the batch into submitted/ and time ``nbgrader autograde`` per assignment."""
+def run_stock(
+    course_dir: Path, batch: Path, assignments: list[str], feedback: bool = False
+) -> tuple[float, float]:
+    """Copy the batch into submitted/ and time ``nbgrader autograde`` per assignment (with
+    ``feedback``, then ``nbgrader generate_feedback`` per assignment)."""
     shutil.copytree(batch, course_dir / "submitted", dirs_exist_ok=True)
     nbgrader = str(Path(sys.executable).parent / "nbgrader")
     cpu = _children_cpu()
@@ -99,6 +116,17 @@ def run_stock(course_dir: Path, batch: Path, assignments: list[str]) -> tuple[fl
             # the others, which is what is timed
             tail = proc.stderr.strip().splitlines()[-1:] or [""]
             print(f"  (nbgrader autograde {assignment} exit {proc.returncode}: {tail[0]})")
+    for assignment in assignments if feedback else []:
+        proc = subprocess.run(
+            [nbgrader, "generate_feedback", assignment, "--force"],
+            cwd=course_dir,
+            env=child_env(),
+            capture_output=True,
+            text=True,
+        )
+        if proc.returncode != 0:
+            tail = proc.stderr.strip().splitlines()[-1:] or [""]
+            print(f"  (nbgrader generate_feedback {assignment} exit {proc.returncode}: {tail[0]})")
     return time.perf_counter() - start, _children_cpu() - cpu
 
 
@@ -134,6 +162,8 @@ def run_ours(
         command.append("--regrade")
     if not options.sandbox:
         command.append("--unsandboxed")
+    if options.source is not None:
+        command += ["--source", str(options.source.root)]
     env = child_env()
     if profile is not None:
         env[ENV_PROFILE] = str(profile)
@@ -188,6 +218,12 @@ def main(argv: list[str] | None = None) -> int:
         "--copies", type=int, default=10, help="with --source: the class this many times over"
     )
     parser.add_argument(
+        "--instructor",
+        action="store_true",
+        help="as an instructor meets it: half the class blank, feedback pages on both sides, "
+        "our course folder built from the source in the timed run",
+    )
+    parser.add_argument(
         "--scaling",
         action="store_true",
         help="with --profile: also grade with one worker, and print the ratio at 1 and at "
@@ -229,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
                 built = Course(course).make(assignments, stock=True)
                 for assignment in assignments:
                     built.release(assignment)
-            else:
+            elif not args.instructor:
                 # as `python -m autograder release` leaves it (with its stamps and the
                 # students' zips): the timed run grades, it does not release again
                 ensure_released(Course(course, source=source), assignments)
@@ -238,9 +274,13 @@ def main(argv: list[str] | None = None) -> int:
             n = len(list(batch.glob("*/*/*.ipynb")))
             what = f"{args.copies} copies of {source.root.name}'s class"
         else:
-            batch = build_batch(courses["stock"], assignments, args.per_notebook)
+            batch = build_batch(
+                courses["stock"], assignments, args.per_notebook, blank_half=args.instructor
+            )
             n = len(assignments) * args.per_notebook
             what = f"{args.per_notebook} per notebook x {len(assignments)}"
+            if args.instructor:
+                what += ", half of them blank; feedback pages; our course folder built"
         print(
             f"batch: {n} notebooks ({what}); "
             f"ours: {workers} workers; cores: {default_workers()}; load average "
@@ -250,19 +290,23 @@ def main(argv: list[str] | None = None) -> int:
         timings: dict[str, tuple[float, float]] = {}
         spans: dict[str, dict[str, tuple[float, float, BusySampler]]] = {}
         if not args.skip_stock:
-            timings["stock"] = run_stock(courses["stock"], batch, assignments)
+            timings["stock"] = run_stock(
+                courses["stock"], batch, assignments, feedback=args.instructor
+            )
             print(line.format("stock nbgrader", timings["stock"][0], *_rates(timings["stock"], n)))
         for sandbox in modes:
             label = _label(sandbox)
             profile = root / f"profile-{label.replace(' ', '-')}.json" if args.profile else None
             spans[label] = {}
-            # no feedback pages: stock nbgrader's autograde writes none
+            # no feedback pages: stock nbgrader's autograde writes none (as an instructor
+            # meets it, both write them)
             options = GradeOptions(
                 course_dir=courses[label],
                 out_dir=root / "out",
                 workers=workers,
                 sandbox=sandbox,
-                feedback=False,
+                feedback=args.instructor,
+                source=source if args.instructor else None,
             )
             timings[label] = run_ours(batch, options, profile, spans[label])
             text = line.format(label, timings[label][0], *_rates(timings[label], n))

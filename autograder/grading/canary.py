@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from autograder.course import Course
-from autograder.notebook import FLAGS_KEY, grade_id, is_test_cell, read_notebook
+from autograder.notebook import FLAGS_KEY, grade_id, is_test_cell, read_notebook, score_names
 from autograder.options import GradeOptions
 
 if TYPE_CHECKING:
@@ -128,12 +128,18 @@ def _first_failure(nb: NotebookNode, failing: set[str], kernel: str) -> tuple[st
     return sorted(failing)[0], first_error or "no error was shown"
 
 
-def _test_ids(course: Course, assignment: str) -> set[str]:
-    """The grade ids of the assignment's autograded test cells (its source notebooks')."""
-    out: set[str] = set()
+def _test_names(course: Course, assignment: str) -> dict[tuple[str, str], str]:
+    """(notebook, grade id) of each of the assignment's autograded test cells (its source
+    notebooks') -> the name its score goes by (:func:`~autograder.notebook.score_names`:
+    its grade id, or ``notebook/grade id`` where two notebooks share the id)."""
+    names = score_names(course.source_dir(assignment))
+    out: dict[tuple[str, str], str] = {}
     for path in sorted(course.source_dir(assignment).glob("*.ipynb")):
         nb = read_notebook(path)
-        out |= {str(grade_id(cell)) for cell in nb.cells if is_test_cell(cell)}
+        for cell in nb.cells:
+            if is_test_cell(cell):
+                key = (path.stem, str(grade_id(cell)))
+                out[key] = names.get(key, key[1])
     return out
 
 
@@ -196,16 +202,19 @@ def reference_failures(course: Course, assignment: str, student: str) -> dict[st
     beside it, a plain kernel outside the sandbox (the instructor's code: trusted), the
     course's cell timeout, no re-check. Errors that are not a test's cost nothing, as in
     nbgrader; what the errors of other cells were is :func:`reference_errors`'s."""
+    names = _test_names(course, assignment)
     return {
         gid: why
-        for gid, why in _reference_run(course, assignment, student).items()
+        for gid, why in _reference_run(course, assignment, student, names).items()
         if not gid.startswith("#")
     }
 
 
-def _reference_run(course: Course, assignment: str, student: str) -> dict[str, str]:
-    """:func:`reference_failures`' run: test grade id -> why, and "#<notebook>:<index>" ->
-    the error of any other cell."""
+def _reference_run(
+    course: Course, assignment: str, student: str, names: Mapping[tuple[str, str], str]
+) -> dict[str, str]:
+    """:func:`reference_failures`' run: a test's score name (*names*) -> why, and
+    "#<notebook>:<index>" -> the error of any other cell."""
     from nbclient import NotebookClient
     from nbgrader.utils import is_grade, is_solution
 
@@ -239,7 +248,8 @@ def _reference_run(course: Course, assignment: str, student: str) -> dict[str, s
                 why = _one_line(f"{type(exc).__name__}: {exc}")
                 for cell in nb.cells:
                     if is_test_cell(cell):
-                        found.setdefault(str(grade_id(cell)), why)
+                        key = (path.stem, str(grade_id(cell)))
+                        found.setdefault(names.get(key, key[1]), why)
                 continue
             for index, cell in enumerate(nb.cells):
                 if cell.cell_type != "code":
@@ -248,7 +258,8 @@ def _reference_run(course: Course, assignment: str, student: str) -> dict[str, s
                 if error is None:
                     continue
                 if is_grade(cell) and not is_solution(cell):
-                    found.setdefault(str(grade_id(cell)), error)
+                    key = (path.stem, str(grade_id(cell)))
+                    found.setdefault(names.get(key, key[1]), error)
                 else:
                     found[f"#{path.stem}:{index}"] = error
     return found
@@ -271,8 +282,9 @@ def canary_verdict(
         cause = _one_line(str(cause).replace(str(course.root), "<course>"))
         return CanaryVerdict(f"{prefix}could not be graded in this grading environment: {cause}")
     # the autograded tests only: a manually graded answer awaits its grader, in nbgrader too
-    tests = _test_ids(course, assignment)
-    scores = course.read_scores(assignment, [student]).get(student, {})
+    names = _test_names(course, assignment)
+    tests = set(names.values())
+    scores = course.read_scores(assignment, [student], per_notebook=True).get(student, {})
     scores = {gid: pair for gid, pair in scores.items() if gid in tests}
     failing = {gid for gid, (score, top) in scores.items() if score < top}
     missing = _failed_import(course, assignment, student, options)
@@ -284,7 +296,7 @@ def canary_verdict(
         return CanaryVerdict(
             f"{prefix}cannot run in this grading environment: {_one_line(missing)}"
         )
-    reference = _reference_run(course, assignment, student)
+    reference = _reference_run(course, assignment, student, names)
     if missing is not None and not failing:
         module = missing.split(" cannot be imported")[0]
         if any(f"'{module}" in why for why in reference.values()):
@@ -302,8 +314,10 @@ def canary_verdict(
     folder = course.autograded_dir(student, assignment)
     for path in sorted(folder.glob("*.ipynb")):
         nb = read_notebook(path)
-        if blamed & {grade_id(c) for c in nb.cells}:
-            gid, cause = _first_failure(nb, blamed, kernel)
+        here = {gid for (stem, gid), name in names.items() if stem == path.stem and name in blamed}
+        if here:
+            gid, cause = _first_failure(nb, here, kernel)
+            gid = names.get((path.stem, gid), gid)
             break
     else:
         gid, cause = sorted(blamed)[0], "its graded notebook is missing"
