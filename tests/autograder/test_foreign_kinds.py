@@ -1,0 +1,264 @@
+"""Every kind of course stock nbgrader grades is graded with stock's scores
+(:mod:`tests.autograder.foreign_kinds`): small courses written here, one kind each, and
+public courses written by others (``tests/data/``, with their licence notices).
+
+For each: stock nbgrader grades the class (the reference: the instructor's solution gets
+what it gets, the blank release nothing, ``buggy`` loses exactly its bug's test, ``stylish``
+everything); ``python -m autograder grade --source`` does not refuse it; every (student,
+assignment, notebook, grade id) has stock's automatic score and ``needs_manual_grade``;
+results.json and grades.csv say each submission is out of what nbgrader says (every
+graded cell's points, manual answers and tasks included).
+
+Stock grades the written courses in one run of one course, and the public course in
+another; ours grades each kind on its own (a copy of the course with only its
+assignments), so that a refusal names its kind only.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.autograder.foreign_kinds import (
+    KINDS,
+    STUDENTS,
+    Kind,
+    differences,
+    only,
+    our_max_scores,
+    ours_class,
+    public_course,
+    solutions,
+    stock_class,
+    write_kinds_course,
+)
+
+pytestmark = [pytest.mark.slow, pytest.mark.needs_sandbox]
+
+
+class Graded:
+    """A course, its class graded by stock (once) and by ours (once per kind, on first
+    use)."""
+
+    def __init__(self, course, work, kinds, students=STUDENTS):
+        self.course, self.work, self.kinds = course, work, kinds
+        self.submitted, self.stock = stock_class(course, work, kinds, students)
+        self._ours = {}
+
+    def ours(self, kind: str):
+        if kind not in self._ours:
+            assignments = self.kinds[kind].assignments
+            self._ours[kind] = ours_class(
+                self.course, self.submitted, self.work / "ours" / kind, assignments
+            )
+        return self._ours[kind]
+
+
+@pytest.fixture(scope="module")
+def kinds(tmp_path_factory):
+    work = tmp_path_factory.mktemp("kinds")
+    return Graded(write_kinds_course(work / "kinds-101"), work, KINDS)
+
+
+def _auto(cells, assignments):
+    """student -> grade id -> automatic score, of the autograded tests only."""
+    out = {}
+    for (student, assignment, _, gid), (score, manual) in cells.items():
+        if assignment in assignments and not manual:
+            out.setdefault(student, {})[gid] = score
+    return out
+
+
+def assert_stock_shape(graded: Graded, kind: Kind, students=STUDENTS, instructor_lost=()):
+    """The reference itself: stock graded every assignment of the kind (exit 0), the
+    instructor's solution scored everything but *instructor_lost*, the blank release
+    nothing, ``buggy`` lost exactly its bug's tests, ``stylish`` nothing."""
+    for assignment in kind.assignments:
+        run = graded.stock.runs[assignment]
+        assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    auto = _auto(graded.stock.cells, kind.assignments)
+    assert set(auto) == set(students), auto
+    zero = {s: {g for g, v in tests.items() if v == 0} for s, tests in auto.items()}
+    assert zero["instructor"] == set(instructor_lost), zero
+    assert zero["blank"] == set(auto["blank"]), zero
+    assert zero["buggy"] == set(kind.lost) | set(instructor_lost) - _fixed(kind), zero
+    if "stylish" in students:
+        assert zero["stylish"] == set(instructor_lost) - _fixed(kind, "stylish"), zero
+
+
+def _fixed(kind: Kind, student: str = "buggy") -> set[str]:
+    """The instructor's failing tests a student's own answers pass (kind 7: they write
+    the exercise the instructor left unwritten)."""
+    return {"area_test"} if kind.name == "unfinished" else set()
+
+
+def assert_ours_as_stock(graded: Graded, name: str, stock_cells=None):
+    """Ours graded the kind (exit 0), every grade cell as stock, every submission out of
+    what nbgrader says."""
+    kind = graded.kinds[name]
+    ours = graded.ours(name)
+    assert ours.done.returncode == 0, ours.reason
+    stock = only(stock_cells if stock_cells is not None else graded.stock.cells, kind.assignments)
+    assert not differences(stock, ours.cells)
+    expected = {k: v for k, v in graded.stock.max_scores.items() if k[1] in kind.assignments}
+    for output, got in our_max_scores(ours.out).items():
+        assert got == expected, output
+
+
+# ------------------------------------------------------------------ courses written here
+
+
+def test_a_test_reading_an_earlier_tests_variable_is_scored_as_stock(kinds):
+    """1. ``squares_read`` reads ``result`` that ``squares_made`` made; the hidden part of
+    ``squares_hidden_read`` reads ``big`` that of ``squares_hidden_made`` made."""
+    assert_stock_shape(kinds, KINDS["shared"])
+    assert_ours_as_stock(kinds, "shared")
+
+
+def test_numpy_imported_in_a_solution_cells_given_lines_is_scored_as_stock(kinds):
+    """2. ``import numpy as np`` stands above ``### BEGIN SOLUTION`` in the answer cell;
+    no other cell imports it; the tests use ``np``."""
+    assert_stock_shape(kinds, KINDS["given"])
+    assert_ours_as_stock(kinds, "given")
+
+
+def test_an_import_of_a_stateful_helper_module_is_scored_as_stock(kinds):
+    """3. The answer is ``from helper import count, tick`` (helper.py beside the notebook);
+    the tests count calls and read a cache the module keeps."""
+    assert_stock_shape(kinds, KINDS["imports"])
+    assert_ours_as_stock(kinds, "imports")
+
+
+def test_a_generator_and_a_callable_indexable_class_are_scored_as_stock(kinds):
+    """4. ``next`` and ``list`` of a student's generator; a student's class instantiated,
+    called, indexed and measured by ``len``."""
+    assert_stock_shape(kinds, KINDS["protocols"])
+    assert_ours_as_stock(kinds, "protocols")
+
+
+def test_functions_passed_into_the_students_function_are_scored_as_stock(kinds):
+    """5. A lambda, and a function of the test cell's own that records its calls."""
+    assert_stock_shape(kinds, KINDS["callbacks"])
+    assert_ours_as_stock(kinds, "callbacks")
+
+
+def test_cells_that_raise_today_outside_the_tests_are_scored_as_stock(kinds):
+    """6. ``np.histogram(..., normed=True)`` (a keyword numpy removed) and ``from
+    collections import Mapping`` (removed in Python 3.10) raise in cells that are not
+    tests: stock gives every test its points."""
+    assert_stock_shape(kinds, KINDS["legacy"])
+    assert_ours_as_stock(kinds, "legacy")
+
+
+def test_an_instructors_source_failing_its_own_test_is_scored_as_stock(kinds):
+    """7. The source's ``area`` cell is ``raise NotImplementedError()``: stock grades the
+    class, the instructor's solution scores 0 on ``area_test``."""
+    assert_stock_shape(kinds, KINDS["unfinished"], instructor_lost={"area_test"})
+    assert_ours_as_stock(kinds, "unfinished")
+
+
+def test_a_grade_id_in_two_assignments_is_scored_as_stock(kinds):
+    """8. ``mean`` and ``mean_test`` were copied from ps1 to ps2 with their grade ids."""
+    assert_stock_shape(kinds, KINDS["copied"])
+    for student in STUDENTS:
+        assert (student, "ps1", "stats", "mean_test") in kinds.stock.cells
+        assert (student, "ps2", "stats", "mean_test") in kinds.stock.cells
+    assert_ours_as_stock(kinds, "copied")
+
+
+def test_notebooks_with_spaces_data_files_tasks_and_manual_answers_as_stock(kinds):
+    """Two notebooks ("Part one", "Part two"), data/points.csv and data/settings.json, a
+    manually graded markdown answer (2 points) and code answer (1), a task (3)."""
+    assert_stock_shape(kinds, KINDS["multi"])
+    manual = {
+        k[3] for k, (_, pending) in kinds.stock.cells.items() if pending and k[0] == "stylish"
+    }
+    assert manual == {"why_line", "describe", "plot_task"}, manual
+    assert kinds.stock.max_scores[("stylish", "multi")] == 1 + 2 + 2 + 1 + 1 + 3
+    assert_ours_as_stock(kinds, "multi")
+
+
+def test_a_kernelspec_other_than_python3(kinds):
+    """The notebook names the course's kernel ("python3-custom", "Python 3 (course)").
+    Stock ``nbgrader autograde`` cannot start it: it exits 1 and leaves every grade cell
+    to manual grading. The reference is then stock told to use ``python3``
+    (``--Execute.kernel_name=python3``, what a course sets in its nbgrader_config.py)."""
+    plain = kinds.stock.runs["kernel:plain"]
+    assert plain.returncode == 1
+    assert "No such kernel named python3-custom" in plain.stdout + plain.stderr
+    assert kinds.stock.plain_cells and all(
+        v == (None, True) for v in kinds.stock.plain_cells.values()
+    ), kinds.stock.plain_cells
+    assert_stock_shape(kinds, KINDS["kernel"])
+    assert_ours_as_stock(kinds, "kernel")
+
+
+def test_a_test_relying_on_random_seeded_in_an_earlier_cell_is_scored_as_stock(kinds):
+    """``random.seed(0)`` in a cell that is not a test; ``roll_test`` expects the rolls
+    [4, 4, 1] of that seed."""
+    assert_stock_shape(kinds, KINDS["seeded"])
+    assert_ours_as_stock(kinds, "seeded")
+
+
+def test_a_failing_visible_assert_beside_hidden_tests_is_scored_as_stock(kinds):
+    """``reverse_test`` holds a visible assert (buggy fails it) and hidden tests."""
+    assert_stock_shape(kinds, KINDS["mixed"])
+    assert_ours_as_stock(kinds, "mixed")
+
+
+# ---------------------------------------------------------------- courses written by others
+
+CS1302 = public_course("cs1302i21a")
+
+
+def _cs1302_kinds() -> dict[str, Kind]:
+    """Lab3a, Lab4 and Lab6 of CS1302, each with one bug in one exercise."""
+    # assignment -> (notebook, grade id, replaced, by, the test it loses)
+    bugs = {
+        "Lab3a": (
+            "Improved Quadratic Equation Solver",
+            "degenerate",
+            "roots = None",
+            "roots = ()",
+            "test_degenerate",
+        ),
+        "Lab4": (
+            "Mastermind",
+            "get_feedback",
+            "key = 'b' * black_key_pegs_count + 'w' * white_key_pegs_count",
+            "key = 'w' * white_key_pegs_count + 'b' * black_key_pegs_count",
+            "test-get_feedback",
+        ),
+        "Lab6": (
+            "Combinatorics",
+            "num_permutation_k",
+            "return f(n) // f(n-k)",
+            "return f(n) // f(k)",
+            "test-num_permutation_k",
+        ),
+    }
+    out = {}
+    for assignment, (nb, gid, old, new, lost) in bugs.items():
+        source = solutions(CS1302 / "source" / assignment / f"{nb}.ipynb")[gid]
+        assert old in source, (assignment, gid)
+        out[assignment] = Kind(
+            assignment, (assignment,), {gid: source.replace(old, new)}, {}, frozenset({lost})
+        )
+    return out
+
+
+PUBLIC_STUDENTS = ("instructor", "blank", "buggy")
+
+
+@pytest.fixture(scope="module")
+def cs1302(tmp_path_factory):
+    work = tmp_path_factory.mktemp("cs1302")
+    return Graded(CS1302, work, _cs1302_kinds(), PUBLIC_STUDENTS)
+
+
+@pytest.mark.parametrize("lab", ["Lab3a", "Lab4", "Lab6"])
+def test_cs1302_labs_are_scored_as_stock(cs1302, lab):
+    """Chung Chan's CS1302 (MIT): Lab3a (a notebook name with spaces, a manual markdown
+    answer), Lab4 (a helper module with state, imported as the answer), Lab6 (generators
+    driven by ``send``, a decorator, a test cell rebinding a name)."""
+    assert_stock_shape(cs1302, cs1302.kinds[lab], PUBLIC_STUDENTS)
+    assert_ours_as_stock(cs1302, lab)
