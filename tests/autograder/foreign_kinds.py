@@ -23,7 +23,8 @@ import csv
 import json
 import shutil
 import subprocess
-from dataclasses import dataclass, field
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
@@ -46,24 +47,26 @@ from tests.autograder.foreign_courses import (
 #: other style.
 STUDENTS = ("instructor", "blank", "buggy", "stylish")
 
+#: The kinds course's nbgrader_config.py; the last line is what a course whose notebooks
+#: name a kernel that is not installed sets (``kernel`` kind; without it stock nbgrader
+#: cannot grade that notebook: :func:`without_kernel_name`).
 KINDS_CONFIG = """c = get_config()  # noqa: F821
 c.CourseDirectory.course_id = "kinds-101"
 c.Execute.timeout = 60
+c.Execute.kernel_name = "python3"
 """
 
 
 @dataclass
 class Kind:
     """One kind of course: its assignments, what ``buggy`` and ``stylish`` write (grade id
-    -> cell source), the tests ``buggy`` loses, and the stock arguments the reference run
-    needs (``stock_args``: extra ``nbgrader autograde`` arguments by assignment)."""
+    -> cell source) and the tests ``buggy`` loses."""
 
     name: str
     assignments: tuple[str, ...]
     buggy: dict[str, str]
     stylish: dict[str, str]
     lost: frozenset[str]
-    stock_args: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def answers(self, student: str, source: dict[str, str]) -> dict[str, str]:
         """What *student* writes: ``source`` is the instructor's solution cells."""
@@ -664,7 +667,6 @@ KINDS: dict[str, Kind] = {
             "negate": "import operator\n\nnegate = operator.neg",
         },
         lost=frozenset({"negate_test"}),
-        stock_args={"kernel": ("--Execute.kernel_name=python3",)},
     ),
     "seeded": Kind(
         "seeded",
@@ -756,13 +758,11 @@ def hand_in_class(
 @dataclass
 class StockRun:
     """Stock nbgrader's grades of a class: the gradebook's cells, what each submission is
-    out of, and each ``autograde`` run by assignment (label -> run)."""
+    out of, and each ``autograde`` run by assignment."""
 
     cells: Cells
     max_scores: dict[tuple[str, str], float]
     runs: dict[str, subprocess.CompletedProcess]
-    #: the cells of the assignments also graded without their ``stock_args``
-    plain_cells: Cells = field(default_factory=dict)
 
 
 def max_scores(db_url: str) -> dict[tuple[str, str], float]:
@@ -778,43 +778,59 @@ def max_scores(db_url: str) -> dict[tuple[str, str], float]:
     return out
 
 
-def stock_class(
-    course: Path,
-    work: Path,
-    kinds: dict[str, Kind],
-    students=STUDENTS,
-) -> tuple[Path, StockRun]:
-    """Release every assignment of *kinds* with stock nbgrader (a copy of the course under
-    ``work/stock``), hand in the class (``work/submitted``) and grade it with stock
-    ``nbgrader autograde``, each assignment with its kind's ``stock_args``; an assignment
-    whose kind has ``stock_args`` is first graded without them too (recorded in
-    ``runs[assignment + ':plain']`` with its cells in ``runs`` only, the gradebook then
-    holding the graded run). Returns the submissions folder and the stock run."""
-    stock = work / "stock"
+def _stock_group(course, stock, submitted, kinds, students) -> StockRun:
+    """Release, hand in and grade the assignments of *kinds* in the stock copy *stock*."""
     shutil.copytree(course, stock)
-    submitted = work / "submitted"
-    runs: dict[str, subprocess.CompletedProcess] = {}
-    for kind in kinds.values():
+    runs = {}
+    for kind in kinds:
         for assignment in kind.assignments:
             done = _nbgrader("generate_assignment", assignment, "--force", cwd=stock)
             assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
             hand_in_class(course, stock / "release" / assignment, submitted, kind, students)
-    shutil.copytree(submitted, stock / "submitted")
-    plain_cells: Cells = {}
-    for kind in kinds.values():
-        for assignment in kind.assignments:
-            extra = kind.stock_args.get(assignment, ())
-            if extra:
-                runs[f"{assignment}:plain"] = _nbgrader(
-                    "autograde", assignment, "--force", cwd=stock
+            for student in students:
+                shutil.copytree(
+                    submitted / student / assignment, stock / "submitted" / student / assignment
                 )
-                db = f"sqlite:///{stock / 'gradebook.db'}"
-                plain_cells.update(
-                    {k: v for k, v in gradebook_cells(db).items() if k[1] == assignment}
-                )
-            runs[assignment] = _nbgrader("autograde", assignment, "--force", *extra, cwd=stock)
+            runs[assignment] = _nbgrader("autograde", assignment, "--force", cwd=stock)
     db = f"sqlite:///{stock / 'gradebook.db'}"
-    return submitted, StockRun(gradebook_cells(db), max_scores(db), runs, plain_cells)
+    return StockRun(gradebook_cells(db), max_scores(db), runs)
+
+
+def stock_class(
+    course: Path, work: Path, kinds: dict[str, Kind], students=STUDENTS, groups: int = 2
+) -> tuple[Path, StockRun]:
+    """Release every assignment of *kinds* with stock nbgrader, hand in the class
+    (``work/submitted``) and grade it with stock ``nbgrader autograde``: the kinds split
+    into *groups* copies of the course (``work/stock-N``, each its own gradebook) graded at
+    the same time; an ``autograde`` that fails is recorded, not refused. Returns the
+    submissions folder and the stock run."""
+    submitted = work / "submitted"
+    split = [list(kinds.values())[i::groups] for i in range(groups)]
+    with ThreadPoolExecutor(groups) as pool:
+        parts = list(
+            pool.map(
+                lambda i: _stock_group(course, work / f"stock-{i}", submitted, split[i], students),
+                range(groups),
+            )
+        )
+    run = StockRun({}, {}, {})
+    for part in parts:
+        run.cells.update(part.cells)
+        run.max_scores.update(part.max_scores)
+        run.runs.update(part.runs)
+    return submitted, run
+
+
+def without_kernel_name(course: Path, dest: Path, assignments) -> Path:
+    """A copy of *course* at *dest* with only *assignments*, its nbgrader_config.py without
+    the ``Execute.kernel_name`` line."""
+    (dest / "source").mkdir(parents=True)
+    config = (course / "nbgrader_config.py").read_text()
+    kept = [line for line in config.splitlines() if "kernel_name" not in line]
+    (dest / "nbgrader_config.py").write_text("\n".join(kept) + "\n")
+    for assignment in assignments:
+        shutil.copytree(course / "source" / assignment, dest / "source" / assignment)
+    return dest
 
 
 def only(cells: Cells, assignments) -> Cells:
@@ -861,6 +877,39 @@ def ours_class(course: Path, submitted: Path, work: Path, assignments) -> OurRun
     sqlite = work / "course" / "gradebook.db"
     cells = gradebook_cells(f"sqlite:///{sqlite}") if sqlite.is_file() else {}
     return OurRun(cells, done, out)
+
+
+class Graded:
+    """A course and its class of *kinds*, graded by stock nbgrader (:func:`stock_class`, at
+    once) and by ours (:meth:`ours`, on first use): one run of ours over every kind's
+    assignments; when that run does not grade the class, each kind on its own (two at a
+    time), so that a refusal is told of the kind it is about."""
+
+    def __init__(self, course: Path, work: Path, kinds: dict[str, Kind], students=STUDENTS):
+        self.course, self.work, self.kinds, self.students = course, work, kinds, students
+        self.submitted, self.stock = stock_class(course, work, kinds, students)
+        self.whole: OurRun | None = None
+        self._alone: dict[str, OurRun] = {}
+
+    def _alone_run(self, name: str) -> OurRun:
+        return ours_class(
+            self.course, self.submitted, self.work / "ours" / name, self.kinds[name].assignments
+        )
+
+    def ours(self, name: str) -> OurRun:
+        """Ours on the kind *name*: its part of the whole run, or its own run."""
+        if self.whole is None:
+            every = [a for kind in self.kinds.values() for a in kind.assignments]
+            self.whole = ours_class(self.course, self.submitted, self.work / "ours" / "all", every)
+            if self.whole.done.returncode != 0 and len(self.kinds) > 1:
+                with ThreadPoolExecutor(2) as pool:
+                    self._alone = dict(
+                        zip(self.kinds, pool.map(self._alone_run, self.kinds), strict=True)
+                    )
+        if name in self._alone:
+            return self._alone[name]
+        whole = self.whole
+        return OurRun(only(whole.cells, self.kinds[name].assignments), whole.done, whole.out)
 
 
 def our_max_scores(out: Path) -> dict[str, dict[tuple[str, str], float]]:

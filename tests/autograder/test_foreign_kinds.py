@@ -9,9 +9,10 @@ assignment, notebook, grade id) has stock's automatic score and ``needs_manual_g
 results.json and grades.csv say each submission is out of what nbgrader says (every
 graded cell's points, manual answers and tasks included).
 
-Stock grades the written courses in one run of one course, and the public course in
-another; ours grades each kind on its own (a copy of the course with only its
-assignments), so that a refusal names its kind only.
+Stock grades each course once (two copies at a time); ours grades each course in one run,
+and, while that run does not grade the class, each kind on its own (a copy of the course
+with only its assignments), so that a refusal is told of its kind
+(:class:`~tests.autograder.foreign_kinds.Graded`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import pytest
 from tests.autograder.foreign_kinds import (
     KINDS,
     STUDENTS,
+    Graded,
     Kind,
     differences,
     only,
@@ -29,28 +31,11 @@ from tests.autograder.foreign_kinds import (
     public_course,
     solutions,
     stock_class,
+    without_kernel_name,
     write_kinds_course,
 )
 
 pytestmark = [pytest.mark.slow, pytest.mark.needs_sandbox]
-
-
-class Graded:
-    """A course, its class graded by stock (once) and by ours (once per kind, on first
-    use)."""
-
-    def __init__(self, course, work, kinds, students=STUDENTS):
-        self.course, self.work, self.kinds = course, work, kinds
-        self.submitted, self.stock = stock_class(course, work, kinds, students)
-        self._ours = {}
-
-    def ours(self, kind: str):
-        if kind not in self._ours:
-            assignments = self.kinds[kind].assignments
-            self._ours[kind] = ours_class(
-                self.course, self.submitted, self.work / "ours" / kind, assignments
-            )
-        return self._ours[kind]
 
 
 @pytest.fixture(scope="module")
@@ -91,17 +76,22 @@ def _fixed(kind: Kind, student: str = "buggy") -> set[str]:
     return {"area_test"} if kind.name == "unfinished" else set()
 
 
-def assert_ours_as_stock(graded: Graded, name: str, stock_cells=None):
+def assert_ours_as_stock(graded: Graded, name: str):
     """Ours graded the kind (exit 0), every grade cell as stock, every submission out of
-    what nbgrader says."""
+    what nbgrader says in results.json and grades.csv."""
     kind = graded.kinds[name]
     ours = graded.ours(name)
     assert ours.done.returncode == 0, ours.reason
-    stock = only(stock_cells if stock_cells is not None else graded.stock.cells, kind.assignments)
-    assert not differences(stock, ours.cells)
+    assert not differences(only(graded.stock.cells, kind.assignments), ours.cells)
     expected = {k: v for k, v in graded.stock.max_scores.items() if k[1] in kind.assignments}
+    wrong = {}
     for output, got in our_max_scores(ours.out).items():
-        assert got == expected, output
+        got = {k: v for k, v in got.items() if k[1] in kind.assignments}
+        if got != expected:
+            wrong[output] = {
+                k: (v, expected.get(k)) for k, v in got.items() if v != expected.get(k)
+            }
+    assert not wrong, f"max score (ours, nbgrader's): {wrong}"
 
 
 # ------------------------------------------------------------------ courses written here
@@ -177,19 +167,28 @@ def test_notebooks_with_spaces_data_files_tasks_and_manual_answers_as_stock(kind
     assert_ours_as_stock(kinds, "multi")
 
 
-def test_a_kernelspec_other_than_python3(kinds):
-    """The notebook names the course's kernel ("python3-custom", "Python 3 (course)").
-    Stock ``nbgrader autograde`` cannot start it: it exits 1 and leaves every grade cell
-    to manual grading. The reference is then stock told to use ``python3``
-    (``--Execute.kernel_name=python3``, what a course sets in its nbgrader_config.py)."""
-    plain = kinds.stock.runs["kernel:plain"]
-    assert plain.returncode == 1
-    assert "No such kernel named python3-custom" in plain.stdout + plain.stderr
-    assert kinds.stock.plain_cells and all(
-        v == (None, True) for v in kinds.stock.plain_cells.values()
-    ), kinds.stock.plain_cells
+def test_a_kernelspec_other_than_python3_with_the_courses_kernel_name(kinds):
+    """The notebook names the course's own kernel ("python3-custom", "Python 3 (course)"),
+    which is not installed; the course's nbgrader_config.py says ``c.Execute.kernel_name =
+    "python3"``, as such a course must for stock nbgrader to grade it."""
     assert_stock_shape(kinds, KINDS["kernel"])
     assert_ours_as_stock(kinds, "kernel")
+
+
+def test_a_kernelspec_nobody_installed_is_not_graded_as_stock_does_not(kinds, tmp_path):
+    """Without ``c.Execute.kernel_name``, stock ``nbgrader autograde`` cannot start the
+    notebook's kernel: it exits 1 ("No such kernel named python3-custom") and leaves every
+    grade cell to manual grading, no score. Ours grades nothing either, and says why."""
+    course = without_kernel_name(kinds.course, tmp_path / "no-kernel-name", ["kernel"])
+    submitted, stock = stock_class(course, tmp_path, {"kernel": KINDS["kernel"]}, groups=1)
+    run = stock.runs["kernel"]
+    assert run.returncode == 1
+    assert "No such kernel named python3-custom" in run.stdout + run.stderr
+    assert len(stock.cells) == 2 * len(STUDENTS)
+    assert all(v == (None, True) for v in stock.cells.values()), stock.cells
+    ours = ours_class(course, submitted, tmp_path / "ours", ["kernel"])
+    assert ours.done.returncode != 0 and "python3-custom" in ours.reason, ours.reason
+    assert not any(score for score, _ in ours.cells.values()), ours.cells
 
 
 def test_a_test_relying_on_random_seeded_in_an_earlier_cell_is_scored_as_stock(kinds):
@@ -262,3 +261,28 @@ def test_cs1302_labs_are_scored_as_stock(cs1302, lab):
     driven by ``send``, a decorator, a test cell rebinding a name)."""
     assert_stock_shape(cs1302, cs1302.kinds[lab], PUBLIC_STUDENTS)
     assert_ours_as_stock(cs1302, lab)
+
+
+INTROPY = public_course("intropy")
+
+
+@pytest.fixture(scope="module")
+def intropy(tmp_path_factory):
+    source = solutions(INTROPY / "source" / "week_1" / "4_numpy.ipynb")
+    wrong_shape = source["cell-ec84b209aeba9b1e"].replace("    [1, 2, 3]\n", "")
+    assert wrong_shape != source["cell-ec84b209aeba9b1e"]
+    kind = Kind("week_1", ("week_1",), {"cell-ec84b209aeba9b1e": wrong_shape}, {}, frozenset())
+    work = tmp_path_factory.mktemp("intropy")
+    return Graded(INTROPY, work, {"week_1": kind}, PUBLIC_STUDENTS)
+
+
+def test_intropy_numpy_tutorial_is_scored_as_stock(intropy):
+    """Lukas Snoek's introPy (BSD): a practice tutorial whose tests are worth 0 points,
+    checks imported from tests.py beside it, ``%timeit`` in its cells. Stock grades it: every
+    test 0 of 0, nothing to grade by hand."""
+    run = intropy.stock.runs["week_1"]
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    assert len(intropy.stock.cells) == 15 * len(PUBLIC_STUDENTS)
+    assert set(intropy.stock.cells.values()) == {(0.0, False)}
+    assert set(intropy.stock.max_scores.values()) == {0.0}
+    assert_ours_as_stock(intropy, "week_1")
