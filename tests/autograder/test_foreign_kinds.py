@@ -286,3 +286,33 @@ def test_intropy_numpy_tutorial_is_scored_as_stock(intropy):
     assert set(intropy.stock.cells.values()) == {(0.0, False)}
     assert set(intropy.stock.max_scores.values()) == {0.0}
     assert_ours_as_stock(intropy, "week_1")
+
+
+STARBOARD = public_course("starboard_nbgrader")
+
+
+@pytest.fixture(scope="module")
+def starboard(tmp_path_factory):
+    nb = STARBOARD / "source" / "my-assignment" / "Adjacency Matrices.ipynb"
+    source = solutions(nb)["cell-02baf050bea44f2a"]
+    elementwise = source.replace("np.linalg.matrix_power(m, k)", "m**k")
+    assert elementwise != source
+    kind = Kind(
+        "my-assignment",
+        ("my-assignment",),
+        {"cell-02baf050bea44f2a": elementwise},
+        {},
+        frozenset({"cell-9c47b3c11ef9d1b0"}),
+    )
+    work = tmp_path_factory.mktemp("starboard")
+    return Graded(STARBOARD, work, {"my-assignment": kind}, PUBLIC_STUDENTS)
+
+
+def test_starboard_adjacency_matrices_is_scored_as_stock(starboard):
+    """IllumiDesk's starboard-nbgrader example (Apache 2.0): "Adjacency Matrices.ipynb",
+    ``import numpy as np`` above the solution markers of the answer cell, a manually graded
+    plot (2 points) and a task."""
+    assert_stock_shape(starboard, starboard.kinds["my-assignment"], PUBLIC_STUDENTS)
+    pending = {k[3] for k, (_, manual) in starboard.stock.cells.items() if manual}
+    assert pending == {"cell-4ba6195442b48c46", "cell-f90bec049b713924"}, pending
+    assert_ours_as_stock(starboard, "my-assignment")
