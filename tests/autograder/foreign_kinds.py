@@ -805,6 +805,7 @@ def stock_class(
     the same time; an ``autograde`` that fails is recorded, not refused. Returns the
     submissions folder and the stock run."""
     submitted = work / "submitted"
+    groups = min(groups, len(kinds))
     split = [list(kinds.values())[i::groups] for i in range(groups)]
     with ThreadPoolExecutor(groups) as pool:
         parts = list(
