@@ -56,7 +56,8 @@ def _auto(cells, assignments):
 def assert_stock_shape(graded: Graded, kind: Kind, students=STUDENTS, instructor_lost=()):
     """The reference itself: stock graded every assignment of the kind (exit 0), the
     instructor's solution scored everything but *instructor_lost*, the blank release
-    nothing, ``buggy`` lost exactly its bug's tests, ``stylish`` nothing."""
+    nothing, ``buggy`` lost exactly its bug's tests, ``stylish`` nothing (both answer every
+    exercise, the one the instructor left unwritten too)."""
     for assignment in kind.assignments:
         run = graded.stock.runs[assignment]
         assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
@@ -65,15 +66,9 @@ def assert_stock_shape(graded: Graded, kind: Kind, students=STUDENTS, instructor
     zero = {s: {g for g, v in tests.items() if v == 0} for s, tests in auto.items()}
     assert zero["instructor"] == set(instructor_lost), zero
     assert zero["blank"] == set(auto["blank"]), zero
-    assert zero["buggy"] == set(kind.lost) | set(instructor_lost) - _fixed(kind), zero
+    assert zero["buggy"] == set(kind.lost), zero
     if "stylish" in students:
-        assert zero["stylish"] == set(instructor_lost) - _fixed(kind, "stylish"), zero
-
-
-def _fixed(kind: Kind, student: str = "buggy") -> set[str]:
-    """The instructor's failing tests a student's own answers pass (kind 7: they write
-    the exercise the instructor left unwritten)."""
-    return {"area_test"} if kind.name == "unfinished" else set()
+        assert zero["stylish"] == set(), zero
 
 
 def assert_ours_as_stock(graded: Graded, name: str):
@@ -175,7 +170,7 @@ def test_a_kernelspec_other_than_python3_with_the_courses_kernel_name(kinds):
     assert_ours_as_stock(kinds, "kernel")
 
 
-def test_a_kernelspec_nobody_installed_is_not_graded_as_stock_does_not(kinds, tmp_path):
+def test_a_kernelspec_that_is_not_installed_is_graded_by_neither(kinds, tmp_path):
     """Without ``c.Execute.kernel_name``, stock ``nbgrader autograde`` cannot start the
     notebook's kernel: it exits 1 ("No such kernel named python3-custom") and leaves every
     grade cell to manual grading, no score. Ours grades nothing either, and says why."""
