@@ -261,24 +261,36 @@ def test_cs1302_labs_are_scored_as_stock(cs1302, lab):
 INTROPY = public_course("intropy")
 
 
+#: introPy's manually graded markdown answer (0 points)
+INTROPY_MANUAL = "cell-1b7dde716f8757c0"
+
+
 @pytest.fixture(scope="module")
 def intropy(tmp_path_factory):
-    source = solutions(INTROPY / "source" / "week_1" / "4_numpy.ipynb")
-    wrong_shape = source["cell-ec84b209aeba9b1e"].replace("    [1, 2, 3]\n", "")
-    assert wrong_shape != source["cell-ec84b209aeba9b1e"]
-    kind = Kind("week_1", ("week_1",), {"cell-ec84b209aeba9b1e": wrong_shape}, {}, frozenset())
+    source = solutions(INTROPY / "source" / "week_1" / "0_introduction.ipynb")
+    wrong = source["cell-18f974e3fcc0d18f"].replace("x = 5\n", "x = 4\n")
+    assert wrong != source["cell-18f974e3fcc0d18f"]
+    kind = Kind("week_1", ("week_1",), {"cell-18f974e3fcc0d18f": wrong}, {}, frozenset())
     work = tmp_path_factory.mktemp("intropy")
     return Graded(INTROPY, work, {"week_1": kind}, PUBLIC_STUDENTS)
 
 
-def test_intropy_numpy_tutorial_is_scored_as_stock(intropy):
-    """Lukas Snoek's introPy (BSD): a practice tutorial whose tests are worth 0 points,
-    checks imported from tests.py beside it, ``%timeit`` in its cells. Stock grades it: every
-    test 0 of 0, nothing to grade by hand."""
+def test_intropy_introduction_is_scored_as_stock(intropy):
+    """Lukas Snoek's introPy (BSD): a practice tutorial whose tests and manual answer are
+    worth 0 points, a helper module with a class, ``%whos`` and ``Person?`` in its cells, a
+    code cell of markdown text. Stock grades it: every test 0 of 0; the manual answer
+    awaits its grader, but the blank release's is 0 and done."""
     run = intropy.stock.runs["week_1"]
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
-    assert len(intropy.stock.cells) == 15 * len(PUBLIC_STUDENTS)
-    assert set(intropy.stock.cells.values()) == {(0.0, False)}
+    assert len(intropy.stock.cells) == 13 * len(PUBLIC_STUDENTS)
+    tests = {v for k, v in intropy.stock.cells.items() if k[3] != INTROPY_MANUAL}
+    assert tests == {(0.0, False)}, tests
+    manual = {k[0]: v for k, v in intropy.stock.cells.items() if k[3] == INTROPY_MANUAL}
+    assert manual == {
+        "instructor": (None, True),
+        "buggy": (None, True),
+        "blank": (0.0, False),
+    }, manual
     assert set(intropy.stock.max_scores.values()) == {0.0}
     assert_ours_as_stock(intropy, "week_1")
 
