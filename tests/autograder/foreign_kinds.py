@@ -8,11 +8,13 @@ has a class of four (:data:`STUDENTS`): the instructor's solution filled into th
 (``instructor``), the release as it was (``blank``), a bug in one exercise (``buggy``,
 loses that exercise's test only) and every answer right in another style (``stylish``).
 
-- :func:`stock_class`: the class graded by stock ``nbgrader autograde``, one run of the
-  whole course (an assignment stock cannot grade is recorded, not refused);
-- :func:`ours_class`: the class graded by ``python -m autograder grade --source``, one run
-  per kind, in a copy of the course holding only that kind's assignments (a refusal of
-  one kind leaves the others graded);
+- :func:`stock_class`: the class graded by stock ``nbgrader autograde``, the whole course
+  once (its kinds split between two copies graded at the same time; an assignment stock
+  cannot grade is recorded, not refused);
+- :func:`ours_class`: the class graded by ``python -m autograder grade --source`` in a copy
+  of the course holding only the assignments asked for;
+- :class:`Graded`: both for one course: ours once over every kind, and each kind on its
+  own while that run does not grade the class (so that a refusal is told of its kind);
 - :func:`max_scores`, :func:`our_max_scores`: what each submission is out of, in nbgrader's
   gradebook and in our ``results.json`` and ``grades.csv``.
 """
