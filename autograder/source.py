@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import logging
 import os
 import warnings
 from dataclasses import dataclass
@@ -24,6 +25,8 @@ from pathlib import Path
 from traitlets.config import Config
 
 from autograder.models import SourceError
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "CATALOGUE_NAME",
@@ -267,6 +270,7 @@ class CourseSource:
                     f"--source: ClearHiddenTests.{trait} is set in {CONFIG_NAME}: this grader "
                     "reads nbgrader's default hidden-test markers only"
                 )
+        kernels: dict[str, str] = {}
         for assignment in names:
             ids: set[str] = set()
             for path in self.notebook_paths(assignment):
@@ -274,11 +278,20 @@ class CourseSource:
                 nb = _read_notebook(path, where)
                 _check_metadata(nb, where)
                 ids |= graded_ids(nb)
+                spec = (nb.get("metadata") or {}).get("kernelspec") or {}
+                language = str(spec.get("language") or "python").lower()
+                if language != "python":
+                    raise SourceError(
+                        f"--source: {where} is a {language} notebook (its kernel "
+                        f"{spec.get('name', '?')}): this grader's sandbox runs Python kernels only"
+                    )
+                kernels.setdefault(str(spec.get("name") or "python3"), where)
             if not ids:
                 raise SourceError(
                     f"--source: {assignment}/ has no graded cell: not an nbgrader assignment "
                     "(mark its cells with nbgrader's Create Assignment toolbar)"
                 )
+        _note_kernels(kernels, self.config())
 
     # ------------------------------------------------------------------ the record
 
@@ -317,3 +330,23 @@ class CourseSource:
     def describe(self) -> str:
         """How a message names this source."""
         return "this repository's notebooks/" if self.own else f"{self.folder}"
+
+
+def _note_kernels(kernels: dict[str, str], config: Config) -> None:
+    """Say where the notebooks name a Python kernel this machine does not have (nbgrader
+    cannot start it, unless ``Execute.kernel_name`` names one it has): the sandbox runs
+    them in the grader's own Python kernel, as ``c.Execute.kernel_name = "python3"`` has
+    nbgrader do."""
+    if config.get("Execute", Config()).get("kernel_name"):
+        return
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    installed = set(KernelSpecManager().find_kernel_specs()) | {"python3", "python"}
+    for name, where in sorted(kernels.items()):
+        if name not in installed:
+            log.warning(
+                "%s names the kernel %r, which is not installed here: graded in the grader's "
+                'Python kernel (stock nbgrader needs c.Execute.kernel_name = "python3" for it)',
+                where,
+                name,
+            )

@@ -19,12 +19,13 @@ function of the grader's that a test passes to the student's code is a stub here
 from __future__ import annotations
 
 import builtins
+import contextlib
 import functools
 import json
 import operator
 import os
 import types
-from collections.abc import Callable, MutableMapping
+from collections.abc import Callable, Iterator, MutableMapping
 from typing import Any
 
 from linlib.grader_kernel_wire import (
@@ -381,6 +382,33 @@ def answer(ns: MutableMapping[str, Any], request: str) -> dict[str, Any]:
     ``bind`` or ``listen`` and a ``nonce``) about the namespace *ns*."""
     req = json.loads(request)
     _NAMESPACE["ns"] = ns
+    with _versions(ns, req.get("versions") or {}):
+        return _answer(ns, req)
+
+
+@contextlib.contextmanager
+def _versions(ns: MutableMapping[str, Any], versions: dict[str, str]) -> Iterator[None]:
+    """The names of *versions* bound, for the request, to the earlier definitions the kernel
+    kept (the function a test met before a later answer cell defined it again)."""
+    saved = {}
+    for name, kept in versions.items():
+        if kept in ns:
+            saved[name] = ns.get(name, _MISSING)
+            ns[name] = ns[kept]
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is _MISSING:
+                ns.pop(name, None)
+            else:
+                ns[name] = value
+
+
+_MISSING = object()
+
+
+def _answer(ns: MutableMapping[str, Any], req: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"nonce": req["nonce"]}
     if req["op"] == "listen":
         out.update(_listen(ns))

@@ -60,6 +60,7 @@ from autograder.notebook import (
     DIAGNOSES_KEY,
     FLAGS_KEY,
     add_flag,
+    grade_id,
     is_test_cell,
     strip_hidden_tests,
 )
@@ -76,6 +77,7 @@ from autograder.recheck.sources import (
     source_notebook_path,
     test_sources,
     tests_in,
+    trusted_folder,
 )
 from autograder.sandbox import Limits, SandboxedKernelManager
 from course_common.solutions import course_markers
@@ -205,7 +207,9 @@ class SafeExecute(KernelStartRetry, KernelRestarts, phases.TimedCells, Execute):
             instructor = instructor_code(nb, resources, full_sources, path, markers)
         # the catalogue beside the instructor's notebook, read only when a test fails
         self._catalogue_folder = path.parent if self.diagnose and path is not None else None
+        self._files_folder = path.parent if path is not None else None
         self._instructor = instructor
+        self._keep = instructor.keep_after()
         self._diagnoses: dict[str, Any] = {}
         self._run_state = state = RunState()
         for index, cell in enumerate(nb.cells):
@@ -216,11 +220,11 @@ class SafeExecute(KernelStartRetry, KernelRestarts, phases.TimedCells, Execute):
                     state.original_sources[index] = cell.source
                     cell.source = visible
         kernel_cells = self._kernel_cells(resources)
-        for grade_id, cell in tests_in(nb, full_sources):
-            if kernel_cells.full_source(grade_id):  # the kernel decides it, as nbgrader's
-                cell.source = full_sources[grade_id]
+        for test, cell in tests_in(nb, full_sources):
+            if kernel_cells.full_source(test):  # the kernel decides it, as nbgrader's
+                cell.source = full_sources[test]
             else:
-                cell.source = strip_hidden_tests(full_sources[grade_id])
+                cell.source = strip_hidden_tests(full_sources[test])
 
         if self.scan_submissions:
             sources = [src for kind, _, src in instructor.cells if kind != "solution"]
@@ -328,7 +332,10 @@ class SafeExecute(KernelStartRetry, KernelRestarts, phases.TimedCells, Execute):
                     tests = [(g, full_sources[g]) for g, _ in tests_in(self.nb, full_sources)]
                     if state.dead is None:
                         self._note_leftover_processes()
-                    with phases.phase(phases.RECHECK, self.kernel_cpu):
+                    with (
+                        phases.phase(phases.RECHECK, self.kernel_cpu),
+                        trusted_folder(self._files_folder),
+                    ):
                         results = check_cells(
                             tests,
                             instructor,
@@ -455,6 +462,7 @@ class SafeExecute(KernelStartRetry, KernelRestarts, phases.TimedCells, Execute):
         if not self._timed_out:
             if not is_test_cell(cell):
                 self._finished.append(index)
+            self._keep_versions(cell)
             return
         state.timeouts.append((index, limit))
         if self._responsive():
@@ -469,6 +477,21 @@ class SafeExecute(KernelStartRetry, KernelRestarts, phases.TimedCells, Execute):
             f"cell #{index + 1} ran longer than {limit} s and did not stop when interrupted; "
             f"the kernel was killed (not restarted: {failed})"
         )
+
+    def _keep_versions(self, cell: NotebookNode) -> None:
+        """After an answer cell that defines a graded function a later answer cell defines
+        again, the kernel keeps this definition under a name of its own
+        (:meth:`~autograder.recheck.names.InstructorCode.keep_after`), so that the re-check
+        calls the function a test between the two met. One silent request, queued before the
+        next cell's."""
+        keep = self._keep.get(str(grade_id(cell))) if is_solution(cell) else None
+        if not keep or self.kc is None:
+            return
+        code = "".join(
+            f"if {name!r} in globals(): globals()[{kept!r}] = globals()[{name!r}]\n"
+            for name, kept in sorted(keep.items())
+        )
+        self.kc.execute(code, silent=True, store_history=False, allow_stdin=False)
 
     async def _async_handle_timeout(self, timeout: int, cell: NotebookNode | None = None):
         self._timed_out = True

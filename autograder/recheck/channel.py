@@ -177,6 +177,10 @@ class KernelChannel:
         self._callbacks: dict[int, Any] = {}
         self._callback_ids: dict[int, int] = {}
         self._in_callback = False
+        #: graded function -> the name of the definition the current test cell met in the
+        #: kernel, where a later answer cell defined it again (the kernel's side puts it in
+        #: place during each request)
+        self.versions: dict[str, str] = {}
 
     def reset_notes(self) -> None:
         """Forget the decisions and limits noted so far (a new test cell starts)."""
@@ -220,6 +224,8 @@ class KernelChannel:
             if timeout <= 0:
                 raise KernelCallTimeout("the time for re-checking this test cell ran out")
         request = dict(request, nonce=secrets.token_hex(16))
+        if self.versions:
+            request["versions"] = dict(self.versions)
         self.calls += 1
         if not self._comm_tried:
             self._comm_tried = True

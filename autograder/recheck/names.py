@@ -177,6 +177,13 @@ def _module_of(stmt: ast.stmt, name: str) -> str | None:
     return None
 
 
+def version_name(name: str, key: str) -> str:
+    """The name the kernel keeps the definition of *name* made by the answer cell *key*
+    under (a name no student writes)."""
+    safe = "".join(c if c.isalnum() else "_" for c in key)
+    return f"_autograder_{name}_as_of_{safe}"
+
+
 @dataclass
 class InstructorCode:
     """What the instructor's notebook binds where: the basis of the trusted namespace.
@@ -221,6 +228,46 @@ class InstructorCode:
                     what = "test" if kind == "test" else "instructor"
                 for name in _bound_names(stmt):
                     self.bindings.setdefault(name, []).append(_Binding(position, stmt, what))
+
+    def redefined(self) -> dict[str, list[tuple[int, str]]]:
+        """Graded functions that several answer cells define (an exercise that refines an
+        earlier one under the same name): name -> (position, the answer cell's grade id) of
+        each definition, in order."""
+        out: dict[str, list[tuple[int, str]]] = {}
+        for name in sorted(self.graded_functions):
+            defs = ast.FunctionDef | ast.AsyncFunctionDef
+            found = [
+                (b.position, str(self.cells[b.position][1]))
+                for b in self.bindings.get(name, [])
+                if b.kind == "solution" and isinstance(b.stmt, defs)
+            ]
+            places = list(dict.fromkeys(found))
+            if len(places) > 1 and all(key not in ("", "None") for _, key in places):
+                out[name] = places
+        return out
+
+    def keep_after(self) -> dict[str, dict[str, str]]:
+        """Answer cell grade id -> {graded function: the name its definition of it is kept
+        under in the kernel} for each redefined function (:meth:`redefined`) but its last
+        definition: the kernel keeps each earlier one, so that a test between two
+        definitions calls the one it met."""
+        out: dict[str, dict[str, str]] = {}
+        for name, places in self.redefined().items():
+            for _, key in places[:-1]:
+                out.setdefault(key, {})[name] = version_name(name, key)
+        return out
+
+    def versions_at(self, position: int | None) -> dict[str, str]:
+        """graded function -> the name of its definition a test cell at *position* met in
+        the kernel, where that is not its last (:meth:`keep_after`)."""
+        if position is None:
+            return {}
+        out: dict[str, str] = {}
+        for name, places in self.redefined().items():
+            before = [key for place, key in places if place < position]
+            if before and before[-1] != places[-1][1]:
+                out[name] = version_name(name, before[-1])
+        return out
 
     def binding_before(self, name: str, position: int | None) -> _Binding | None:
         """The statement of the instructor's notebook (a test cell's excepted: the re-check

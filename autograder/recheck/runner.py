@@ -177,6 +177,9 @@ class NotebookCheck:
         if tree is None:
             return CheckResult(grade_id, False, "SyntaxError", "the test cell does not parse")
         position = self.code.positions.get(grade_id)
+        # the kernel's graded functions as the test met them (a later answer cell may have
+        # defined one again under the same name)
+        self.channel.versions = self.code.versions_at(position)
         self.resolver.resolve_all(free_names(tree) | read_before_bound(tree.body), position)
         compiled = compile(tree, filename, "exec")
         try:

@@ -21,12 +21,17 @@ from autograder.recheck.names import InstructorCode
 from course_common.solutions import SOLUTION_MARKERS, Markers
 
 __all__ = [
+    "MAX_FILES_BYTES",
     "enforce_test_metadata",
     "instructor_code",
     "source_notebook_path",
     "test_sources",
     "tests_in",
+    "trusted_folder",
 ]
+
+#: The most bytes of an assignment's files copied for the re-check's working folder.
+MAX_FILES_BYTES = 64 * 1024 * 1024
 
 
 def _nbgrader_info(resources: Any) -> dict[str, Any]:
@@ -196,3 +201,49 @@ def instructor_code(
         elif utils.is_locked(cell):
             cells.append(("code", key, cell.source))
     return InstructorCode(cells)
+
+
+@contextlib.contextmanager
+def trusted_folder(folder: Path | None) -> Iterator[Path | None]:
+    """The re-check's working folder, as the kernel's is the notebook's: a fresh copy of
+    the files beside the instructor's notebook in *folder* (its data, its modules; not the
+    notebooks, nor the grader's own files), so that a test cell that reads ``data/x.csv``
+    reads the instructor's file, and one that writes leaves nothing for the next notebook.
+    Nothing is copied, and the folder stays the process's, when *folder* is None or its
+    files are over :data:`MAX_FILES_BYTES` in all."""
+    import os
+    import shutil
+    import tempfile
+
+    from autograder.source import COURSE_DATA
+
+    files: list[Path] = []
+    if folder is not None:
+        with contextlib.suppress(OSError):
+            files = [
+                p
+                for p in sorted(folder.rglob("*"))
+                if p.is_file()
+                and p.suffix != ".ipynb"
+                and p.name not in COURSE_DATA
+                and "__pycache__" not in p.parts
+                and ".ipynb_checkpoints" not in p.parts
+            ]
+    try:
+        total = sum(p.stat().st_size for p in files)
+    except OSError:
+        total = MAX_FILES_BYTES + 1
+    if folder is None or total > MAX_FILES_BYTES:
+        yield None
+        return
+    here = os.getcwd()
+    with tempfile.TemporaryDirectory(prefix="ag-recheck-") as tmp:
+        for path in files:
+            copy = Path(tmp) / path.relative_to(folder)
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, copy)
+        os.chdir(tmp)
+        try:
+            yield Path(tmp)
+        finally:
+            os.chdir(here)

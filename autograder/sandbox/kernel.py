@@ -25,7 +25,7 @@ from typing import IO, TYPE_CHECKING, Any, cast
 import zmq
 import zmq.asyncio
 from jupyter_client.asynchronous import AsyncKernelClient
-from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
+from jupyter_client.kernelspec import KernelSpec, KernelSpecManager, NoSuchKernel
 from jupyter_client.manager import AsyncKernelManager
 from jupyter_client.provisioning import LocalProvisioner
 from traitlets import Any as AnyTrait
@@ -222,8 +222,13 @@ class SandboxKernelSpecManager(KernelSpecManager):
     """Kernel specs that run this Python's ipykernel through :class:`SandboxProvisioner`."""
 
     def get_kernel_spec(self, kernel_name: str) -> KernelSpec:
-        """The installed spec of *kernel_name*, launched and interrupted the sandbox's way."""
-        spec = super().get_kernel_spec(kernel_name)
+        """The installed spec of *kernel_name* (a Python kernel this machine does not have:
+        python3's; a course's notebooks are Python, ``CourseSource.check``), launched and
+        interrupted the sandbox's way."""
+        try:
+            spec = super().get_kernel_spec(kernel_name)
+        except NoSuchKernel:
+            spec = super().get_kernel_spec("python3")
         spec.argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
         spec.interrupt_mode = "message"
         spec.metadata = {
