@@ -5,6 +5,8 @@ submissions, manual answers pending as nbgrader leaves them
 
 from __future__ import annotations
 
+import csv
+import json
 import shutil
 import zipfile
 
@@ -266,3 +268,62 @@ def test_the_courses_cell_timeout_is_honoured(tmp_path):
     row = next(line for line in grades.splitlines() if line.startswith("hw2,") and ",zoe," in line)
     assert "time-out: cell(s) #" in row and "(3 s)" in row, row
     assert ours[("zoe", "hw2", "triangle", "hyp_test")] == (1.0, False)
+
+
+def _csv_rows(path) -> dict[tuple[str, str], dict[str, str]]:
+    with path.open(newline="", encoding="utf-8") as handle:
+        return {(r["assignment"], r["student_id"]): r for r in csv.DictReader(handle)}
+
+
+def test_totals_count_the_points_graded_by_hand_as_nbgrader_does(tmp_path):
+    """Issue 44: a course with answers graded by hand (hw1's essay: a written answer, a code
+    answer, a task) totals as nbgrader's gradebook does — results.json, grades.csv,
+    summary.md and the Canvas export alike — and its code answer graded by hand is no
+    autograded test: it awaits its grade beside the written answer."""
+    from nbgrader.api import Gradebook
+
+    course = write_style_course(tmp_path / "stats-101")
+    ours = tmp_path / "ours"
+    done = run_cli("release", "--source", course, "--course", ours / "course", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    for student in ("alice", "bob", "carol"):
+        hand_in(ours / "course" / "release" / "hw1", tmp_path / "submitted", student,
+                STYLE_ANSWERS[student])  # fmt: skip
+    our_grades(course, tmp_path / "submitted", tmp_path)
+    out = ours / "out"
+    with Gradebook(f"sqlite:///{ours / 'course' / 'gradebook.db'}", "stats-101") as gb:
+        nbgrader = {
+            s: (gb.find_submission("hw1", s).score, gb.find_submission("hw1", s).max_score)
+            for s in ("alice", "bob", "carol")
+        }
+    # 1 + 2 + 1.5 (analysis), 2 + 1 + 1 + 3 (essay: answer, code answer, test, task)
+    assert {m for _, m in nbgrader.values()} == {11.5}
+    data = json.loads((out / "results.json").read_text())
+    for entry in data["submissions"]:
+        assert (entry["score"], entry["max_score"]) == nbgrader[entry["student"]], entry
+        assert "free_CODE" not in entry["tests"] and "Q-explain" not in entry["tests"]
+    rows = _csv_rows(out / "grades.csv")
+    for student, (score, top) in nbgrader.items():
+        row = rows[("hw1", student)]
+        assert (float(row["raw_score"]), float(row["max_score"])) == (score, top)
+    # alice and bob answered both, and the task awaits everyone: 2 + 1 + 3 points
+    alice = next(e for e in data["submissions"] if e["student"] == "alice")
+    assert alice["manual_pending"] == {"answers": 3, "points": 6.0}
+    assert rows[("hw1", "alice")]["manual_pending_points"] == "6.0"
+    summary = (out / "summary.md").read_text()
+    table = next(line for line in summary.splitlines() if line.startswith("| hw1 "))
+    assert [c.strip() for c in table.strip("|").split("|")][4:6] == ["11.5", "6"], table
+    tests = summary.split("### hw1: pass rate per autograded test", 1)[1].split("###")[0]
+    assert "count-words--test" in tests and "free_CODE" not in tests
+    assert "- `hw1/alice`: 3 answers, 6 points" in summary
+    done = run_cli(
+        "export", "canvas", "--course", ours / "course", "--out", tmp_path / "canvas.csv",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    canvas = list(csv.reader((tmp_path / "canvas.csv").open()))
+    assert canvas[1][canvas[0].index("hw1")] == "11.5"  # Points Possible
+    assert (
+        "hw1: out of 11.5 points, 6 of them graded by hand (answers and tasks, in nbgrader's "
+        "formgrader): awaiting a hand grade (3): alice, bob, carol" in done.stdout
+    )

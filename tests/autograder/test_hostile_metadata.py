@@ -105,13 +105,13 @@ def test_each_metadata_edit_is_repaired_and_flagged(released):
     results = grade_notebooks(course.root, TARGET, submissions, sandbox=False)
 
     assert results["honest"].ok and results["honest"].flags == []
-    assert results["honest"].score == pytest.approx(full)
+    assert results["honest"].autograded_score == pytest.approx(full)
     for name, (_, word) in edits.items():
         result = results[name]
         # the correct answer keeps the source's full points, whatever the metadata says
         assert result.ok, (name, result.error)
-        assert result.max_score == pytest.approx(full), name
-        assert result.score == pytest.approx(full), (name, result.flags)
+        assert result.autograded_max == pytest.approx(full), name
+        assert result.autograded_score == pytest.approx(full), (name, result.flags)
         assert any(word in f for f in result.flags), (name, result.flags)
         assert not any("NbGraderException" in f or "could not be graded" in f for f in result.flags)
         assert all("\n" not in f for f in result.flags)
@@ -122,7 +122,7 @@ def test_each_metadata_edit_is_repaired_and_flagged(released):
     assert len(results["answer_made_test"].flags) == 3  # kind, points, locked
     # another course's notebook: scored 0 with ONE flag, not one per missing cell
     other = results["other_course"]
-    assert other.score == 0 and other.max_score == pytest.approx(full)
+    assert other.autograded_score == 0 and other.autograded_max == pytest.approx(full)
     assert len(other.flags) == 1 and f"not {TARGET}'s" in other.flags[0], other.flags
 
 
