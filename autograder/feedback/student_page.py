@@ -10,7 +10,9 @@ into the graded notebook's metadata and puts on the page:
 - then "What the grader did to your notebook": each flag that concerns the student's own
   work, in words (:func:`student_note`: a test cell restored, a grade id renamed, a function
   that did not return within 30 s — with the exercise's hint for a hang —, a kernel
-  restarted, output cut, ...); flags about the grading itself are the instructor's;
+  restarted, output cut, ...); flags about the grading itself are the instructor's, and so
+  are those about what the student did not do (a notebook made from a release of another
+  nbgrader version: its checksums, :data:`~autograder.grading.preprocessors.OTHER_RELEASE_LINE`);
 - under the first failing test of each failed exercise, "What this looks like: …": the
   misconception the answers match, its hint, and its probe (the call, the student's answer,
   the rule's answer), or else the smallest probe on which the answer differs from the rule
@@ -132,8 +134,9 @@ _NOTES: list[tuple[re.Pattern[str], Callable[[re.Match[str], Mapping[str, Any]],
     (
         re.compile(r"(?P<what>cell kind|points|locked flag|checksum) changed: (?P<cells>.*?);"),
         lambda m, _: (
-            f"The nbgrader {_e(m['what'])} of {_e(m['cells'])} was changed in your "
-            "notebook: the course's was used."
+            f"The nbgrader {_e(m['what'])} of {_e(m['cells'])} in your notebook differs "
+            "from the course's copy: the grader used the course's (your answers are graded "
+            "as you wrote them)."
         ),
     ),
     (
