@@ -275,13 +275,12 @@ def _csv_rows(path) -> dict[tuple[str, str], dict[str, str]]:
         return {(r["assignment"], r["student_id"]): r for r in csv.DictReader(handle)}
 
 
-def test_totals_count_the_points_graded_by_hand_as_nbgrader_does(tmp_path):
-    """Issue 44: a course with answers graded by hand (hw1's essay: a written answer, a code
-    answer, a task) totals as nbgrader's gradebook does — results.json, grades.csv,
-    summary.md and the Canvas export alike — and its code answer graded by hand is no
-    autograded test: it awaits its grade beside the written answer."""
-    from nbgrader.api import Gradebook
-
+@pytest.fixture(scope="module")
+def style_graded(tmp_path_factory):
+    """The style course's hw1 (answers graded by hand in its essay: a written answer, a code
+    answer, a task) handed in by alice, bob and carol and graded by ``grade --source``: the
+    work folder (``ours/course``, ``ours/out``)."""
+    tmp_path = tmp_path_factory.mktemp("style-course")
     course = write_style_course(tmp_path / "stats-101")
     ours = tmp_path / "ours"
     done = run_cli("release", "--source", course, "--course", ours / "course", cwd=tmp_path)
@@ -290,6 +289,18 @@ def test_totals_count_the_points_graded_by_hand_as_nbgrader_does(tmp_path):
         hand_in(ours / "course" / "release" / "hw1", tmp_path / "submitted", student,
                 STYLE_ANSWERS[student])  # fmt: skip
     our_grades(course, tmp_path / "submitted", tmp_path)
+    return tmp_path
+
+
+def test_totals_count_the_points_graded_by_hand_as_nbgrader_does(style_graded):
+    """Issue 44: a course with answers graded by hand (hw1's essay: a written answer, a code
+    answer, a task) totals as nbgrader's gradebook does — results.json, grades.csv,
+    summary.md and the Canvas export alike — and its code answer graded by hand is no
+    autograded test: it awaits its grade beside the written answer."""
+    from nbgrader.api import Gradebook
+
+    tmp_path = style_graded
+    ours = tmp_path / "ours"
     out = ours / "out"
     with Gradebook(f"sqlite:///{ours / 'course' / 'gradebook.db'}", "stats-101") as gb:
         nbgrader = {
@@ -327,6 +338,22 @@ def test_totals_count_the_points_graded_by_hand_as_nbgrader_does(tmp_path):
         "hw1: out of 11.5 points, 6 of them graded by hand (answers and tasks, in nbgrader's "
         "formgrader): awaiting a hand grade (3): alice, bob, carol" in done.stdout
     )
+
+
+def test_the_page_says_what_awaits_a_hand_grade(style_graded):
+    """Issue 44: a page shows an answer graded by hand at 0 points until it is graded (as
+    nbgrader's template does); it says which await a person, a code answer among them,
+    and that they count 0 until then."""
+    feedback = style_graded / "ours" / "out" / "feedback"
+    alice = (feedback / "alice" / "hw1" / "essay.html").read_text()
+    assert "<strong>Graded by hand</strong>" in alice
+    assert (
+        "1 written answer, 1 code answer and 1 task (6 points) are graded by hand and not "
+        "graded yet: until your instructor grades them, this page counts them as 0 points."
+    ) in alice
+    carol = (feedback / "carol" / "hw1" / "essay.html").read_text()  # handed in as released
+    assert "1 task (3 points) is graded by hand and not graded yet" in carol
+    assert "Graded by hand" not in (feedback / "alice" / "hw1" / "analysis.html").read_text()
 
 
 @pytest.fixture(scope="module")
