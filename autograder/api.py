@@ -321,7 +321,7 @@ def grade_path(
 def _released_files(graded_course: course.Course, assignment: str) -> set[str]:
     """The files of an assignment's release besides its notebooks (its data, images,
     helper modules), by their paths inside it."""
-    release = graded_course.root / "release" / assignment
+    release = graded_course.release_dir(assignment)
     return {
         p.relative_to(release).as_posix()
         for p in release.rglob("*")

@@ -384,3 +384,19 @@ def test_metadata_of_an_older_nbgraders_release_is_not_the_students_doing(docs_g
     page = (docs_graded / "feedback" / "bitdiddle" / "ps1" / "problem1.html").read_text()
     assert "You changed the test cell <code>correct_squares</code>" in page
     assert "checksum" not in page
+
+
+def test_an_image_beside_the_notebook_is_beside_its_page(docs_graded):
+    """Issue 44: problem1 shows ``jupyter.png``, an image beside the notebook in the
+    release (``![](jupyter.png)``): it is beside each student's page, the release's copy;
+    problem2 shows none."""
+    release_image = (DOCS_COURSE / "source" / "ps1" / "jupyter.png").read_bytes()
+    for student in ("bitdiddle", "hacker"):
+        folder = docs_graded / "feedback" / student / "ps1"
+        assert 'src="jupyter.png"' in (folder / "problem1.html").read_text()
+        assert (folder / "jupyter.png").read_bytes() == release_image
+        assert sorted(p.name for p in folder.iterdir()) == [
+            "jupyter.png",
+            "problem1.html",
+            "problem2.html",
+        ]
