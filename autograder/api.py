@@ -43,9 +43,9 @@ from autograder.release import release_course as release_assignments
 from autograder.report import (
     copy_feedback,
     export_grades,
-    manual_pending,
     summarise,
     summary_text,
+    totals,
     write_results,
 )
 from autograder.samples import course_markers, make_submission
@@ -322,7 +322,7 @@ def grade_path(
 def _released_files(graded_course: course.Course, assignment: str) -> set[str]:
     """The files of an assignment's release besides its notebooks (its data, images,
     helper modules), by their paths inside it."""
-    release = graded_course.root / "release" / assignment
+    release = graded_course.release_dir(assignment)
     return {
         p.relative_to(release).as_posix()
         for p in release.rglob("*")
@@ -409,12 +409,13 @@ def _grade_contest(
         ledger=Ledger(scratch.root / "ledger.jsonl"),
         canaries=instructor_submissions(scratch, assignments),
     )
+    # each try's score of its maximum as the gradebook counts them (as the late penalty
+    # recorded for the chosen one is counted: autograder.term.record)
+    worth = totals(scratch, results.values())
     chosen = {}
     for key, attempts in sorted(term.plan.contest.items()):
-        scores = [
-            (results[(key[0], f"{key[1]}+{n}")].score, results[(key[0], f"{key[1]}+{n}")].max_score)
-            for n in range(1, len(attempts) + 1)
-        ]
+        tries = [worth[(key[0], f"{key[1]}+{n}")] for n in range(1, len(attempts) + 1)]
+        scores = [(t.score, t.max_score) for t in tries]
         chosen[key] = choose_best(term.calendar, key, attempts, scores)
     return chosen
 
@@ -499,13 +500,16 @@ def grade_prepared_run(
             graded_course.name_students(names)
         unmatched = dict(unmatched or {})
         with faults_as_errors("writing the results"):
-            manual = manual_pending(graded_course, results)
+            # what each submission is worth, the points graded by hand included, and what
+            # of it awaits a hand grade: the gradebook's as it is now
+            worth = totals(graded_course, results)
+            manual = {key: total.pending for key, total in worth.items()}
         # each output is written whole (autograder.files.write_atomic): after a fault it is the
         # old file or the new one, and the message names the one that failed
         with faults_as_errors(f"creating the output folder {out_dir.name}/"):
             out_dir.mkdir(parents=True, exist_ok=True)
         with faults_as_errors("writing results.json"), phases.phase(phases.REPORTS):
-            write_results(results, out_dir / "results.json", list(unmatched), manual)
+            write_results(results, out_dir / "results.json", list(unmatched), worth)
         with faults_as_errors("writing grades.csv"), phases.phase(phases.REPORTS):
             export_grades(
                 graded_course,
@@ -532,7 +536,7 @@ def grade_prepared_run(
             a for a in graded_names if not (graded_course.source_dir(a) / CATALOGUE_NAME).is_file()
         ]
         text = summary_text(
-            summarise(results),
+            summarise(results, worth),
             flagged,
             manual,
             similarity=similar,

@@ -55,6 +55,7 @@ class SubmissionResult:
 
     student: str
     assignment: str
+    #: autograded test's grade id -> (score, max score): the tests only (read_scores)
     scores: dict[str, tuple[float, float]] = field(default_factory=dict)
     flags: list[str] = field(default_factory=list)
     ok: bool = True
@@ -71,7 +72,10 @@ class SubmissionResult:
     unchecked: dict[str, str] = field(default_factory=dict)
 
     @property
-    def score(self) -> float:
+    def autograded_score(self) -> float:
+        """The points of its autograded tests (``scores``). What the submission is worth,
+        the points graded by hand included, is the gradebook's:
+        :class:`autograder.course.Totals`."""
         return sum(s for s, _ in self.scores.values())
 
     def to_dict(self) -> dict[str, Any]:
@@ -104,7 +108,9 @@ class SubmissionResult:
         )
 
     @property
-    def max_score(self) -> float:
+    def autograded_max(self) -> float:
+        """The points its autograded tests are worth (``scores``; not the answers graded by
+        hand nor the tasks: :class:`autograder.course.Totals` has nbgrader's maximum)."""
         return sum(m for _, m in self.scores.values())
 
 

@@ -142,6 +142,11 @@ class Course(CourseGradebook):
         """``source/<assignment>``: the copy of the assignment's source notebooks."""
         return self.root / "source" / assignment
 
+    def release_dir(self, assignment: str) -> Path:
+        """``release/<assignment>``: the assignment as the students are given it (the
+        instructor's files: never a student's)."""
+        return self.root / "release" / assignment
+
     def submitted_dir(self, student: str, assignment: str) -> Path:
         """``submitted/<student>/<assignment>``: where a submission is written."""
         return self.root / "submitted" / student / assignment

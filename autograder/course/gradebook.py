@@ -1,13 +1,16 @@
 """A course's gradebook: nbgrader's ``Gradebook`` opened with the course's URL, its students
-and indexes put in before the workers start, its scores read, and a whole class's
-submissions loaded in a few queries."""
+and indexes put in before the workers start, its scores read, a whole class's
+submissions loaded in a few queries, and what each submission is worth as nbgrader counts
+it (:class:`Totals`, :func:`totals_of`: the one home of a submission's score and maximum,
+the points graded by hand among them, and what of them awaits a hand grade)."""
 
 from __future__ import annotations
 
 import contextlib
 import shutil
 import warnings
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from autograder.course.nbgrader_env import prepare_nbgrader
@@ -17,7 +20,87 @@ from autograder.notebook import score_names
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from nbgrader.api import Gradebook, SubmittedAssignment
+    from nbgrader.api import Assignment, Gradebook, SubmittedAssignment
+
+
+@dataclass(frozen=True)
+class ManualPending:
+    """The answers of one submission that await manual grading, and their points."""
+
+    answers: int = 0
+    points: float = 0.0
+
+
+@dataclass(frozen=True)
+class Totals:
+    """A submission's points as nbgrader's gradebook keeps them, and its formgrader and
+    export show them: ``score``, the sum of every graded cell's score (the autograded tests'
+    and the points given by hand so far), before any late penalty; ``max_score``, the sum of
+    every graded cell's points (nbgrader's ``max_score``: the autograded tests, the answers
+    graded by hand, the tasks); ``by_hand``, the points of ``max_score`` graded by hand (its
+    answers and tasks); ``pending``, what of them still awaits a hand grade."""
+
+    score: float = 0.0
+    max_score: float = 0.0
+    by_hand: float = 0.0
+    pending: ManualPending = field(default_factory=ManualPending)
+
+
+def _graded_cells(assignment: Assignment) -> Iterator[tuple[int, float, bool]]:
+    """(id, points, graded by hand) of each gradebook cell of ``assignment`` (nbgrader's)
+    that has points: an autograded test is a code grade cell that is no solution cell;
+    every other — an answer graded by hand, written or code (a grade cell that is also a
+    solution cell), a task — a person grades."""
+    for notebook in assignment.notebooks:
+        answers = {cell.name for cell in notebook.solution_cells}
+        for cell in notebook.grade_cells:
+            test = cell.cell_type == "code" and cell.name not in answers
+            yield cell.id, float(cell.max_score or 0.0), not test
+        for task in notebook.task_cells:
+            yield task.id, float(task.max_score or 0.0), True
+
+
+def hand_graded_cells(assignment: Assignment) -> set[int]:
+    """The ids of the gradebook's cells of ``assignment`` (nbgrader's) that a person grades:
+    its answers graded by hand and its tasks; every other grade cell is an autograded
+    test."""
+    return {cell for cell, _, by_hand in _graded_cells(assignment) if by_hand}
+
+
+def assignment_points(assignment: Assignment) -> tuple[float, float]:
+    """(its maximum, the points of it graded by hand) of an assignment of the gradebook, as
+    nbgrader counts its maximum: every grade cell's and task cell's points."""
+    cells = list(_graded_cells(assignment))
+    return sum(p for _, p, _ in cells), sum(p for _, p, by_hand in cells if by_hand)
+
+
+def pending_of(submission: SubmittedAssignment | None) -> ManualPending:
+    """What of a gradebook submission (nbgrader's ``SubmittedAssignment``, or None: no
+    submission) nbgrader marks "needs manual grade"."""
+    answers, points = 0, 0.0
+    if submission is None:
+        return ManualPending()
+    for notebook in submission.notebooks:
+        for grade in notebook.grades:
+            if grade.needs_manual_grade:
+                answers += 1
+                points += float(grade.max_score or 0.0)
+    return ManualPending(answers, points)
+
+
+def totals_of(submission: SubmittedAssignment, hand: Collection[int]) -> Totals:
+    """A gradebook submission's :class:`Totals` (as :func:`load_submissions` loads it, or
+    nbgrader's ``find_submission``); ``hand``: the ids of its assignment's cells graded by
+    hand (:func:`hand_graded_cells`)."""
+    by_hand = sum(
+        float(grade.max_score or 0.0)
+        for notebook in submission.notebooks
+        for grade in notebook.grades
+        if grade.cell_id in hand
+    )
+    # nbgrader's own sums (SQL): its score, each notebook's maximum
+    max_score = sum(float(notebook.max_score or 0.0) for notebook in submission.notebooks)
+    return Totals(float(submission.score or 0.0), max_score, by_hand, pending_of(submission))
 
 
 def id_length_limit() -> int:
@@ -78,6 +161,30 @@ def load_submissions(
     return {(s.assignment.name, s.student.id): s for s in query}
 
 
+def read_totals(
+    gradebook: Gradebook, keys: Iterable[tuple[str, str]]
+) -> dict[tuple[str, str], Totals]:
+    """(assignment, student) -> :class:`Totals` of each key's submission in ``gradebook``;
+    a key with no submission (none recorded, or an assignment the gradebook does not have)
+    is worth its assignment's maximum and scores 0."""
+    keys = list(keys)
+    wanted = {a for a, _ in keys}
+    assignments = {a.name: a for a in gradebook.assignments if a.name in wanted}
+    hand = {name: hand_graded_cells(a) for name, a in assignments.items()}
+    found = load_submissions(gradebook, assignments)
+    out: dict[tuple[str, str], Totals] = {}
+    for key in keys:
+        submission = found.get(key)
+        if submission is not None:
+            out[key] = totals_of(submission, hand[key[0]])
+        elif key[0] in assignments:
+            total, by_hand = assignment_points(assignments[key[0]])
+            out[key] = Totals(max_score=total, by_hand=by_hand)
+        else:
+            out[key] = Totals()
+    return out
+
+
 class CourseGradebook:
     """The gradebook side of :class:`~autograder.course.directory.Course`, mixed into it (its
     ``db_url``, ``course_id`` and folders)."""
@@ -115,7 +222,10 @@ class CourseGradebook:
         notebook only); without, one of their scores stands for all (a caller that looks
         tests up by grade id).
 
-        A test that has no score (e.g. the notebook could not be graded) counts as 0.
+        The autograded tests only: a code answer graded by hand (a grade cell that is also
+        a solution cell) is no test, nor is a written answer or a task (what awaits a
+        person: :class:`Totals`). A test that has no score (e.g. the notebook could not be
+        graded) counts as 0.
         """
         from nbgrader.api import MissingEntry
 
@@ -127,6 +237,10 @@ class CourseGradebook:
             keys = {cell: cell[1] for cell in keys}
         order = {name: place for place, name in enumerate(dict.fromkeys(keys.values()))}
         with self.gradebook() as gb:
+            try:
+                hand = hand_graded_cells(gb.find_assignment(assignment))
+            except MissingEntry:
+                hand = set()
             for student in students:
                 scores: dict[str, tuple[float, float]] = {}
                 try:
@@ -136,7 +250,7 @@ class CourseGradebook:
                     continue
                 for notebook in submission.notebooks:
                     for grade in notebook.grades:
-                        if grade.cell.cell_type != "code":
+                        if grade.cell_id in hand or grade.cell.cell_type != "code":
                             continue
                         score = grade.score if grade.score is not None else 0.0
                         name = keys.get((notebook.name, grade.name), grade.name)
@@ -144,6 +258,13 @@ class CourseGradebook:
                 placed = sorted(scores, key=lambda name: (order.get(name, len(order)), name))
                 out[student] = {name: scores[name] for name in placed}
         return out
+
+    def totals(self, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], Totals]:
+        """(assignment, student) -> what each submission is worth, as the gradebook holds it
+        now (:func:`read_totals`: the points given by hand in nbgrader's formgrader since
+        the last run count)."""
+        with self.gradebook() as gb:
+            return read_totals(gb, keys)
 
     def ensure_students(self, students: Iterable[str]) -> None:
         """Create the students in the gradebook up front, so workers never race to insert

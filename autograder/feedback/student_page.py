@@ -10,7 +10,11 @@ into the graded notebook's metadata and puts on the page:
 - then "What the grader did to your notebook": each flag that concerns the student's own
   work, in words (:func:`student_note`: a test cell restored, a grade id renamed, a function
   that did not return within 30 s — with the exercise's hint for a hang —, a kernel
-  restarted, output cut, ...); flags about the grading itself are the instructor's;
+  restarted, output cut, ...); flags about the grading itself are the instructor's, and so
+  are those about what the student did not do (a notebook made from a release of another
+  nbgrader version: its checksums, :data:`~autograder.grading.preprocessors.OTHER_RELEASE_LINE`);
+- then "Graded by hand": the answers and tasks of the notebook that await a person's grade
+  (the gradebook's "needs manual grade"), which the page shows at 0 points until given;
 - under the first failing test of each failed exercise, "What this looks like: …": the
   misconception the answers match, its hint, and its probe (the call, the student's answer,
   the rule's answer), or else the smallest probe on which the answer differs from the rule
@@ -132,8 +136,9 @@ _NOTES: list[tuple[re.Pattern[str], Callable[[re.Match[str], Mapping[str, Any]],
     (
         re.compile(r"(?P<what>cell kind|points|locked flag|checksum) changed: (?P<cells>.*?);"),
         lambda m, _: (
-            f"The nbgrader {_e(m['what'])} of {_e(m['cells'])} was changed in your "
-            "notebook: the course's was used."
+            f"The nbgrader {_e(m['what'])} of {_e(m['cells'])} in your notebook differs "
+            "from the course's copy: the grader used the course's (your answers are graded "
+            "as you wrote them)."
         ),
     ),
     (
@@ -295,6 +300,9 @@ def trim_traceback(traceback: list[str]) -> list[str]:
 
 # --------------------------------------------------------------------------- the preprocessor
 
+#: The order the "Graded by hand" box names what awaits a person.
+_KIND_ORDER = ("written answer", "code answer", "task")
+
 
 class ExplainToStudent(NbGraderPreprocessor):
     """Put what the grader found and did on the student's feedback page (see the module's
@@ -319,6 +327,11 @@ class ExplainToStudent(NbGraderPreprocessor):
                 if output.get("output_type") == "error" and "traceback" in output:
                     output["traceback"] = trim_traceback(list(output["traceback"]))
         self._diagnoses_under_tests(nb, diagnoses)
+        waiting = self._awaiting_hand_grade(resources)
+        if waiting is not None:
+            cell = nbformat.v4.new_raw_cell(waiting, metadata={"raw_mimetype": "text/html"})
+            cell["id"] = "autograder-by-hand"
+            nb.cells.insert(0, cell)
         notes = [n for n in (student_note(f, diagnoses) for f in flags) if n]
         if notes:
             items = "".join(f"<li>{note}</li>" for note in dict.fromkeys(notes))
@@ -335,6 +348,54 @@ class ExplainToStudent(NbGraderPreprocessor):
             cell["id"] = "autograder-late"
             nb.cells.insert(0, cell)
         return nb, resources
+
+    @staticmethod
+    def _awaiting_hand_grade(resources: Any) -> str | None:
+        """The page's "Graded by hand" box (HTML): how many of the notebook's answers and
+        tasks await a person's grade, of what kinds, and their points; None when none
+        does (or the page is made without a gradebook)."""
+        about = resources.get("nbgrader", {}) if isinstance(resources, dict) else {}
+        if not about.get("db_url"):
+            return None
+        from nbgrader.api import Gradebook, MissingEntry, TaskCell
+
+        kinds: dict[str, int] = {}
+        points = 0.0
+        try:
+            with Gradebook(about["db_url"]) as gb:
+                notebook = gb.find_submission_notebook(
+                    about["notebook"], about["assignment"], about["student"]
+                )
+                for grade in notebook.grades:
+                    if not grade.needs_manual_grade:
+                        continue
+                    cell = grade.cell
+                    if isinstance(cell, TaskCell):
+                        kind = "task"
+                    else:
+                        kind = "code answer" if cell.cell_type == "code" else "written answer"
+                    kinds[kind] = kinds.get(kind, 0) + 1
+                    points += float(grade.max_score or 0.0)
+        except MissingEntry:
+            return None
+        if not kinds:
+            return None
+        parts = [
+            f"{n} {kind}{'s' * (n != 1)}"
+            for kind, n in sorted(kinds.items(), key=lambda kv: _KIND_ORDER.index(kv[0]))
+        ]
+        listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + f" and {parts[-1]}"
+        count = sum(kinds.values())
+        text = (
+            f"{listed} ({whole_round(points, 2)} point{'s' * (points != 1)}) "
+            f"{'are' if count != 1 else 'is'} graded by hand and not graded yet: until your "
+            f"instructor grades {'them' if count != 1 else 'it'}, this page counts "
+            f"{'them' if count != 1 else 'it'} as 0 points."
+        )
+        return (
+            '<div class="autograder-notes autograder-by-hand"><strong>Graded by hand</strong>'
+            f"<ul><li>{_e(text)}</li></ul></div>"
+        )
 
     def _late_note(self, resources: Any) -> str | None:
         """The page's late section (HTML), or None: no note for this submission."""

@@ -34,8 +34,9 @@ class Grade:
 
 @dataclass
 class CourseGrades:
-    """The gradebook's grades: assignments (with their max score), students (with their
-    names), and (assignment, student) -> :class:`Grade` where there is a submission."""
+    """The gradebook's grades: assignments (with their max score, nbgrader's: the points
+    graded by hand included), students (with their names), and (assignment, student) ->
+    :class:`Grade` where there is a submission."""
 
     assignments: dict[str, float] = field(default_factory=dict)
     students: dict[str, tuple[str, str]] = field(default_factory=dict)  # id -> (last, first)
@@ -76,7 +77,7 @@ def read_course_grades(
     TermError
         An assignment named is not in the gradebook (never graded), or none is named.
     """
-    from autograder.course import load_submissions
+    from autograder.course import assignment_points, load_submissions
 
     names = list(assignments)
     present = {a.name: a for a in gradebook.assignments}
@@ -89,7 +90,8 @@ def read_course_grades(
     wanted = set(students)
     out = CourseGrades()
     for name in names:
-        out.assignments[name] = float(present[name].max_score)
+        # nbgrader's maximum: the points graded by hand (answers, tasks) are in it
+        out.assignments[name] = assignment_points(present[name])[0]
     found = load_submissions(gradebook, names)
     for student in sorted(gradebook.students, key=lambda s: s.id):
         if wanted and student.id not in wanted:

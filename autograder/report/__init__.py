@@ -1,7 +1,9 @@
 """Report: what a grading run writes — grades.csv (:mod:`.grades`), results.json
 (:mod:`.results`), the feedback pages (:mod:`.feedback`) and summary.md (:mod:`.summary`).
-The CSV and the summary are views of the same results; what awaits manual grading is read
-from the gradebook when they are written (:mod:`.manual`)."""
+The CSV and the summary are views of the same results; what each submission is worth (its
+score and maximum as nbgrader counts them, the points graded by hand included) and what of
+it awaits manual grading are read from the gradebook when they are written
+(:mod:`.manual`)."""
 
 from autograder.report.feedback import copy_feedback, feedback_folder
 from autograder.report.grades import (
@@ -17,6 +19,7 @@ from autograder.report.manual import (
     manual_pending,
     pending_in_gradebook,
     pending_of,
+    totals,
 )
 from autograder.report.results import RESULTS_FORMAT, results_data, write_results
 from autograder.report.summary import AssignmentSummary, TermSummary, summarise, summary_text
@@ -40,5 +43,6 @@ __all__ = [
     "results_data",
     "summarise",
     "summary_text",
+    "totals",
     "write_results",
 ]

@@ -2,21 +2,41 @@
 a short page for each notebook that could not be graded (plain text, no scripts allowed),
 in a folder per student named by :func:`feedback_folder`: what happened and what the
 student can do about it (a corrupt notebook: download the release again, copy the answers
-into it, hand it in again), then the flags."""
+into it, hand it in again), then the flags.
+
+Beside the pages, the files they show (an image beside the notebook, ``![](figure.png)``,
+``<img src="data/x.png">``): copied from the assignment's release — the instructor's files,
+what the student was given, never a file a student handed in — at the path the page names,
+relative to it, when that path stays inside the release and the page's folder, and within
+:data:`ASSET_BYTES` (:func:`page_files`)."""
 
 from __future__ import annotations
 
 import contextlib
 import html
+import logging
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping
-from pathlib import Path
+from html.parser import HTMLParser
+from pathlib import Path, PurePosixPath
+from urllib.parse import unquote, urlsplit
 
 from autograder.course import Course
 from autograder.files import write_atomic
 from autograder.models import SubmissionResult
 from course_common.assets import FEEDBACK_MATHJAX, copy_mathjax, mathjax_available
+
+log = logging.getLogger(__name__)
+
+#: The most bytes of one release file copied beside a submission's pages, and of all of them
+#: (per submission): a page that names a larger one shows it missing.
+ASSET_BYTES = 20 * 2**20
+ASSETS_BYTES = 50 * 2**20
+#: The references of a page that name a file it shows: (tag, attribute).
+_SHOWN = frozenset({("img", "src"), ("source", "src"), ("video", "src"), ("video", "poster")})
+#: Their tags in a page (found first: a page is mostly its figures' base64).
+_SHOWN_TAGS = re.compile(rb"<(?:img|source|video)\b[^>]*>", re.IGNORECASE)
 
 _NOT_GRADED = """<!DOCTYPE html>
 <html><head><meta charset="utf-8">
@@ -76,6 +96,80 @@ def _advice(notebook: str, flags: Iterable[str]) -> str:
     return ""
 
 
+class _Shown(HTMLParser):
+    """The URLs of the files a page shows (:data:`_SHOWN`), in the page's order."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.urls: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        for name, value in attrs:
+            if (tag, name) in _SHOWN and value:
+                self.urls.append(value)
+
+    handle_startendtag = handle_starttag
+
+
+def relative_file(url: str) -> PurePosixPath | None:
+    """The file a page's ``url`` names relative to the page's folder, or None when it names
+    none there: a URL with a scheme or a host (``data:``, ``https://``), an absolute path,
+    a path that climbs out (``..``), a backslash or a control character, nothing."""
+    parts = urlsplit(url.strip())
+    if parts.scheme or parts.netloc or not parts.path:
+        return None
+    path = unquote(parts.path)
+    if path.startswith("/") or "\\" in path or any(ord(c) < 32 or ord(c) == 127 for c in path):
+        return None
+    names = [name for name in path.split("/") if name not in ("", ".")]
+    if not names or ".." in names:
+        return None
+    return PurePosixPath(*names)
+
+
+def page_files(release: Path, pages: Mapping[str, bytes]) -> dict[str, Path]:
+    """The files ``pages`` (name -> HTML) show that the assignment's ``release`` holds:
+    relative path -> the release's file. Only regular files inside the release (a link
+    out of it is none), no page's own name, each within :data:`ASSET_BYTES` and all within
+    :data:`ASSETS_BYTES` (a larger one is left out, said in the log)."""
+    try:
+        root = release.resolve(strict=True)
+    except OSError:
+        return {}
+    found: dict[str, Path] = {}
+    total = 0
+    for content in pages.values():
+        parser = _Shown()
+        for tag in _SHOWN_TAGS.findall(content):
+            parser.feed(tag.decode("utf-8", errors="replace"))
+        parser.close()
+        for url in parser.urls:
+            relative = relative_file(url)
+            if relative is None or relative.as_posix() in found or relative.as_posix() in pages:
+                continue
+            name = relative.as_posix()
+            try:
+                real = (root / relative).resolve(strict=True)
+            except (OSError, RuntimeError):  # missing, or a loop of links
+                continue
+            if not real.is_relative_to(root) or not real.is_file():
+                continue
+            size = real.stat().st_size
+            if size > ASSET_BYTES or total + size > ASSETS_BYTES:
+                log.warning(
+                    "%s: not copied beside the feedback pages (%d bytes; at most %d a file, "
+                    "%d a submission)",
+                    name,
+                    size,
+                    ASSET_BYTES,
+                    ASSETS_BYTES,
+                )
+                continue
+            found[name] = real
+            total += size
+    return found
+
+
 def feedback_folder(student: str, name: str = "") -> str:
     """The folder of a student's feedback pages in a run's output: the student id, and,
     when the submissions named the student (an LMS's file names), a dash and the name's
@@ -97,15 +191,17 @@ def copy_feedback(
 ) -> int:
     """Copy each graded submission's feedback HTML to ``out_dir/feedback/<folder>/
     <assignment>/<notebook>.html`` (the folder: :func:`feedback_folder` of the student and
-    of ``names``, student -> name as the submissions say it), and write a short page for
-    each notebook that could not be graded (missing or corrupt) saying why; returns how
-    many files were written. MathJax, when installed, is copied once to
+    of ``names``, student -> name as the submissions say it), the files its pages show
+    from the assignment's release beside them (:func:`page_files`), and write a short page
+    for each notebook that could not be graded (missing or corrupt) saying why; returns how
+    many pages were written. MathJax, when installed, is copied once to
     ``out_dir/feedback/_mathjax/``.
 
-    Each page is the old one or the new one, never a torn one
-    (:func:`autograder.files.write_atomic`); a page of an earlier run that this run has no
-    page for is removed once the new pages are in place."""
+    Each file is the old one or the new one, never a torn one
+    (:func:`autograder.files.write_atomic`); a page or file of an earlier run that this run
+    has none of is removed once the new ones are in place."""
     count = 0
+    releases: dict[str, Path] = {}
     for result in results:
         src = course.feedback_dir(result.student, result.assignment)
         folder = feedback_folder(result.student, (names or {}).get(result.student, ""))
@@ -123,18 +219,34 @@ def copy_feedback(
             advice = _advice(notebook, result.flags)
             text = _NOT_GRADED.format(title=title, advice=advice, items=items)
             pages[name] = text.encode("utf-8")
+        release = releases.setdefault(result.assignment, course.release_dir(result.assignment))
+        shown = page_files(release, pages)
         if pages:
             dest.mkdir(parents=True, exist_ok=True)
         for name, content in pages.items():
             write_atomic(dest / name, content)
             count += 1
+        for name, file in shown.items():
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(dest / name, file.read_bytes())
         if dest.is_dir():
-            for old in dest.iterdir():
-                if old.name not in pages and old.is_file() and not old.name.startswith("."):
-                    old.unlink()
+            _remove_others(dest, {*pages, *shown})
             with contextlib.suppress(OSError):
                 dest.rmdir()  # only when empty: no page for this submission any more
     if count and mathjax_available():
         # The pages load MathJax from feedback/_mathjax/ (see autograder.grading's feedback_config).
         copy_mathjax(out_dir / "feedback" / FEEDBACK_MATHJAX)
     return count
+
+
+def _remove_others(dest: Path, kept: set[str]) -> None:
+    """Remove the files under ``dest`` (a submission's folder of pages) whose path in it is
+    not ``kept`` (but for hidden ones), then the folders left empty."""
+    for path in sorted(dest.rglob("*"), key=lambda p: len(p.parts), reverse=True):
+        name = path.relative_to(dest).as_posix()
+        if path.is_symlink() or path.is_file():
+            if name not in kept and not path.name.startswith("."):
+                path.unlink()
+        elif path.is_dir():
+            with contextlib.suppress(OSError):
+                path.rmdir()  # only when empty

@@ -19,10 +19,9 @@ from typing import TYPE_CHECKING
 from nbgrader.plugins.export import CsvExportPlugin
 from traitlets import Dict, Instance
 
-from autograder.course import Course, load_submissions
+from autograder.course import Course, load_submissions, pending_of
 from autograder.files import write_atomic
 from autograder.models import SubmissionResult
-from autograder.report.manual import pending_of
 from autograder.text import iso_time
 
 if TYPE_CHECKING:

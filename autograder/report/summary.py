@@ -1,5 +1,7 @@
-"""summary.md: per assignment, the number of submissions, mean, median, flagged count,
-each test's pass rate and the misconceptions seen (what to re-teach), as Markdown tables;
+"""summary.md: per assignment, the number of submissions, mean, median and maximum (as
+nbgrader's gradebook counts them: the points graded by hand included, and how many of the
+maximum's points are graded by hand), flagged count, each autograded test's pass rate and
+the misconceptions seen (what to re-teach), as Markdown tables;
 then what awaits manual grading, per submission; then, per assignment, its due date and late
 rule, the late submissions, the extensions and who handed nothing in (:class:`TermSummary`,
 from :mod:`autograder.term`)."""
@@ -11,8 +13,9 @@ import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from autograder.course import ManualPending, Totals
 from autograder.models import SubmissionResult
-from autograder.report.manual import ManualPending
+from autograder.report.results import totals_or_tests
 
 
 @dataclass
@@ -23,14 +26,16 @@ class AssignmentSummary:
     submissions: int
     mean: float
     median: float
-    max_score: float
+    max_score: float  # nbgrader's: the autograded tests, the answers graded by hand, the tasks
     flagged: int
-    pass_rates: dict[str, float]  # grade_id -> share of submissions with full points
+    pass_rates: dict[str, float]  # autograded test -> share of submissions with full points
     #: (misconception, exercise) -> (students, what it looks like), most students first; the
     #: misconception is None for failed exercises no catalogued misconception matched
     misconceptions: dict[tuple[str | None, str], tuple[int, str]] = field(default_factory=dict)
     #: grade_id -> submissions in which the trusted re-check left it to the kernel's verdict
     unchecked: dict[str, int] = field(default_factory=dict)
+    #: the points of ``max_score`` graded by hand (answers and tasks)
+    by_hand: float = 0.0
 
 
 @dataclass
@@ -51,22 +56,30 @@ class TermSummary:
     no_time: list[str] = field(default_factory=list)
 
 
-def summarise(results: Iterable[SubmissionResult]) -> list[AssignmentSummary]:
-    """Submissions, mean, median, per-test pass rates and flagged count per assignment."""
+def summarise(
+    results: Iterable[SubmissionResult], totals: Mapping[tuple[str, str], Totals] | None = None
+) -> list[AssignmentSummary]:
+    """Submissions, mean, median, maximum, per-test pass rates and flagged count per
+    assignment; ``totals``: (assignment, student) -> what each submission is worth, from the
+    gradebook (:func:`~.manual.totals`; a result without them counts its autograded tests
+    only)."""
+    totals = totals or {}
     grouped: dict[str, list[SubmissionResult]] = {}
     for result in results:
         grouped.setdefault(result.assignment, []).append(result)
     summaries = []
     for assignment in sorted(grouped):
         group = grouped[assignment]
-        scores = [r.score for r in group]
+        worth = {r.student: totals_or_tests(r, totals) for r in group}
+        scores = [worth[r.student].score for r in group]
         tests: dict[str, list[bool]] = {}
         unchecked: dict[str, int] = {}
-        max_score = 0.0
+        max_score = by_hand = 0.0
         # the tests in the order of each result's scores (the source notebooks'), the results
         # by student: the same table however the class's grading finished
         for r in sorted(group, key=lambda r: r.student):
-            max_score = max(max_score, r.max_score)
+            max_score = max(max_score, worth[r.student].max_score)
+            by_hand = max(by_hand, worth[r.student].by_hand)
             for grade_id, (score, points) in r.scores.items():
                 tests.setdefault(grade_id, []).append(score >= points > 0)
             for grade_id in r.unchecked:
@@ -82,6 +95,7 @@ def summarise(results: Iterable[SubmissionResult]) -> list[AssignmentSummary]:
                 pass_rates={t: sum(v) / len(group) for t, v in tests.items()},
                 misconceptions=_misconceptions(group),
                 unchecked=unchecked,
+                by_hand=by_hand,
             )
         )
     return summaries
@@ -203,7 +217,8 @@ def summary_text(
     uncatalogued: Sequence[str] = (),
     instructor_failures: Mapping[str, Mapping[str, str]] | None = None,
 ) -> str:
-    """The summary as Markdown: one table of assignments, then per-test pass rates (and,
+    """The summary as Markdown: one table of assignments (their maximum and its points
+    graded by hand; a line saying so when some are), then per-test pass rates (and,
     once, ``uncatalogued``: the assignments with no catalogue of misconceptions, whose
     failed exercises are not diagnosed), then
     (``manual``: (assignment, student) -> what awaits manual grading) the submissions with
@@ -213,7 +228,7 @@ def summary_text(
     re-check left to the kernel's verdict gets a column of its count; ``instructor_failures``
     (assignment -> grade id -> why): the tests the instructor's own solution fails, as
     under stock nbgrader."""
-    header = ["assignment", "submissions", "mean", "median", "autograded max", "flagged"]
+    header = ["assignment", "submissions", "mean", "median", "max", "of it by hand", "flagged"]
     rows = [
         [
             s.assignment,
@@ -221,11 +236,19 @@ def summary_text(
             f"{s.mean:.2f}",
             f"{s.median:.2f}",
             f"{s.max_score:g}",
+            f"{s.by_hand:g}",
             str(s.flagged),
         ]
         for s in summaries
     ]
     parts = ["## Grading summary", "", _table(header, rows)]
+    if any(s.by_hand for s in summaries):
+        parts += [
+            "",
+            "Scores and maxima as nbgrader's gradebook counts them (before late "
+            "penalties): the points graded by hand (answers and tasks, in nbgrader's "
+            "formgrader) are in the maximum, and in a score once given.",
+        ]
     if uncatalogued:
         graded = {s.assignment for s in summaries}
         which = (
@@ -240,7 +263,7 @@ def summary_text(
                 "diagnosed (a `misconceptions.toml` beside a notebook adds one).",
             ]
     for s in summaries:
-        parts += ["", f"### {s.assignment}: pass rate per test", ""]
+        parts += ["", f"### {s.assignment}: pass rate per autograded test", ""]
         own = (instructor_failures or {}).get(s.assignment, {})
         if own:
             parts += [

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from autograder.course import Course, load_submissions
+from autograder.course import Course, assignment_points, load_submissions, pending_of
 from autograder.lms.base import ExportOption, LmsPlugin, lms_exporters, lms_plugin
 from autograder.lms.grades import ExportReport, listed, points
 from autograder.models import TermError
@@ -33,8 +33,10 @@ def export_to_lms(
     LMS's name); ``options``: the export's own options by their ``dest`` (the plugin's
     :class:`~autograder.lms.base.ExportOption`; None: not given).
 
-    The report's ``notes`` name the assignments left out; its ``warnings`` say when
-    written answers still await manual grading (the exported scores lack their points).
+    The report's ``notes`` name the assignments left out and, of each assignment with
+    points graded by hand, that its total (the LMS's points possible) includes them and
+    whose still await a hand grade; its ``warnings`` say when answers still await manual
+    grading (the exported scores lack their points).
 
     Raises
     ------
@@ -42,9 +44,8 @@ def export_to_lms(
         An unknown LMS, an option of another LMS's, an assignment never graded, or a file
         the LMS's importer would not read back.
     """
-    # imported here: the grading layer imports its worker pool, the report's modules nbgrader
+    # imported here: the grading layer imports its worker pool
     from autograder.grading import CANARY_PREFIX
-    from autograder.report import pending_of
 
     plugin = lms_plugin(lms)
     if plugin is None or not plugin.exports():
@@ -83,6 +84,21 @@ def export_to_lms(
             exporter.to = str(dest)
         report = exporter.export(gb)
         pending = [(key, pending_of(s)) for key, s in found.items() if key[0] in names]
+        worth = {a.name: assignment_points(a) for a in gb.assignments if a.name in names}
+    for name in names:
+        total, by_hand = worth.get(name, (0.0, 0.0))
+        if not by_hand:
+            continue
+        awaiting = sorted(s for (a, s), p in pending if a == name and p.answers)
+        report.notes.append(
+            f"{name}: out of {points(total)} points, {points(by_hand)} of them graded by hand "
+            "(answers and tasks, in nbgrader's formgrader): "
+            + (
+                f"awaiting a hand grade ({len(awaiting)}): {listed(awaiting)}"
+                if awaiting
+                else "none awaits a hand grade"
+            )
+        )
     if left_out:
         report.notes.append(
             f"not written, nothing graded yet (--all-assignments writes them too): "
@@ -94,7 +110,7 @@ def export_to_lms(
         lacking = sum(p.points for _, p in waiting)
         which = listing(sorted({a for (a, _), _ in waiting}))
         report.warnings.append(
-            f"{answers} written answer{'s' * (answers != 1)} of {len(waiting)} "
+            f"{answers} answer{'s' * (answers != 1)} graded by hand of {len(waiting)} "
             f"submission{'s' * (len(waiting) != 1)} ({which}) still "
             f"await{'s' * (answers == 1)} manual grading: "
             f"the exported scores lack their {points(lacking)} points (grade them in "

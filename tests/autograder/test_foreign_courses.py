@@ -5,6 +5,7 @@ submissions, manual answers pending as nbgrader leaves them
 
 from __future__ import annotations
 
+import csv
 import json
 import shutil
 import zipfile
@@ -358,3 +359,135 @@ def test_assignments_sharing_grade_ids_from_a_zip_of_file_names(copies, tmp_path
         "graded as hw1, the assignment of most of this batch's clear submissions (1); "
         "pass --assignment to choose" in done.stderr
     ), done.stderr
+
+
+def _csv_rows(path) -> dict[tuple[str, str], dict[str, str]]:
+    with path.open(newline="", encoding="utf-8") as handle:
+        return {(r["assignment"], r["student_id"]): r for r in csv.DictReader(handle)}
+
+
+@pytest.fixture(scope="module")
+def style_graded(tmp_path_factory):
+    """The style course's hw1 (answers graded by hand in its essay: a written answer, a code
+    answer, a task) handed in by alice, bob and carol and graded by ``grade --source``: the
+    work folder (``ours/course``, ``ours/out``)."""
+    tmp_path = tmp_path_factory.mktemp("style-course")
+    course = write_style_course(tmp_path / "stats-101")
+    ours = tmp_path / "ours"
+    done = run_cli("release", "--source", course, "--course", ours / "course", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    for student in ("alice", "bob", "carol"):
+        hand_in(ours / "course" / "release" / "hw1", tmp_path / "submitted", student,
+                STYLE_ANSWERS[student])  # fmt: skip
+    our_grades(course, tmp_path / "submitted", tmp_path)
+    return tmp_path
+
+
+def test_totals_count_the_points_graded_by_hand_as_nbgrader_does(style_graded):
+    """Issue 44: a course with answers graded by hand (hw1's essay: a written answer, a code
+    answer, a task) totals as nbgrader's gradebook does — results.json, grades.csv,
+    summary.md and the Canvas export alike — and its code answer graded by hand is no
+    autograded test: it awaits its grade beside the written answer."""
+    from nbgrader.api import Gradebook
+
+    tmp_path = style_graded
+    ours = tmp_path / "ours"
+    out = ours / "out"
+    with Gradebook(f"sqlite:///{ours / 'course' / 'gradebook.db'}", "stats-101") as gb:
+        nbgrader = {
+            s: (gb.find_submission("hw1", s).score, gb.find_submission("hw1", s).max_score)
+            for s in ("alice", "bob", "carol")
+        }
+    # 1 + 2 + 1.5 (analysis), 2 + 1 + 1 + 3 (essay: answer, code answer, test, task)
+    assert {m for _, m in nbgrader.values()} == {11.5}
+    data = json.loads((out / "results.json").read_text())
+    for entry in data["submissions"]:
+        assert (entry["score"], entry["max_score"]) == nbgrader[entry["student"]], entry
+        assert "free_CODE" not in entry["tests"] and "Q-explain" not in entry["tests"]
+    rows = _csv_rows(out / "grades.csv")
+    for student, (score, top) in nbgrader.items():
+        row = rows[("hw1", student)]
+        assert (float(row["raw_score"]), float(row["max_score"])) == (score, top)
+    # alice and bob answered both, and the task awaits everyone: 2 + 1 + 3 points
+    alice = next(e for e in data["submissions"] if e["student"] == "alice")
+    assert alice["manual_pending"] == {"answers": 3, "points": 6.0}
+    assert rows[("hw1", "alice")]["manual_pending_points"] == "6.0"
+    summary = (out / "summary.md").read_text()
+    table = next(line for line in summary.splitlines() if line.startswith("| hw1 "))
+    assert [c.strip() for c in table.strip("|").split("|")][4:6] == ["11.5", "6"], table
+    tests = summary.split("### hw1: pass rate per autograded test", 1)[1].split("###")[0]
+    assert "count-words--test" in tests and "free_CODE" not in tests
+    assert "- `hw1/alice`: 3 answers, 6 points" in summary
+    done = run_cli(
+        "export", "canvas", "--course", ours / "course", "--out", tmp_path / "canvas.csv",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    canvas = list(csv.reader((tmp_path / "canvas.csv").open()))
+    assert canvas[1][canvas[0].index("hw1")] == "11.5"  # Points Possible
+    assert (
+        "hw1: out of 11.5 points, 6 of them graded by hand (answers and tasks, in nbgrader's "
+        "formgrader): awaiting a hand grade (3): alice, bob, carol" in done.stdout
+    )
+
+
+def test_the_page_says_what_awaits_a_hand_grade(style_graded):
+    """Issue 44: a page shows an answer graded by hand at 0 points until it is graded (as
+    nbgrader's template does); it says which await a person, a code answer among them,
+    and that they count 0 until then."""
+    feedback = style_graded / "ours" / "out" / "feedback"
+    alice = (feedback / "alice" / "hw1" / "essay.html").read_text()
+    assert "<strong>Graded by hand</strong>" in alice
+    assert (
+        "1 written answer, 1 code answer and 1 task (6 points) are graded by hand and not "
+        "graded yet: until your instructor grades them, this page counts them as 0 points."
+    ) in alice
+    carol = (feedback / "carol" / "hw1" / "essay.html").read_text()  # handed in as released
+    assert "1 task (3 points) is graded by hand and not graded yet" in carol
+    assert "Graded by hand" not in (feedback / "alice" / "hw1" / "analysis.html").read_text()
+
+
+@pytest.fixture(scope="module")
+def docs_graded(tmp_path_factory):
+    """nbgrader's documentation course graded by ``grade --source``: its output folder. Its
+    submissions were made by an older nbgrader, from a release of its own."""
+    work = tmp_path_factory.mktemp("docs-course")
+    our_grades(DOCS_COURSE, DOCS_COURSE / "submitted", work)
+    return work / "ours" / "out"
+
+
+def test_metadata_of_an_older_nbgraders_release_is_not_the_students_doing(docs_graded):
+    """Issue 44: hacker changed none of his notebooks' metadata, but they come from a
+    release an older nbgrader made (its checksums computed otherwise, none on the task; its
+    test cells flagged ``locked: false`` as the course writes them, which nbgrader reads as
+    locked). His page says nothing of it; grades.csv tells the instructor what it is."""
+    rows = _csv_rows(docs_graded / "grades.csv")
+    hacker = rows[("ps1", "hacker")]["flags"]
+    assert "locked flag" not in hacker and "checksum changed" not in hacker, hacker
+    assert hacker.startswith("nbgrader metadata of another release: the checksums of squares, ")
+    assert "generated by another nbgrader version" in hacker
+    page = (docs_graded / "feedback" / "hacker" / "ps1" / "problem1.html").read_text()
+    assert "What the grader did to your notebook" not in page
+    assert "locked flag" not in page and "checksum" not in page
+    # what bitdiddle did is still his: he edited two test cells
+    bitdiddle = rows[("ps1", "bitdiddle")]["flags"]
+    assert "locked flag" not in bitdiddle and "of another release" in bitdiddle
+    page = (docs_graded / "feedback" / "bitdiddle" / "ps1" / "problem1.html").read_text()
+    assert "You changed the test cell <code>correct_squares</code>" in page
+    assert "checksum" not in page
+
+
+def test_an_image_beside_the_notebook_is_beside_its_page(docs_graded):
+    """Issue 44: problem1 shows ``jupyter.png``, an image beside the notebook in the
+    release (``![](jupyter.png)``): it is beside each student's page, the release's copy;
+    problem2 shows none."""
+    release_image = (DOCS_COURSE / "source" / "ps1" / "jupyter.png").read_bytes()
+    for student in ("bitdiddle", "hacker"):
+        folder = docs_graded / "feedback" / student / "ps1"
+        assert 'src="jupyter.png"' in (folder / "problem1.html").read_text()
+        assert (folder / "jupyter.png").read_bytes() == release_image
+        assert sorted(p.name for p in folder.iterdir()) == [
+            "jupyter.png",
+            "problem1.html",
+            "problem2.html",
+        ]

@@ -74,8 +74,12 @@ def _edits(nb):
         "test_made_solution": (lambda m: _meta(m, test).update(solution=True), "cell kind"),
         "test_grade_false": (lambda m: _meta(m, test).update(grade=False), "cell kind"),
         "test_made_task": (lambda m: _meta(m, test).update(task=True), "cell kind"),
-        "unlocked": (lambda m: _meta(m, test).update(locked=False), "locked flag"),
-        "checksum": (lambda m: _meta(m, test).update(checksum="0" * 32), "checksum changed"),
+        "checksum": (lambda m: _meta(m, answer).update(checksum="0" * 32), "checksum changed"),
+        # a test cell as released but for its checksum: the metadata of another release
+        "test_checksum": (
+            lambda m: _meta(m, test).update(checksum="0" * 32),
+            "are not this release's",
+        ),
         "points_removed": (lambda m: _meta(m, test).pop("points"), "points changed"),
         "answer_made_test": (
             lambda m: _meta(m, answer).update(grade=True, points=50, locked=True),
@@ -97,7 +101,14 @@ def _foreign(nb):
 def test_each_metadata_edit_is_repaired_and_flagged(released):
     _, course, answer, full = released
     edits = _edits(answer)
-    submissions = {"honest": {TARGET: answer}, "other_course": {TARGET: _foreign(answer)}}
+    unlocked = copy.deepcopy(answer)
+    for grade_id in _ids(unlocked, grade=True, solution=False):
+        _meta(unlocked, grade_id).update(locked=False)  # nbgrader locks a test cell anyway
+    submissions = {
+        "honest": {TARGET: answer},
+        "other_course": {TARGET: _foreign(answer)},
+        "unlocked": {TARGET: unlocked},
+    }
     for name, (edit, _) in edits.items():
         nb = copy.deepcopy(answer)
         edit(nb)
@@ -105,13 +116,17 @@ def test_each_metadata_edit_is_repaired_and_flagged(released):
     results = grade_notebooks(course.root, TARGET, submissions, sandbox=False)
 
     assert results["honest"].ok and results["honest"].flags == []
-    assert results["honest"].score == pytest.approx(full)
+    assert results["honest"].autograded_score == pytest.approx(full)
+    # test cells flagged unlocked, as nbgrader's documentation course releases them: nbgrader
+    # reads them as locked, nothing changed, nothing flagged
+    assert results["unlocked"].flags == []
+    assert results["unlocked"].autograded_score == pytest.approx(full)
     for name, (_, word) in edits.items():
         result = results[name]
         # the correct answer keeps the source's full points, whatever the metadata says
         assert result.ok, (name, result.error)
-        assert result.max_score == pytest.approx(full), name
-        assert result.score == pytest.approx(full), (name, result.flags)
+        assert result.autograded_max == pytest.approx(full), name
+        assert result.autograded_score == pytest.approx(full), (name, result.flags)
         assert any(word in f for f in result.flags), (name, result.flags)
         assert not any("NbGraderException" in f or "could not be graded" in f for f in result.flags)
         assert all("\n" not in f for f in result.flags)
@@ -119,10 +134,11 @@ def test_each_metadata_edit_is_repaired_and_flagged(released):
     renamed = results["test_renamed"].flags
     assert any("was deleted (restored" in f for f in renamed)
     assert any("not in the instructor's copy" in f for f in renamed)
-    assert len(results["answer_made_test"].flags) == 3  # kind, points, locked
+    # kind, points (its locked flag is none of nbgrader's business: an answer is unlocked)
+    assert len(results["answer_made_test"].flags) == 2
     # another course's notebook: scored 0 with ONE flag, not one per missing cell
     other = results["other_course"]
-    assert other.score == 0 and other.max_score == pytest.approx(full)
+    assert other.autograded_score == 0 and other.autograded_max == pytest.approx(full)
     assert len(other.flags) == 1 and f"not {TARGET}'s" in other.flags[0], other.flags
 
 

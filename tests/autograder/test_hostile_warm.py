@@ -173,7 +173,7 @@ def test_the_next_students_find_nothing_and_the_box_survives(released):
     assert full > 0
     assert results["a_hostile"].ok
     for student in ("b_next", "c_next", "d_honest"):
-        assert results[student].ok and results[student].score == full, results[student]
+        assert results[student].ok and results[student].autograded_score == full, results[student]
     for student in ("b_next", "c_next"):
         warm, found = _record(course_dir, assignment, student)
         assert found == "[]"
@@ -221,7 +221,7 @@ def test_a_box_killed_while_the_class_grades_costs_nothing(released):
     assert killed, "no warm box was seen"
     full = _full_points(course_dir, assignment)
     for student in students:
-        assert results[student].ok and results[student].score == full, results[student]
+        assert results[student].ok and results[student].autograded_score == full, results[student]
         assert _record(course_dir, assignment, student)[1] == "[]"
     # the box was started again: the last student's kernel is warm
     assert _record(course_dir, assignment, "s3_next")[0]

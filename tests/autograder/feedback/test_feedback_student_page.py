@@ -16,7 +16,11 @@ from autograder.feedback.student_page import (
     trim_traceback,
     whole_round,
 )
-from autograder.grading.preprocessors import _CHANGE_LINES, RecordSubmissionFlags
+from autograder.grading.preprocessors import (
+    _CHANGE_LINES,
+    OTHER_RELEASE_LINE,
+    RecordSubmissionFlags,
+)
 from autograder.notebook import add_flag
 from autograder.recheck.channel import HungCall
 from autograder.recheck.names import InstructorCode
@@ -100,6 +104,13 @@ def test_a_hang_names_the_function_and_the_exercises_hint():
 def test_flags_about_the_grading_itself_are_not_the_students():
     assert student_note("t_visible: re-check: X: instructor code failed here (NameError)") is None
     assert student_note("the catalogue of misconceptions cannot be read: x") is None
+    # a notebook made from another nbgrader's release: nothing of the student's to act on
+    assert student_note(OTHER_RELEASE_LINE.format(cells="squares, 't'")) is None
+
+
+def test_a_metadata_change_does_not_read_as_the_answers_replaced():
+    words = student_note(_CHANGE_LINES["checksum"].format(cells="squares"))
+    assert "your answers are graded as you wrote them" in words
 
 
 def test_what_a_student_chose_is_escaped():

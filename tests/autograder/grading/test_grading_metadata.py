@@ -150,3 +150,52 @@ def test_released_cells_give_the_checksums_the_students_received(tmp_path):
                 assert dict(cell.metadata.nbgrader) == want["meta"], assignment
                 if not want["meta"]["solution"]:
                     assert cell.source == want["source"], assignment
+
+
+def _released(grade_id: str, source: str, **kind) -> dict:
+    """What released_cells says of one cell (its checksum made up: only compared)."""
+    meta = {"grade": False, "solution": False, "task": False, "locked": False, **kind}
+    meta.update(grade_id=grade_id, points=1.0 if meta["grade"] else 0.0, checksum="c" * 32)
+    return {"meta": meta, "cell_type": "code", "source": source}
+
+
+def _submitted(grade_id: str, source: str, **meta) -> nbformat.NotebookNode:
+    cell = nbformat.v4.new_code_cell(source)
+    cell.metadata["nbgrader"] = {"grade_id": grade_id, "schema_version": 3, **meta}
+    return cell
+
+
+def test_a_locked_flag_is_compared_as_nbgrader_reads_it():
+    """nbgrader locks a test cell and unlocks an answer cell whatever their flag says
+    (``utils.is_locked``): a release that writes ``locked: false`` on its tests (nbgrader's
+    documentation course) changes nothing, and is not flagged; a read-only cell unlocked
+    is."""
+    from autograder.grading.preprocessors import _metadata_changes
+
+    test = _released("t", "assert f()", grade=True, locked=True)
+    cell = _submitted("t", "assert f()", grade=True, solution=False, locked=False, points=1.0)
+    cell.metadata.nbgrader["checksum"] = "c" * 32
+    assert _metadata_changes(cell, test) == []
+    answer = _released("a", "", solution=True)
+    cell = _submitted("a", "x = 1", grade=False, solution=True, locked=True)
+    cell.metadata.nbgrader["checksum"] = "c" * 32
+    assert _metadata_changes(cell, answer) == []
+    readonly = _released("r", "import numpy", locked=True)
+    cell = _submitted("r", "import numpy", grade=False, solution=False, locked=False)
+    cell.metadata.nbgrader["checksum"] = "c" * 32
+    assert ("locked", "r (locked -> unlocked)") in _metadata_changes(cell, readonly)
+
+
+def test_a_checksum_of_another_release_is_told_from_the_students_change():
+    """A checksum that differs in a cell as released (its source too) came with the
+    notebook's release (another nbgrader computed it, or wrote none); in an answer cell it
+    tells nothing."""
+    from autograder.grading.preprocessors import _as_released, _metadata_changes
+
+    test = _released("t", "assert f()", grade=True, locked=True)
+    older = _submitted("t", "assert f()", grade=True, solution=False, points=1, checksum="0" * 32)
+    assert _metadata_changes(older, test) == [("checksum", "t")] and _as_released(older, test)
+    edited = _submitted("t", "assert True", grade=True, solution=False, points=1)
+    assert not _as_released(edited, test)
+    answer = _released("a", "", solution=True)
+    assert not _as_released(_submitted("a", "", solution=True, checksum="0" * 32), answer)

@@ -80,3 +80,62 @@ def test_not_graded_page_says_what_happened_and_what_to_do(tmp_path):
     page = text(feedback / "bob" / "02_perceptron_update" / "02_perceptron_update.html")
     assert "Your submission has no notebook 02_perceptron_update.ipynb" in page
     assert "Download the assignment's release again" not in page
+
+
+def _page(*sources: str) -> bytes:
+    images = "".join(f'<img alt="x" src="{src}"/>' for src in sources)
+    return f"<!DOCTYPE html><html><body><p>{images}</p></body></html>".encode()
+
+
+def test_the_files_a_page_shows_come_from_the_release_beside_it(tmp_path, monkeypatch):
+    """Issue 44: an image beside the notebook (``![](figure.png)``, ``<img
+    src="data/x.png">``) is copied beside the page, from the assignment's release (the
+    instructor's, never a file the student handed in), at the path the page names; nothing
+    outside the release or the page's folder, nothing larger than the bound."""
+    import autograder.report.feedback as feedback
+
+    course = Course(tmp_path / "course")
+    release = course.release_dir("a1")
+    (release / "data").mkdir(parents=True)
+    (release / "figure.png").write_bytes(b"figure")
+    (release / "data" / "x y.png").write_bytes(b"x")
+    (release / "big.png").write_bytes(b"b" * 200)
+    (tmp_path / "course" / "secret.png").write_bytes(b"secret")
+    (release / "out.png").symlink_to(tmp_path / "course" / "secret.png")
+    handed_in = course.submitted_dir("eve", "a1")
+    handed_in.mkdir(parents=True)
+    (handed_in / "mine.png").write_bytes(b"the student's")
+    pages = course.feedback_dir("eve", "a1")
+    pages.mkdir(parents=True)
+    (pages / "mine.png").write_bytes(b"the student's")  # as nbgrader copies a submission's
+    page = _page(
+        "figure.png",
+        "./data/x%20y.png",
+        "data/x y.png",  # the same file again
+        "../secret.png",
+        "data/../../secret.png",
+        "/etc/passwd",
+        "data\\x y.png",
+        "out.png",
+        "big.png",
+        "mine.png",
+        "missing.png",
+        "n1.html",
+        "https://example.org/figure.png",
+        "data:image/png;base64,iVBORw0KGgo=",
+    )
+    (pages / "n1.html").write_bytes(page)
+    monkeypatch.setattr(feedback, "ASSET_BYTES", 100)
+    result = SubmissionResult("eve", "a1")
+    assert copy_feedback(course, [result], tmp_path / "out") == 1
+    dest = tmp_path / "out" / "feedback" / "eve" / "a1"
+    files = sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*") if p.is_file())
+    assert files == ["data/x y.png", "figure.png", "n1.html"]
+    assert (dest / "figure.png").read_bytes() == b"figure"
+    assert not (tmp_path / "out" / "secret.png").exists()
+    # the next run's page shows another figure: the old one goes, the page's stays
+    (release / "other.png").write_bytes(b"other")
+    (pages / "n1.html").write_bytes(_page("other.png"))
+    copy_feedback(course, [result], tmp_path / "out")
+    files = sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*"))
+    assert files == ["n1.html", "other.png"]

@@ -1,10 +1,12 @@
 """Manual grading is visible: grades.csv, results.json and summary.md say what of each
-submission awaits a person (nbgrader's "needs manual grade"), and a manual grade given in
-the gradebook (as nbgrader's formgrader gives it) is exported by the next report.
+submission awaits a person (nbgrader's "needs manual grade"), count its points in the
+submission's maximum as nbgrader does, and a manual grade given in the gradebook (as
+nbgrader's formgrader gives it) is exported by the next report.
 
-Fast: a gradebook built with nbgrader's API (an assignment with an autograded test and a
-written answer). Slow: the course's notebook with a written answer graded by the command
-line, a manual grade given in its gradebook, and the same batch graded again.
+Fast: a gradebook built with nbgrader's API (an assignment with an autograded test, a
+written answer and a code answer graded by hand). Slow: the course's notebook with a
+written answer graded by the command line, a manual grade given in its gradebook, and the
+same batch graded again.
 """
 
 from __future__ import annotations
@@ -28,10 +30,14 @@ from autograder.report import (
     results_data,
     summarise,
     summary_text,
+    totals,
 )
 from tests.needs import sandbox_args
 
-TEST_POINTS, ANSWER_POINTS = 3.0, 2.0
+#: the autograded test t, the written answer w and the code answer c (both graded by hand)
+TEST_POINTS, ANSWER_POINTS, CODE_POINTS = 3.0, 2.0, 1.0
+BY_HAND = ANSWER_POINTS + CODE_POINTS
+MAX = TEST_POINTS + BY_HAND
 
 
 def give_manual_grade(course: Course, assignment: str, student: str, score: float) -> None:
@@ -50,8 +56,9 @@ def give_manual_grade(course: Course, assignment: str, student: str, score: floa
 @pytest.fixture(scope="module")
 def gradebook_file(tmp_path_factory) -> Path:
     """A gradebook with assignment a1 (notebook n: autograded test t worth 3, written
-    answer w worth 2), alice's submission autograded (3 points), the answer pending; built
-    once (a new gradebook takes seconds), copied for each test."""
+    answer w worth 2, code answer c graded by hand worth 1), alice's submission autograded
+    (3 points), both answers pending; built once (a new gradebook takes seconds), copied
+    for each test."""
     root = tmp_path_factory.mktemp("template") / "course"
     root.mkdir()
     course = Course(root)
@@ -64,11 +71,13 @@ def gradebook_file(tmp_path_factory) -> Path:
         gb.add_grade_cell("t", "n", "a1", max_score=TEST_POINTS, cell_type="code")
         gb.add_grade_cell("w", "n", "a1", max_score=ANSWER_POINTS, cell_type="markdown")
         gb.add_solution_cell("w", "n", "a1")
+        gb.add_grade_cell("c", "n", "a1", max_score=CODE_POINTS, cell_type="code")
+        gb.add_solution_cell("c", "n", "a1")
         gb.add_submission("a1", "alice")
         test = gb.find_grade("t", "n", "a1", "alice")
         test.auto_score, test.needs_manual_grade = TEST_POINTS, False
-        answer = gb.find_grade("w", "n", "a1", "alice")
-        answer.needs_manual_grade = True
+        for name in ("w", "c"):  # answered: nbgrader leaves them to a person
+            gb.find_grade(name, "n", "a1", "alice").needs_manual_grade = True
         gb.db.commit()
     return root / "gradebook.db"
 
@@ -90,33 +99,62 @@ def _row(path: Path) -> dict[str, str]:
 
 
 def test_pending_answers_are_counted_from_the_gradebook(course):
-    assert manual_pending(course, [RESULT]) == {("a1", "alice"): ManualPending(1, ANSWER_POINTS)}
+    assert manual_pending(course, [RESULT]) == {("a1", "alice"): ManualPending(2, BY_HAND)}
     nobody = SubmissionResult("bob", "a1")
     assert manual_pending(course, [nobody]) == {("a1", "bob"): ManualPending()}
 
 
+def test_a_code_answer_graded_by_hand_is_no_autograded_test(course):
+    assert course.read_scores("a1", ["alice"]) == {"alice": {"t": (TEST_POINTS, TEST_POINTS)}}
+
+
+def test_totals_are_nbgraders_with_the_points_graded_by_hand(course):
+    """Issue 44: a submission's maximum counts every graded cell, as nbgrader's gradebook
+    and formgrader do; its score the points given by hand once they are given."""
+    nobody = SubmissionResult("bob", "a1")
+    worth = totals(course, [RESULT, nobody])
+    alice = worth[("a1", "alice")]
+    assert (alice.score, alice.max_score, alice.by_hand) == (TEST_POINTS, MAX, BY_HAND)
+    assert alice.pending == ManualPending(2, BY_HAND)
+    with course.gradebook() as gb:
+        assert alice.max_score == gb.find_submission("a1", "alice").max_score
+    assert (worth[("a1", "bob")].score, worth[("a1", "bob")].max_score) == (0.0, MAX)
+    give_manual_grade(course, "a1", "alice", 0.5)
+    after = totals(course, [RESULT])[("a1", "alice")]
+    assert (after.score, after.max_score) == (TEST_POINTS + 2 * 0.5, MAX)
+    assert after.pending == ManualPending()
+
+
 def test_grades_csv_pending_then_exported_after_a_manual_grade(course, tmp_path):
     row = _row(export_grades(course, [RESULT], tmp_path / "grades.csv"))
-    assert (row["manual_pending"], float(row["manual_pending_points"])) == ("1", ANSWER_POINTS)
+    assert (row["manual_pending"], float(row["manual_pending_points"])) == ("2", BY_HAND)
     assert float(row["score"]) == TEST_POINTS
-    assert float(row["max_score"]) == TEST_POINTS + ANSWER_POINTS
+    assert float(row["max_score"]) == MAX
     give_manual_grade(course, "a1", "alice", 1.5)
     row = _row(export_grades(course, [RESULT], tmp_path / "grades.csv"))
     assert (row["manual_pending"], float(row["manual_pending_points"])) == ("0", 0.0)
-    assert float(row["score"]) == TEST_POINTS + 1.5
+    assert float(row["score"]) == TEST_POINTS + 2 * 1.5
 
 
 def test_summary_and_results_say_what_awaits_manual_grading(course):
+    worth = totals(course, [RESULT])
     manual = manual_pending(course, [RESULT])
-    text = summary_text(summarise([RESULT]), {}, manual)
+    text = summary_text(summarise([RESULT], worth), {}, manual)
     section = text.split("### Awaiting manual grading", 1)[1]
-    assert "1 answer worth 2 points in 1 submission" in section
-    assert "- `a1/alice`: 1 answer, 2 points" in section
-    data = results_data([RESULT], manual=manual)
-    assert data["submissions"][0]["manual_pending"] == {"answers": 1, "points": ANSWER_POINTS}
-    give_manual_grade(course, "a1", "alice", 2.0)
-    text = summary_text(summarise([RESULT]), {}, manual_pending(course, [RESULT]))
+    assert "2 answers worth 3 points in 1 submission" in section
+    assert "- `a1/alice`: 2 answers, 3 points" in section
+    # the table: nbgrader's maximum, the points of it graded by hand
+    assert "| a1         | 1           | 3.00 | 3.00   | 6   | 3             | 0       |" in text
+    assert "| c " not in text and "| t    | 100%   |" in text  # the autograded test only
+    data = results_data([RESULT], totals=worth)
+    alice = data["submissions"][0]
+    assert alice["manual_pending"] == {"answers": 2, "points": BY_HAND}
+    assert (alice["score"], alice["max_score"], list(alice["tests"])) == (TEST_POINTS, MAX, ["t"])
+    give_manual_grade(course, "a1", "alice", 1.0)
+    worth = totals(course, [RESULT])
+    text = summary_text(summarise([RESULT], worth), {}, manual_pending(course, [RESULT]))
     assert "Awaiting manual grading" not in text
+    assert results_data([RESULT], totals=worth)["submissions"][0]["score"] == TEST_POINTS + 2.0
 
 
 @pytest.mark.slow

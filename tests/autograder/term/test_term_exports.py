@@ -300,8 +300,13 @@ def test_an_export_writes_the_graded_assignments_and_says_what_awaits_a_person(
         "  not written, nothing graded yet (--all-assignments writes them too): "
         "04_naive_bayes_linear\n" in captured.out
     )
+    # issue 44: the total (the LMS's points possible) has the points graded by hand
+    assert (
+        "  01_hyperplanes: out of 10 points, 6 of them graded by hand (answers and tasks, "
+        "in nbgrader's formgrader): awaiting a hand grade (1): 201\n" in captured.out
+    )
     assert captured.err.splitlines() == [
-        "note: 1 written answer of 1 submission (01_hyperplanes) still awaits manual "
+        "note: 1 answer graded by hand of 1 submission (01_hyperplanes) still awaits manual "
         "grading: the exported scores lack their 6 points (grade them in nbgrader's "
         "formgrader, then export again)"
     ]

@@ -130,7 +130,7 @@ def test_nbgrader_meaning_of_duedate_timestamp_penalty_and_score(run, tmp_path):
 def test_grading_is_untouched(run):
     _, results, settled = run
     assert [r.scores for r in settled.results] == [r.scores for r in results]
-    assert [r.score for r in settled.results] == [10.0, 6.0, 8.0, 7.0, 0.0]
+    assert [r.autograded_score for r in settled.results] == [10.0, 6.0, 8.0, 7.0, 0.0]
     assert all(r.flags == [] for r in results)  # the results given are not changed
 
 
