@@ -34,6 +34,12 @@ def pytest_configure(config):
     show_messages()
 
 
+# The courses of others in tests/data/ that tests/autograder/test_foreign_kinds.py grades:
+# nbval does not run their notebooks (their stored outputs are of their authors' machines,
+# and some of their cells fail on purpose).
+collect_ignore_glob = ["data/cs1302i21a/*", "data/intropy/*", "data/starboard_nbgrader/*"]
+
+
 # The slow tier (pyproject.toml's "slow" marker; `pytest -m "not slow"` skips it): a slow
 # test carries @pytest.mark.slow on its own function, or its module's pytestmark. nbval's
 # items (one per cell of a course notebook) have no function to carry it, so they are marked
