@@ -170,20 +170,24 @@ def test_a_kernelspec_other_than_python3_with_the_courses_kernel_name(kinds):
     assert_ours_as_stock(kinds, "kernel")
 
 
-def test_a_kernelspec_that_is_not_installed_is_graded_by_neither(kinds, tmp_path):
+def test_a_kernelspec_that_is_not_installed_is_graded_in_python_with_a_note(kinds, tmp_path):
     """Without ``c.Execute.kernel_name``, stock ``nbgrader autograde`` cannot start the
     notebook's kernel: it exits 1 ("No such kernel named python3-custom") and leaves every
-    grade cell to manual grading, no score. Ours grades nothing either, and says why."""
+    grade cell to manual grading, no score. Ours grades the Python notebook in the sandbox's
+    Python kernel, as that setting would have nbgrader do, and says so: every cell as stock
+    scores it with the setting (the kind's own test, above)."""
     course = without_kernel_name(kinds.course, tmp_path / "no-kernel-name", ["kernel"])
     submitted, stock = stock_class(course, tmp_path, {"kernel": KINDS["kernel"]}, groups=1)
     run = stock.runs["kernel"]
     assert run.returncode == 1
     assert "No such kernel named python3-custom" in run.stdout + run.stderr
-    assert len(stock.cells) == 2 * len(STUDENTS)
     assert all(v == (None, True) for v in stock.cells.values()), stock.cells
     ours = ours_class(course, submitted, tmp_path / "ours", ["kernel"])
-    assert ours.done.returncode != 0 and "python3-custom" in ours.reason, ours.reason
-    assert not any(score for score, _ in ours.cells.values()), ours.cells
+    assert ours.done.returncode == 0, ours.reason
+    assert "names the kernel 'python3-custom', which is not installed here" in ours.done.stderr
+    with_setting = only(kinds.stock.cells, ("kernel",))
+    assert ours.cells == {k: v for k, v in with_setting.items() if k in ours.cells}
+    assert len(ours.cells) == len(with_setting)
 
 
 def test_a_test_relying_on_random_seeded_in_an_earlier_cell_is_scored_as_stock(kinds):
