@@ -11,9 +11,11 @@ test cells emptied, the test cells deleted. Each must score no more than the bla
 the trusted re-check decides every test whose verdict the instructor's solution lets it
 decide.
 
-Switching the re-check's rule off (cells the re-check cannot decide scored as the kernel ran
-them for every student, not only where the canary found so: ``KernelCells(instructor=True)``
-for every notebook) makes ``always-equal`` score full marks here.
+Switching the re-check's rule off (every student's notebook treated as the instructor's:
+``KernelCells(instructor=True)`` in ``SafeExecute._kernel_cells``, so a cell the re-check
+cannot decide, or fails where the kernel passes, is scored as the kernel ran it) makes this
+test fail: on the documentation course, always-equal, assert-remover, numpy-patched,
+tests-deleted and tests-emptied each score 1.5 over the blank release's 0.
 """
 
 from __future__ import annotations
