@@ -296,7 +296,9 @@ def grade_path(
             )
     with graded_course.lock(wait=options.wait):
         with faults_as_errors("releasing the assignments"):
-            notebooks = ensure_released(graded_course, sorted({a for a, _ in assigned}))
+            # what grading needs of a release: its notebooks and files, not the students'
+            # zips (``release`` writes those: 12 of the 20 s of this course's first release)
+            notebooks = ensure_released(graded_course, sorted({a for a, _ in assigned}), zips=False)
         if term.plan.contest:
             contest = _grade_contest(graded_course, term, notebooks, options)
             for key, (raw, flag) in contest.items():
@@ -392,7 +394,7 @@ def _grade_contest(
     scratch = course.Course(graded_course.root / "resubmissions", source=graded_course.source)
     assignments = sorted({a for a, _ in term.plan.contest})
     with faults_as_errors("releasing the assignments"):
-        ensure_released(scratch, assignments)
+        ensure_released(scratch, assignments, zips=False)
     tried: list[PreparedSubmission] = []
     again: set[str] = set()
     for (assignment, student), attempts in sorted(term.plan.contest.items()):
