@@ -38,7 +38,6 @@ from tests.autograder.fault_helpers import (
     ASSIGNMENT,
     SANDBOX_ARGS,
     SECOND,
-    MountNamespace,
     assert_complete,
     assert_ledger_holds_only_earned,
     assert_old_or_new,
@@ -61,18 +60,6 @@ AGAIN = "run the same command again; nothing graded is lost"
 @pytest.fixture
 def sample(tmp_path):
     return sample_class(tmp_path)
-
-
-@pytest.fixture
-def namespace():
-    try:
-        ns = MountNamespace()
-    except (RuntimeError, OSError, subprocess.CalledProcessError) as exc:
-        pytest.skip(f"no private mount namespace here: {exc}")
-    try:
-        yield ns
-    finally:
-        ns.close()
 
 
 @pytest.fixture
