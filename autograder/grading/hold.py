@@ -23,11 +23,10 @@ from __future__ import annotations
 import os
 import shutil
 import uuid
-import warnings
 from collections.abc import Iterable
 from pathlib import Path
 
-from autograder.course import Course
+from autograder.course import Course, autoflush_warnings_hidden
 
 __all__ = ["HELD_DIR", "discard", "make_held", "transfer", "verdict_marker"]
 
@@ -109,10 +108,7 @@ def transfer(held: Course, course: Course, assignment: str, student: str) -> Non
     whether it awaits manual grading (nbgrader's rule: a manual score the course already
     holds, or no automatic score), each comment's automatic text, each notebook's late
     penalty; then the graded notebooks and the feedback pages."""
-    with held.gradebook() as source, course.gradebook() as gb, warnings.catch_warnings():
-        # nbgrader's add_submission trips SQLAlchemy's autoflush warnings (harmless; the
-        # same happens inside `nbgrader autograde`)
-        warnings.simplefilter("ignore")
+    with held.gradebook() as source, course.gradebook() as gb, autoflush_warnings_hidden():
         done = source.find_submission(assignment, student)
         if done.timestamp is not None:
             submission = gb.update_or_create_submission(

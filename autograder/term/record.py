@@ -10,13 +10,12 @@ them, and grades.csv's ``score`` is then nbgrader's ``raw_score - late_submissio
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
-from autograder.course import Course, load_submissions
+from autograder.course import Course, autoflush_warnings_hidden, load_submissions
 from autograder.lms.grades import NO_SUBMISSION
 from autograder.models import RawSubmission, SubmissionKey, SubmissionResult
 from autograder.term.calendar import Calendar, Term
@@ -140,8 +139,7 @@ def _record(
     feedback pages show the old one)."""
     penalties: dict[SubmissionKey, float] = {}
     repriced: set[SubmissionKey] = set()
-    with course.gradebook() as gb, warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # autoflush warnings (as in course/gradebook.py)
+    with course.gradebook() as gb, autoflush_warnings_hidden():
         results = list(results)
         names = {r.assignment for r in results}
         for name in sorted(names):
