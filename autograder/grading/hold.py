@@ -107,7 +107,10 @@ def transfer(held: Course, course: Course, assignment: str, student: str) -> Non
     have written it there: the submission and its time, each grade's automatic score and
     whether it awaits manual grading (nbgrader's rule: a manual score the course already
     holds, or no automatic score), each comment's automatic text, each notebook's late
-    penalty; then the graded notebooks and the feedback pages."""
+    penalty as its feedback page shows it (the scratch course's: none; the term, the
+    penalty's one owner, records the course's after the run and has the page written again
+    where that differs, :mod:`autograder.feedback.stale`); then the graded notebooks and
+    the feedback pages."""
     with held.gradebook() as source, course.gradebook() as gb, autoflush_warnings_hidden():
         done = source.find_submission(assignment, student)
         if done.timestamp is not None:

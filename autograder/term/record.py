@@ -6,6 +6,10 @@ summary.md lists per assignment.
 
 Grading itself is untouched: the scores are nbgrader's; the penalty is recorded beside
 them, and grades.csv's ``score`` is then nbgrader's ``raw_score - late_submission_penalty``.
+This is the penalty's one owner: nbgrader's own step (``AssignLatePenalties``) is not in the
+grader's autograde list (:func:`autograder.grading.autograde_config`); a page the workers
+wrote before the penalty was recorded or changed is written again
+(:mod:`autograder.feedback.stale`).
 """
 
 from __future__ import annotations
