@@ -34,6 +34,7 @@ import psutil
 import pytest
 
 from autograder.grading import CANARY_PREFIX
+from course_common.assets import mathjax_available
 from tests.autograder.fault_helpers import (
     ASSIGNMENT,
     SANDBOX_ARGS,
@@ -224,6 +225,31 @@ def test_full_course_folder(sample, tmp_path, namespace, leave_kb):
     assert again.returncode == 0, again.stderr[-3000:]
     assert_complete(out, sample)
     assert_ledger_holds_only_earned(namespace.view(course), sample)
+
+
+@pytest.mark.slow
+def test_a_new_course_folder_on_a_full_disk(sample, tmp_path, namespace):
+    """A new --course on a disk too small for it: a 5 MiB tmpfs holds the gradebook, the
+    source and MathJax's two single files, and fills up while MathJax's folders are copied
+    into feedback/_mathjax/. One line "no space left on device releasing the assignments
+    (…): free space on it and run the same command again; nothing graded is lost", exit 1,
+    no traceback; with room (the tmpfs made larger) the same command grades the class.
+    Before, shutil.copytree's shutil.Error (every failed file listed as text, no errno) was
+    no fault the grader knew, and the run ended in a Python traceback."""
+    require(mathjax_available(), "MathJax is not installed (./run installs it: npm ci)")
+    course, out = tmp_path / "course", tmp_path / "out"
+    namespace.mount_tmpfs(course, 5 * 1024)
+    full = run_cli(*grade_args(sample, course, out), cwd=tmp_path, prefix=namespace.prefix)
+    assert full.returncode == 1, (full.stdout[-3000:], full.stderr[-3000:])
+    line = one_line_error(full.stderr)
+    assert re.search(r"error: no space left on device releasing the assignments \(\S*", line)
+    assert "feedback/_mathjax/" in line, line  # the file written, not node_modules' own
+    assert line.endswith(f": free space on it and {AGAIN}"), line
+    assert ledger_entries(namespace.view(course)) == []
+    namespace.resize(course, 64 * 1024)
+    again = run_cli(*grade_args(sample, course, out), cwd=tmp_path, prefix=namespace.prefix)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert_complete(out, sample)
 
 
 # --------------------------------------------------------------------------- SIGKILL
