@@ -361,11 +361,39 @@ def test_grader_killed_while_writing_outputs(sample, tmp_path):
     assert again.returncode == 0, again.stderr[-3000:]
     assert "ledger.jsonl has 1 unreadable line(s)" in again.stderr
     assert_complete(out, sample)
-    # the outputs are the new ones; a run killed between writing a file and renaming it left
-    # its hidden temporary file, nothing else
-    final = snapshot(out)
-    assert {n: c for n, c in final.items() if not Path(n).name.startswith(".")} == new
-    assert all(re.fullmatch(r"\..+\.tmp", Path(n).name) for n in final if n not in new)
+    # the outputs are the new ones; the hidden temporary files the killed runs left between
+    # writing a file and renaming it went with the last run (their writers have ended)
+    assert snapshot(out) == new
+
+
+@pytest.mark.slow
+def test_a_page_killed_before_its_rename_leaves_nothing_after_the_next_run(sample, tmp_path):
+    """SIGKILL at the rename that puts a feedback page in place (strace injects it into the
+    grader's main thread): the killed run leaves the page's hidden temporary file
+    (``.<page>.<pid>-<random>.tmp``) beside the old page; the next run of the same command
+    removes it, its writer having ended, and writes the class whole. Before, nothing ever
+    removed it: every run passed hidden files over in feedback/."""
+    strace = shutil.which("strace")
+    require(strace is not None, "strace is not installed (Debian: apt-get install strace)")
+    course, out = tmp_path / "course", tmp_path / "out"
+    args = grade_args(sample, course, out)
+    first = run_cli(*args, cwd=tmp_path)
+    assert first.returncode == 0, first.stderr[-3000:]
+    log = tmp_path / "strace.log"
+    traced = [strace, "-o", str(log), "-y", "-e", f"trace={_TRACED}"]
+    dry = run_cli(*args, cwd=tmp_path, prefix=traced)  # which rename puts a page in place
+    assert dry.returncode == 0, dry.stderr[-3000:]
+    renames = [c for c in _traced_calls(log, out) if c[0].startswith("rename")]
+    name, number, page = next(c for c in renames if c[2].startswith("feedback/"))
+    inject = ["-e", f"inject={name}:signal=SIGKILL:when={number}"]
+    killed = run_cli(*args, cwd=tmp_path, prefix=[*traced, *inject])
+    assert killed.returncode != 0, killed.stderr[-3000:]
+    left = [p for p in (out / "feedback").rglob(".*") if p.is_file()]
+    assert [p.parent / re.sub(r"^\.|\.[^.]+\.tmp$", "", p.name) for p in left] == [out / page], left
+    again = run_cli(*args, cwd=tmp_path)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert_complete(out, sample)
+    assert [p for p in out.rglob(".*") if p.is_file()] == []
 
 
 # --------------------------------------------------------------------------- the gradebook
