@@ -44,6 +44,11 @@ EXTRAS = {
 
 
 @cache
+def _distributions() -> dict[str, list[str]]:
+    return metadata.packages_distributions()
+
+
+@cache
 def _project() -> dict:
     with (ROOT / "pyproject.toml").open("rb") as fh:
         return tomllib.load(fh)["project"]
@@ -85,10 +90,16 @@ def _imports(tree: ast.AST) -> set[str]:
             found |= {alias.name.split(".")[0] for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             found.add(node.module.split(".")[0])
-        stack.extend(ast.iter_child_nodes(node))
+        # imports are statements: only statements (and the blocks that hold them) are read
+        stack.extend(
+            child
+            for child in ast.iter_child_nodes(node)
+            if isinstance(child, ast.stmt | ast.excepthandler | ast.match_case)
+        )
     return found
 
 
+@cache
 def third_party_imports(package: str) -> dict[str, set[str]]:
     """Import name -> the modules of ``package`` that import it, for every module that is
     neither the standard library's nor the project's own."""
@@ -104,7 +115,7 @@ def third_party_imports(package: str) -> dict[str, set[str]]:
 
 @pytest.mark.parametrize("extra", sorted(EXTRAS))
 def test_each_extra_names_what_its_packages_import(extra):
-    distributions = metadata.packages_distributions()
+    distributions = _distributions()
     names = declared(extra)
     missing: dict[str, list[str]] = {}
     for package in EXTRAS[extra][0]:
