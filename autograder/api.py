@@ -14,7 +14,7 @@ from pathlib import Path
 from autograder import DEMO_COURSE_DIR, DEMO_OUT_DIR, course, phases
 from autograder.faults import Fault, faults_as_errors
 from autograder.feedback import StaleFeedback
-from autograder.files import write_atomic
+from autograder.files import sweep_temp_files, write_atomic
 from autograder.grading import (
     Ledger,
     canary_student,
@@ -510,6 +510,7 @@ def grade_prepared_run(
         # old file or the new one, and the message names the one that failed
         with faults_as_errors(f"creating the output folder {out_dir.name}/"):
             out_dir.mkdir(parents=True, exist_ok=True)
+        sweep_temp_files(out_dir)  # of a run killed while it wrote an output (the pages': below)
         with faults_as_errors("writing results.json"), phases.phase(phases.REPORTS):
             write_results(results, out_dir / "results.json", list(unmatched), worth)
         with faults_as_errors("writing grades.csv"), phases.phase(phases.REPORTS):

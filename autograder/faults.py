@@ -96,6 +96,8 @@ _OS_FAULTS = {
     errno.EMFILE: ("too many open files", "raise the limit (ulimit -n)", False),
     errno.ENFILE: ("too many open files on this machine", "close some programs", False),
 }
+#: The faults of the disk written to (of a copy's two files, the destination's).
+_WRITING = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS})
 #: The database errors of a gradebook that cannot be used (not a notebook's doing):
 #: (module, class name) anywhere in the exception's class hierarchy.
 _DATABASE_FAULTS = {
@@ -135,7 +137,12 @@ def _classify_one(exc: BaseException) -> Fault | None:
         return Fault("the grading workers' pool broke", "see the logs in the course folder")
     if isinstance(exc, OSError) and exc.errno in _OS_FAULTS:
         what, advice, fatal = _OS_FAULTS[exc.errno]
-        where = shown_path(exc.filename) if isinstance(exc.filename, str) else ""
+        named = exc.filename
+        if exc.errno in _WRITING and isinstance(exc.filename2, str):
+            # of the two files of a copy, a rename or a link, the one written: its disk is
+            # the full (or read-only) one (shutil.copyfile names the source first)
+            named = exc.filename2
+        where = shown_path(named) if isinstance(named, str) else ""
         return Fault(what, advice, fatal, where)
     if kinds & _DATABASE_FAULTS:
         import sqlite3

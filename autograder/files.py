@@ -1,13 +1,15 @@
 """Files the grader writes whole or not at all, and the one digest of a folder's files.
 
 :func:`write_atomic` is the one way an output file (``grades.csv``, ``results.json``,
-``summary.md``, a feedback page, the course's ``nbgrader_config.py``) is written: into a
-temporary file beside it (``.<name>.<random>.tmp``, in the same folder, so on the same file
-system), flushed to disk, then renamed over the old one with ``os.replace``. Whatever stops
-the writer — a full disk, SIGKILL, a power cut — the file is the old one or the new one,
-never a torn mix; a failed write removes its temporary file (on a full disk it would hold
-the space the next attempt needs). A writer killed between the two steps leaves its hidden
-temporary file behind, nothing else.
+``summary.md``, a feedback page, an LMS's export, the course's ``nbgrader_config.py``) is
+written: into a temporary file beside it (``.<name>.<pid>-<random>.tmp``, in the same folder,
+so on the same file system; ``pid``: the writer's), flushed to disk, then renamed over the old
+one with ``os.replace``. Whatever stops the writer — a full disk, SIGKILL, a power cut — the
+file is the old one or the new one, never a torn mix; a failed write removes its temporary
+file (on a full disk it would hold the space the next attempt needs). A writer killed
+between the two steps leaves its hidden temporary file behind, nothing else, and
+:func:`sweep_temp_files` removes it once that writer no longer runs (the next run, where it
+writes the same outputs).
 
 :func:`append_line` is the ledger's append: one ``write`` of the whole line at the file's
 end, and on a failure (a full disk writes part of it) the file cut back to its old length,
@@ -39,6 +41,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import shutil
 import socket
 import stat
@@ -58,7 +61,9 @@ def write_atomic(path: str | os.PathLike, data: bytes | str, *, mode: int = 0o64
     exist. ``mode``: the new file's permissions."""
     path = Path(path)
     content = data.encode("utf-8") if isinstance(data, str) else bytes(data)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(
+        prefix=f".{path.name}.{os.getpid()}-", suffix=TEMP_SUFFIX, dir=path.parent
+    )
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(content)
@@ -72,6 +77,55 @@ def write_atomic(path: str | os.PathLike, data: bytes | str, *, mode: int = 0o64
         raise
     _sync_folder(path.parent)
     return path
+
+
+#: The end of :func:`write_atomic`'s temporary files' names.
+TEMP_SUFFIX = ".tmp"
+#: A temporary file of :func:`write_atomic`: ``.<name>.<pid>-<random>.tmp``.
+_TEMP_FILE = re.compile(r"\.(?P<name>.+)\.(?P<pid>[0-9]+)-[^./]+" + re.escape(TEMP_SUFFIX))
+
+
+def _writer_runs(pid: int, written: float) -> bool:
+    """Whether process *pid* runs and is the one that last wrote a file at *written* (the
+    epoch's seconds): it started before then (a process that took the pid later is not)."""
+    import psutil
+
+    try:
+        process = psutil.Process(pid)
+        if process.status() == psutil.STATUS_ZOMBIE:
+            return False
+        return process.create_time() <= written + _START_SLACK
+    except psutil.Error:
+        return False
+
+
+def sweep_temp_files(folder: str | os.PathLike, *, recursive: bool = False) -> list[Path]:
+    """Remove the temporary files :func:`write_atomic` left in *folder* (with *recursive*,
+    in its sub-folders too) whose writer no longer runs on this machine — a writer killed
+    between writing and renaming (SIGKILL, the OOM killer, a power cut) — and leave those of
+    a writer that runs (another run writing there now). The files removed."""
+    removed: list[Path] = []
+    root = Path(folder)
+    try:
+        paths = root.rglob(f".*{TEMP_SUFFIX}") if recursive else root.glob(f".*{TEMP_SUFFIX}")
+        candidates = sorted(paths)
+    except OSError:
+        return removed
+    for path in candidates:
+        match = _TEMP_FILE.fullmatch(path.name)
+        if match is None:
+            continue
+        try:
+            info = path.lstat()
+            if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid():
+                continue
+            if _writer_runs(int(match["pid"]), info.st_mtime):
+                continue
+            path.unlink()
+        except OSError:
+            continue  # gone already, or not ours to remove
+        removed.append(path)
+    return removed
 
 
 def append_line(path: str | os.PathLike, line: str) -> None:

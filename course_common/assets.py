@@ -12,7 +12,7 @@ from __future__ import annotations
 import filecmp
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 
 from course_common.paths import NODE_MODULES
@@ -81,16 +81,44 @@ def _unless_same(copy: Callable[[str, str], object]) -> Callable[[str, str], str
     return copy_changed
 
 
+def copy_tree(
+    src: Path,
+    dest: Path,
+    *,
+    copy: Callable[[str, str], object] = shutil.copy2,
+    ignore: Collection[str] = (),
+) -> Path:
+    """Copy the folder *src* into *dest* file by file with *copy* (default ``shutil.copy2``),
+    making *dest* and its folders (a folder already there is kept, a file replaced); a file
+    or folder named in *ignore* is left out. Returns *dest*.
+
+    ``shutil.copytree``, but its first failure is raised as it is: on a full disk the
+    ``OSError`` ENOSPC of the file written, which a caller can tell a failure of the
+    machine by (:mod:`autograder.faults`), where ``copytree`` goes on through every file
+    and raises one ``shutil.Error`` that lists each failure as text."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for root, folders, files in os.walk(src, followlinks=True):
+        folders[:] = sorted(name for name in folders if name not in ignore)
+        here = Path(root)
+        there = dest / here.relative_to(src)
+        there.mkdir(exist_ok=True)
+        for name in sorted(files):
+            if name not in ignore:
+                copy(str(here / name), str(there / name))
+    return dest
+
+
 def copy_mathjax(dest: Path, *, link: bool = False) -> Path:
     """Copy the MathJax files a page loads into *dest* (with *link*, hard links to
     ``node_modules/`` where the file system allows); files already there unchanged are
-    left alone; returns *dest*."""
+    left alone; returns *dest*. A failure (a full disk) is the ``OSError`` it is
+    (:func:`copy_tree`)."""
     src = mathjax_dir()
     dest.mkdir(parents=True, exist_ok=True)
     copy = _unless_same(_link_or_copy if link else shutil.copyfile)
     for part in _MATHJAX_PARTS:
         if (src / part).is_dir():
-            shutil.copytree(src / part, dest / part, dirs_exist_ok=True, copy_function=copy)
+            copy_tree(src / part, dest / part, copy=copy)
         else:
             copy(str(src / part), str(dest / part))
     return dest

@@ -46,6 +46,7 @@ from autograder.faults import first_fault, recording_exceptions
 from autograder.files import write_atomic
 from autograder.models import GraderFault, GradingError
 from autograder.source import RECORD_NAME, CourseSource, SourceError
+from course_common.assets import copy_tree
 
 if TYPE_CHECKING:
     from nbformat import NotebookNode
@@ -212,9 +213,8 @@ class Course(CourseGradebook):
             dest = self.source_dir(name)
             if dest.exists():
                 shutil.rmtree(dest)
-            shutil.copytree(
-                src, dest, ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__")
-            )
+            # file by file: a full disk is the OSError it is (one line, autograder.faults)
+            copy_tree(src, dest, ignore=(".ipynb_checkpoints", "__pycache__"))
         headers = self.root / HEADERS_DIR
         for trait, path in source.header_footer().items():
             if not path.is_file():

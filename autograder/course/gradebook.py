@@ -103,6 +103,20 @@ def totals_of(submission: SubmittedAssignment, hand: Collection[int]) -> Totals:
     return Totals(float(submission.score or 0.0), max_score, by_hand, pending_of(submission))
 
 
+@contextlib.contextmanager
+def autoflush_warnings_hidden() -> Iterator[None]:
+    """Within the block, SQLAlchemy's ``SAWarning`` is not shown: nbgrader's
+    ``add_submission`` (under ``update_or_create_submission``) trips its autoflush warnings
+    ("Object of type <SubmittedAssignment> not in session, add operation along ... will not
+    proceed"), harmless, and the same inside ``nbgrader autograde``. Every other warning
+    shows as usual."""
+    from sqlalchemy.exc import SAWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SAWarning)
+        yield
+
+
 def id_length_limit() -> int:
     """The longest student id nbgrader's gradebook stores (its id columns' length; SQLite
     ignores it, PostgreSQL refuses a longer one)."""
@@ -338,10 +352,7 @@ class CourseGradebook:
     def record_zero_scores(self, assignment: str, student: str) -> None:
         """A submission with no gradable notebook: every test scores 0, as nbgrader does for
         a missing notebook (its Autograde needs at least one notebook to run at all)."""
-        with self.gradebook() as gb, warnings.catch_warnings():
-            # nbgrader's add_submission trips SQLAlchemy's autoflush warnings (harmless; the
-            # same happens inside `nbgrader autograde`)
-            warnings.simplefilter("ignore")
+        with self.gradebook() as gb, autoflush_warnings_hidden():
             gb.update_or_create_student(student)
             submission = gb.update_or_create_submission(assignment, student)
             for notebook in submission.notebooks:

@@ -28,10 +28,21 @@ def autograde_config(course: Course, options: GradeOptions, *, prewarm: bool = F
       stream, however the kernel flushed it: before nbgrader's ``LimitOutput``, which counts
       lines per output); before ``SaveAutoGrades``,
       :class:`~.preprocessors.StderrToStdout` keeps the points of a passing test cell whose
-      code wrote warnings to stderr.
+      code wrote warnings to stderr; nbgrader's ``AssignLatePenalties`` leaves the list:
+      the late penalty has one owner, the term, which records it in the gradebook after
+      grading (:func:`autograder.term.settle`: course.toml's rules, its extensions and the
+      submission times, for the results of the ledger too). nbgrader's step would only
+      reset it to none on every notebook graded (its ``LateSubmissionPlugin`` sees neither
+      the course's calendar nor a notebook's maximum).
     """
     from nbgrader.converters import Autograde
-    from nbgrader.preprocessors import DeduplicateIds, Execute, OverwriteCells, SaveAutoGrades
+    from nbgrader.preprocessors import (
+        AssignLatePenalties,
+        DeduplicateIds,
+        Execute,
+        OverwriteCells,
+        SaveAutoGrades,
+    )
 
     from autograder.grading import preprocessors as pp
 
@@ -53,6 +64,7 @@ def autograde_config(course: Course, options: GradeOptions, *, prewarm: bool = F
     executes = next(i for i, step in enumerate(auto) if issubclass(step, Execute))
     auto.insert(executes + 1, pp.CoalesceStreams)
     auto.insert(auto.index(SaveAutoGrades), pp.StderrToStdout)
+    auto.remove(AssignLatePenalties)  # the term's (see above)
     config.Autograde.sanitize_preprocessors = sanitize
     config.Autograde.autograde_preprocessors = auto
     # Kernel shutdown is a large share of a notebook's grading time; nothing of the kernel's

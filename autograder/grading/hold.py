@@ -23,11 +23,10 @@ from __future__ import annotations
 import os
 import shutil
 import uuid
-import warnings
 from collections.abc import Iterable
 from pathlib import Path
 
-from autograder.course import Course
+from autograder.course import Course, autoflush_warnings_hidden
 
 __all__ = ["HELD_DIR", "discard", "make_held", "transfer", "verdict_marker"]
 
@@ -108,11 +107,11 @@ def transfer(held: Course, course: Course, assignment: str, student: str) -> Non
     have written it there: the submission and its time, each grade's automatic score and
     whether it awaits manual grading (nbgrader's rule: a manual score the course already
     holds, or no automatic score), each comment's automatic text, each notebook's late
-    penalty; then the graded notebooks and the feedback pages."""
-    with held.gradebook() as source, course.gradebook() as gb, warnings.catch_warnings():
-        # nbgrader's add_submission trips SQLAlchemy's autoflush warnings (harmless; the
-        # same happens inside `nbgrader autograde`)
-        warnings.simplefilter("ignore")
+    penalty as its feedback page shows it (the scratch course's: none; the term, the
+    penalty's one owner, records the course's after the run and has the page written again
+    where that differs, :mod:`autograder.feedback.stale`); then the graded notebooks and
+    the feedback pages."""
+    with held.gradebook() as source, course.gradebook() as gb, autoflush_warnings_hidden():
         done = source.find_submission(assignment, student)
         if done.timestamp is not None:
             submission = gb.update_or_create_submission(

@@ -25,7 +25,7 @@ from pathlib import Path, PurePosixPath
 from typing import TypeVar
 
 from autograder.intake.read import FileEntry, read_files
-from autograder.lms.base import LmsPlugin, lms_plugin, lms_plugins
+from autograder.lms.base import LmsPlugin, lms_intakes, lms_plugin
 from autograder.lms.times import read_timestamp
 from autograder.models import RawSubmission, SubmissionsError
 from autograder.options import IntakeLimits
@@ -87,7 +87,7 @@ def read_submissions(
                 )
         return grouped
     plugin = lms_plugin(layout)
-    if plugin is None:  # registered when known_layouts() was read, and taken out since
+    if plugin is None or not plugin.intakes():  # taken out since known_layouts() was read
         raise SubmissionsError(f"unknown layout {layout!r}")
     return _group_lms(files, plugin(), assignment)
 
@@ -98,7 +98,7 @@ def known_layouts() -> dict[str, str]:
     return {
         "auto": "detected",
         "nbgrader": "a folder or zip <student>/<assignment>/<notebook>.ipynb",
-        **{plugin.name: plugin.description for plugin in lms_plugins()},
+        **{plugin.name: plugin.description for plugin in lms_intakes()},
     }
 
 
@@ -130,7 +130,7 @@ def _strip_common_folder(files: Mapping[str, _V]) -> dict[str, _V] | None:
 
 
 def _layout_of(files: Mapping[str, object]) -> str | None:
-    for plugin in lms_plugins():
+    for plugin in lms_intakes():
         collector = plugin()
         if all(collector.matches(name) for name in files):
             return plugin.name
@@ -157,7 +157,7 @@ def detect_layout(files: Mapping[str, _V]) -> tuple[str, dict[str, _V]]:
             return layout, current
         current = stripped
     example = next(iter(files))
-    downloads = listing(plugin.description for plugin in lms_plugins())
+    downloads = listing(plugin.description for plugin in lms_intakes())
     raise SubmissionsError(
         "cannot tell the layout of the submissions (expected <student>/<assignment>/"
         f"<notebook>.ipynb, or an LMS's download: {downloads}); e.g. {example!r}"

@@ -18,6 +18,10 @@ Its shape is nbgrader's own: ``named_regexp`` and ``collect`` as nbgrader's
 export``'s). It is not their subclass: importing nbgrader takes seconds, and ``python -m
 autograder --help`` reads the registry for its choices.
 
+A plugin without a ``named_regexp`` is an LMS the grader only exports to: intake passes it
+over (:func:`lms_intakes`), as nbgrader's ``FileNameCollectorPlugin`` collects nothing
+without its regexp; one with neither intake nor export is refused.
+
 A plugin is a subclass of :class:`LmsPlugin` decorated with :func:`register`: the modules
 of :mod:`autograder.lms.plugins`, one per LMS, are imported when the registry is first
 read, so adding an LMS is adding a module there. The command line's choices (``--lms``,
@@ -114,9 +118,15 @@ class LmsPlugin(HasTraits):
 
     # ---------------------------------------------------------------- intake
 
+    @classmethod
+    def intakes(cls) -> bool:
+        """Whether the grader reads the LMS's downloads (it has a ``named_regexp``)."""
+        return bool(cls().named_regexp)
+
     def matches(self, name: str) -> bool:
-        """Whether a submitted file's name follows the LMS's pattern."""
-        return re.match(self.named_regexp, name) is not None
+        """Whether a submitted file's name follows the LMS's pattern (never, without one:
+        as nbgrader's ``FileNameCollectorPlugin`` collects nothing without its regexp)."""
+        return bool(self.named_regexp) and re.match(self.named_regexp, name) is not None
 
     def collect_all(self, names: Iterable[str]) -> dict[str, dict[str, str | None]] | None:
         """Each name's groups, by nbgrader's ``FileNameCollectorPlugin`` with this
@@ -199,7 +209,8 @@ def register(plugin: type[LmsPlugin]) -> type[LmsPlugin]:
     ------
     ValueError
         Its name is not a short lowercase word, is a layout's that is no LMS's (``auto``,
-        ``nbgrader``), or is another plugin's.
+        ``nbgrader``), or is another plugin's; or the plugin neither reads the LMS's
+        downloads (no ``named_regexp``) nor writes its import file (no ``export``).
     """
     name = plugin.name
     if not _NAME.fullmatch(name) or name in RESERVED_NAMES:
@@ -207,6 +218,11 @@ def register(plugin: type[LmsPlugin]) -> type[LmsPlugin]:
     other = _REGISTRY.get(name)
     if other is not None and other is not plugin:
         raise ValueError(f"two LMS plugins named {name!r}: {other.__name__}, {plugin.__name__}")
+    if not (plugin.intakes() or plugin.exports()):
+        raise ValueError(
+            f"the LMS plugin {name!r} ({plugin.__name__}) has neither a named_regexp (intake) "
+            "nor an export"
+        )
     _REGISTRY[name] = plugin
     return plugin
 
@@ -230,6 +246,13 @@ def lms_plugins() -> list[type[LmsPlugin]]:
     """The registered LMS plugins, in the order layouts are told apart."""
     _discover()
     return sorted(_REGISTRY.values(), key=lambda p: (p.order, p.name))
+
+
+def lms_intakes() -> list[type[LmsPlugin]]:
+    """The plugins whose LMS's downloads are read (``grade --lms``'s choices, the layouts
+    told apart), in the order layouts are told apart: a plugin without a ``named_regexp``
+    (an LMS the grader only exports to) is none of them."""
+    return [p for p in lms_plugins() if p.intakes()]
 
 
 def lms_exporters() -> list[type[LmsPlugin]]:

@@ -6,11 +6,14 @@ was written and who was left out (printed by ``python -m autograder export``).""
 from __future__ import annotations
 
 import csv
+import io
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from autograder.faults import faults_as_errors, shown_path
+from autograder.files import write_atomic
 from autograder.models import TermError
 from autograder.text import listing
 
@@ -119,10 +122,13 @@ def listed(names: Iterable[str]) -> str:
 
 
 def write_csv(dest: str | Path, rows: Iterable[Sequence[str]]) -> None:
-    """Write ``rows`` as a UTF-8, comma-separated CSV file, atomically."""
+    """Write ``rows`` as a UTF-8, comma-separated CSV file, whole or not at all
+    (:func:`autograder.files.write_atomic`, as every output of the grader). A failure of the
+    machine (a full disk) is a :class:`~autograder.models.GraderFault` that names the file
+    (one line on the command line); the old file stays as it was."""
     dest = Path(dest)
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dest.with_name(dest.name + ".tmp")
-    with tmp.open("w", newline="", encoding="utf-8") as fh:
-        csv.writer(fh).writerows(rows)
-    tmp.replace(dest)
+    buffer = io.StringIO(newline="")
+    csv.writer(buffer).writerows(rows)
+    with faults_as_errors(f"writing {shown_path(dest)}"):
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(dest, buffer.getvalue())

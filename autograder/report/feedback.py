@@ -23,7 +23,7 @@ from pathlib import Path, PurePosixPath
 from urllib.parse import unquote, urlsplit
 
 from autograder.course import Course
-from autograder.files import write_atomic
+from autograder.files import sweep_temp_files, write_atomic
 from autograder.models import SubmissionResult
 from course_common.assets import FEEDBACK_MATHJAX, copy_mathjax, mathjax_available
 
@@ -199,7 +199,8 @@ def copy_feedback(
 
     Each file is the old one or the new one, never a torn one
     (:func:`autograder.files.write_atomic`); a page or file of an earlier run that this run
-    has none of is removed once the new ones are in place."""
+    has none of is removed once the new ones are in place, and so is the temporary file of
+    a run killed while it wrote a page."""
     count = 0
     releases: dict[str, Path] = {}
     for result in results:
@@ -241,7 +242,10 @@ def copy_feedback(
 
 def _remove_others(dest: Path, kept: set[str]) -> None:
     """Remove the files under ``dest`` (a submission's folder of pages) whose path in it is
-    not ``kept`` (but for hidden ones), then the folders left empty."""
+    not ``kept`` (but for hidden ones), and the temporary files of a writer killed while
+    it wrote a page there (:func:`autograder.files.sweep_temp_files`: hidden, named as
+    ``write_atomic`` names them, their writer ended), then the folders left empty."""
+    sweep_temp_files(dest, recursive=True)
     for path in sorted(dest.rglob("*"), key=lambda p: len(p.parts), reverse=True):
         name = path.relative_to(dest).as_posix()
         if path.is_symlink() or path.is_file():

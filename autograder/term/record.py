@@ -6,17 +6,20 @@ summary.md lists per assignment.
 
 Grading itself is untouched: the scores are nbgrader's; the penalty is recorded beside
 them, and grades.csv's ``score`` is then nbgrader's ``raw_score - late_submission_penalty``.
+This is the penalty's one owner: nbgrader's own step (``AssignLatePenalties``) is not in the
+grader's autograde list (:func:`autograder.grading.autograde_config`); a page the workers
+wrote before the penalty was recorded or changed is written again
+(:mod:`autograder.feedback.stale`).
 """
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
-from autograder.course import Course, load_submissions
+from autograder.course import Course, autoflush_warnings_hidden, load_submissions
 from autograder.lms.grades import NO_SUBMISSION
 from autograder.models import RawSubmission, SubmissionKey, SubmissionResult
 from autograder.term.calendar import Calendar, Term
@@ -140,8 +143,7 @@ def _record(
     feedback pages show the old one)."""
     penalties: dict[SubmissionKey, float] = {}
     repriced: set[SubmissionKey] = set()
-    with course.gradebook() as gb, warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # autoflush warnings (as in course/gradebook.py)
+    with course.gradebook() as gb, autoflush_warnings_hidden():
         results = list(results)
         names = {r.assignment for r in results}
         for name in sorted(names):

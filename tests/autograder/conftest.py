@@ -1,9 +1,11 @@
 """A blank gradebook made once per session (nbgrader runs alembic for each new gradebook,
-which is slow) and copied into the course folders of the tests that need one."""
+which is slow) and copied into the course folders of the tests that need one; a private
+mount namespace for the tests that fill a small disk."""
 
 from __future__ import annotations
 
 import shutil
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -31,3 +33,19 @@ def new_course(blank_gradebook) -> Callable[[Path], Course]:
         return Course(folder)
 
     return make
+
+
+@pytest.fixture
+def namespace():
+    """A private mount namespace for small disks (:class:`~tests.autograder.fault_helpers.
+    MountNamespace`), gone with the test; skipped where none can be made."""
+    from tests.autograder.fault_helpers import MountNamespace  # imports the grader's samples
+
+    try:
+        ns = MountNamespace()
+    except (RuntimeError, OSError, subprocess.CalledProcessError) as exc:
+        pytest.skip(f"no private mount namespace here: {exc}")
+    try:
+        yield ns
+    finally:
+        ns.close()

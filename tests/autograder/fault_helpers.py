@@ -287,6 +287,12 @@ class MountNamespace:
             check=True,
         )
 
+    def resize(self, path: Path, size_kb: int) -> None:
+        """Give the tmpfs mounted at ``path`` another size (its files stay)."""
+        subprocess.run(
+            [*self.prefix, "mount", "-o", f"remount,size={size_kb}k", str(path)], check=True
+        )
+
     def view(self, path: Path) -> Path:
         """``path`` as this namespace sees it (for reading and writing from outside)."""
         return Path(f"/proc/{self.process.pid}/root{Path(path).resolve()}")

@@ -34,11 +34,11 @@ import psutil
 import pytest
 
 from autograder.grading import CANARY_PREFIX
+from course_common.assets import mathjax_available
 from tests.autograder.fault_helpers import (
     ASSIGNMENT,
     SANDBOX_ARGS,
     SECOND,
-    MountNamespace,
     assert_complete,
     assert_ledger_holds_only_earned,
     assert_old_or_new,
@@ -61,18 +61,6 @@ AGAIN = "run the same command again; nothing graded is lost"
 @pytest.fixture
 def sample(tmp_path):
     return sample_class(tmp_path)
-
-
-@pytest.fixture
-def namespace():
-    try:
-        ns = MountNamespace()
-    except (RuntimeError, OSError, subprocess.CalledProcessError) as exc:
-        pytest.skip(f"no private mount namespace here: {exc}")
-    try:
-        yield ns
-    finally:
-        ns.close()
 
 
 @pytest.fixture
@@ -239,6 +227,31 @@ def test_full_course_folder(sample, tmp_path, namespace, leave_kb):
     assert_ledger_holds_only_earned(namespace.view(course), sample)
 
 
+@pytest.mark.slow
+def test_a_new_course_folder_on_a_full_disk(sample, tmp_path, namespace):
+    """A new --course on a disk too small for it: a 5 MiB tmpfs holds the gradebook, the
+    source and MathJax's two single files, and fills up while MathJax's folders are copied
+    into feedback/_mathjax/. One line "no space left on device releasing the assignments
+    (…): free space on it and run the same command again; nothing graded is lost", exit 1,
+    no traceback; with room (the tmpfs made larger) the same command grades the class.
+    Before, shutil.copytree's shutil.Error (every failed file listed as text, no errno) was
+    no fault the grader knew, and the run ended in a Python traceback."""
+    require(mathjax_available(), "MathJax is not installed (./run installs it: npm ci)")
+    course, out = tmp_path / "course", tmp_path / "out"
+    namespace.mount_tmpfs(course, 5 * 1024)
+    full = run_cli(*grade_args(sample, course, out), cwd=tmp_path, prefix=namespace.prefix)
+    assert full.returncode == 1, (full.stdout[-3000:], full.stderr[-3000:])
+    line = one_line_error(full.stderr)
+    assert re.search(r"error: no space left on device releasing the assignments \(\S*", line)
+    assert "feedback/_mathjax/" in line, line  # the file written, not node_modules' own
+    assert line.endswith(f": free space on it and {AGAIN}"), line
+    assert ledger_entries(namespace.view(course)) == []
+    namespace.resize(course, 64 * 1024)
+    again = run_cli(*grade_args(sample, course, out), cwd=tmp_path, prefix=namespace.prefix)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert_complete(out, sample)
+
+
 # --------------------------------------------------------------------------- SIGKILL
 
 
@@ -348,11 +361,39 @@ def test_grader_killed_while_writing_outputs(sample, tmp_path):
     assert again.returncode == 0, again.stderr[-3000:]
     assert "ledger.jsonl has 1 unreadable line(s)" in again.stderr
     assert_complete(out, sample)
-    # the outputs are the new ones; a run killed between writing a file and renaming it left
-    # its hidden temporary file, nothing else
-    final = snapshot(out)
-    assert {n: c for n, c in final.items() if not Path(n).name.startswith(".")} == new
-    assert all(re.fullmatch(r"\..+\.tmp", Path(n).name) for n in final if n not in new)
+    # the outputs are the new ones; the hidden temporary files the killed runs left between
+    # writing a file and renaming it went with the last run (their writers have ended)
+    assert snapshot(out) == new
+
+
+@pytest.mark.slow
+def test_a_page_killed_before_its_rename_leaves_nothing_after_the_next_run(sample, tmp_path):
+    """SIGKILL at the rename that puts a feedback page in place (strace injects it into the
+    grader's main thread): the killed run leaves the page's hidden temporary file
+    (``.<page>.<pid>-<random>.tmp``) beside the old page; the next run of the same command
+    removes it, its writer having ended, and writes the class whole. Before, nothing ever
+    removed it: every run passed hidden files over in feedback/."""
+    strace = shutil.which("strace")
+    require(strace is not None, "strace is not installed (Debian: apt-get install strace)")
+    course, out = tmp_path / "course", tmp_path / "out"
+    args = grade_args(sample, course, out)
+    first = run_cli(*args, cwd=tmp_path)
+    assert first.returncode == 0, first.stderr[-3000:]
+    log = tmp_path / "strace.log"
+    traced = [strace, "-o", str(log), "-y", "-e", f"trace={_TRACED}"]
+    dry = run_cli(*args, cwd=tmp_path, prefix=traced)  # which rename puts a page in place
+    assert dry.returncode == 0, dry.stderr[-3000:]
+    renames = [c for c in _traced_calls(log, out) if c[0].startswith("rename")]
+    name, number, page = next(c for c in renames if c[2].startswith("feedback/"))
+    inject = ["-e", f"inject={name}:signal=SIGKILL:when={number}"]
+    killed = run_cli(*args, cwd=tmp_path, prefix=[*traced, *inject])
+    assert killed.returncode != 0, killed.stderr[-3000:]
+    left = [p for p in (out / "feedback").rglob(".*") if p.is_file()]
+    assert [p.parent / re.sub(r"^\.|\.[^.]+\.tmp$", "", p.name) for p in left] == [out / page], left
+    again = run_cli(*args, cwd=tmp_path)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert_complete(out, sample)
+    assert [p for p in out.rglob(".*") if p.is_file()] == []
 
 
 # --------------------------------------------------------------------------- the gradebook

@@ -58,6 +58,12 @@ def test_machine_faults(tmp_path):
     full = classify(OSError(errno.ENOSPC, "No space left on device", str(tmp_path / "x")))
     assert full.what == "no space left on device" and full.fatal
     assert classify(OSError(errno.EDQUOT, "Disk quota exceeded")).what == full.what
+    # a copy onto a full disk (shutil.copyfile's: the source, then the file written) names
+    # the file written; an input/output error, the first
+    copied = OSError(errno.ENOSPC, "No space left on device", "/src/a.js", None, "/dst/a.js")
+    assert classify(copied).where == "/dst/a.js"
+    read = OSError(errno.EIO, "Input/output error", "/src/a.js", None, "/dst/a.js")
+    assert classify(read).where == "/src/a.js"
     assert classify(OSError(errno.EIO, "I/O error")).fatal
     locked = classify(_locked(tmp_path))
     assert locked.what.startswith("the gradebook is locked by another program") and locked.fatal

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -25,6 +26,7 @@ from autograder.files import (
     owned_tempdir,
     owner_runs,
     sweep_orphans,
+    sweep_temp_files,
     write_atomic,
 )
 
@@ -180,6 +182,45 @@ def test_folder_digest_follows_names_and_bytes_and_skips_caches(tmp_path):
     assert changed != before
     (tmp_path / "pkg" / "a.py").rename(tmp_path / "pkg" / "b.py")
     assert folder_digest(tmp_path / "pkg") not in (before, changed)
+
+
+_KILLED_BEFORE_ITS_RENAME = """
+import os, signal, sys
+from autograder import files
+os.replace = lambda *args: os.kill(os.getpid(), signal.SIGKILL)  # killed before the rename
+files.write_atomic(sys.argv[1], b"new")
+"""
+
+
+def test_the_temporary_file_of_a_killed_writer_goes_with_the_next_sweep(tmp_path):
+    """A writer killed between writing its temporary file and renaming it leaves that file
+    (hidden, named ``.<name>.<pid>-<random>.tmp``); the sweep removes it once the writer has
+    ended, and leaves those of a writer that runs, the files, and hidden files of other
+    names. A pid another process took since the file was written is not its writer."""
+    (tmp_path / "page").mkdir()
+    target = tmp_path / "page" / "01_x.html"
+    target.write_bytes(b"old")
+    killed = subprocess.run([sys.executable, "-c", _KILLED_BEFORE_ITS_RENAME, str(target)])
+    assert killed.returncode == -signal.SIGKILL
+    [left] = [p for p in (tmp_path / "page").iterdir() if p.name != target.name]
+    assert re.fullmatch(r"\.01_x\.html\.[0-9]+-\w+\.tmp", left.name), left.name
+    assert left.read_bytes() == b"new"
+    # this process's own, being written: it runs, it stays
+    fd, own = tempfile.mkstemp(prefix=f".grades.csv.{os.getpid()}-", suffix=".tmp", dir=tmp_path)
+    os.close(fd)
+    # written by another process that had this process's pid before it started
+    fd, reused = tempfile.mkstemp(prefix=f".summary.md.{os.getpid()}-", suffix=".tmp", dir=tmp_path)
+    os.close(fd)
+    before = psutil.Process().create_time() - 60
+    os.utime(reused, (before, before))
+    for other in (".hidden.tmp", ".x.tmp", "x.1-ab.tmp", ".ledger.jsonl"):
+        (tmp_path / other).write_bytes(b"")
+    assert sweep_temp_files(tmp_path) == [Path(reused)]  # the folder alone
+    assert sweep_temp_files(tmp_path, recursive=True) == [left]
+    assert target.read_bytes() == b"old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [".hidden.tmp", ".x.tmp", "x.1-ab.tmp", ".ledger.jsonl", "page", Path(own).name]
+    )
 
 
 # ------------------------------------------------------------------ owned temporary folders

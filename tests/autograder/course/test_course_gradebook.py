@@ -154,3 +154,35 @@ def test_the_gradebook_gets_the_indexes_its_scores_look_up(tmp_path):
         engine.dispose()
     for name, (table, column) in GRADEBOOK_INDEXES.items():
         assert found[name] == (table, [column])
+
+
+def test_a_missing_notebooks_zeros_hide_sqlalchemys_autoflush_warnings_and_no_other(
+    tmp_path, new_course, monkeypatch
+):
+    """record_zero_scores hides the SAWarnings nbgrader's add_submission trips, and only
+    those: a warning of another kind raised in its block shows (issue 45: the block
+    ignored every warning)."""
+    import warnings
+
+    from nbgrader.api import Gradebook
+
+    course = new_course(tmp_path / "course")
+    with course.gradebook() as gb:
+        gb.add_assignment("A")
+        gb.add_notebook("n1", "A")
+        gb.add_grade_cell("t1", "n1", "A", max_score=3.0, cell_type="code")
+    original = Gradebook.update_or_create_student
+
+    def warns(self, *args, **kwargs):
+        warnings.warn("another kind of warning", UserWarning, stacklevel=2)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Gradebook, "update_or_create_student", warns)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        course.record_zero_scores("A", "ann")
+    # add_submission's SAWarnings (seen without the filter) are hidden, the other is not
+    assert [(w.category, str(w.message)) for w in seen] == [
+        (UserWarning, "another kind of warning")
+    ]
+    assert course.read_scores("A", ["ann"]) == {"ann": {"t1": (0.0, 3.0)}}

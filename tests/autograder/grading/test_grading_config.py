@@ -86,6 +86,29 @@ def test_autograde_runs_everything_it_lists(tmp_path, sandbox, prewarm):
     assert off.isdisjoint(stock_on), off
 
 
+@pytest.mark.parametrize(("sandbox", "prewarm"), [(True, True), (False, True), (False, False)])
+def test_the_late_penalty_is_left_to_the_term(tmp_path, sandbox, prewarm):
+    """Issue 45: nbgrader's AssignLatePenalties ran in the grader's autograde list, setting
+    every graded notebook's late penalty to none (its LateSubmissionPlugin's "none"), and the
+    term wrote it again after the run: two owners of one column. Now nbgrader's step is not
+    in the list; the term (autograder.term.settle) alone writes the penalty. Every other
+    step of nbgrader's autograde list is still there, in its order."""
+    from nbgrader.converters import Autograde
+    from nbgrader.preprocessors import AssignLatePenalties, Execute
+
+    config = autograde_config(Course(tmp_path), GradeOptions(sandbox=sandbox), prewarm=prewarm)
+    assert not [p for p in _autograde_steps(config) if isinstance(p, AssignLatePenalties)]
+    stock = [
+        step
+        for step in Autograde.class_traits()["autograde_preprocessors"].default()
+        if step is not AssignLatePenalties
+    ]
+    listed = list(config.Autograde.autograde_preprocessors)
+    found = [next(t for t in listed if issubclass(t, step)) for step in stock]
+    assert [listed.index(t) for t in found] == sorted(listed.index(t) for t in found)
+    assert issubclass(found[stock.index(Execute)], Execute)
+
+
 def test_feedback_runs_everything_it_lists(tmp_path):
     steps = _feedback_steps(feedback_config(Course(tmp_path)))
     assert [p for p in steps if not p.enabled] == []

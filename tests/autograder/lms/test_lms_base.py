@@ -29,6 +29,7 @@ from autograder.lms import (
     LmsPlugin,
     SubmissionTimes,
     lms_exporters,
+    lms_intakes,
     lms_plugins,
     parse_time,
     points,
@@ -196,6 +197,63 @@ def test_without_the_plugin_no_layer_knows_the_lms(graded, tmp_path, capsys):
         main(["export", "fakelms", "--course", str(graded.root)])
     assert exited.value.code == 2
     assert "invalid choice: 'fakelms'" in capsys.readouterr().err
+
+
+class ExportOnlyLms(LmsPlugin):
+    """An LMS the grader only exports to: no ``named_regexp``, its downloads never read."""
+
+    name = "exportonly"
+    title = "ExportOnly"
+    description = "ExportOnly's (never read)"
+
+    def export(self, gradebook) -> ExportReport:
+        dest = self.to or self.default_to()
+        write_csv(dest, [["user"], *([s] for s in self.student)])
+        return ExportReport(dest=dest, rows=len(self.student))
+
+
+@pytest.fixture
+def export_only():
+    register(ExportOnlyLms)
+    yield ExportOnlyLms
+    unregister(ExportOnlyLms.name)
+
+
+def test_an_lms_without_intake_is_no_layout_of_grade(export_only, graded, tmp_path, capsys):
+    """Issue 45: an LMS plugin without a ``named_regexp`` matched every file name (an empty
+    pattern matches anything), so, tried before nbgrader's layout (the default order 100),
+    it took every folder for its download and ``grade FOLDER`` failed with "file names do
+    not follow the exportonly pattern". Now it is passed over, as nbgrader's
+    FileNameCollectorPlugin collects nothing without its regexp: intake reads nbgrader's
+    layout, ``grade --lms`` does not offer it, and ``export`` does."""
+    folder = tmp_path / "submitted"
+    notebook = folder / "alice" / A1 / f"{A1}.ipynb"
+    notebook.parent.mkdir(parents=True)
+    notebook.write_bytes(b"{}")
+    # through the command line: intake reads the folder, and the run stops right after it
+    # (--student names no one of the class: before anything is written)
+    args = ["grade", str(folder), "--course", str(tmp_path / "grading"), "--unsandboxed"]
+    status = main([*args, "--out", str(tmp_path / "out"), "--regrade", "--student", "nobody"])
+    err = capsys.readouterr().err
+    assert status == 2, err
+    assert "--student nobody: no submission of that student in" in err, err
+    assert not (tmp_path / "out").exists()
+    assert not export_only().matches(f"{A1}.ipynb")
+    assert [r.student for r in read_submissions(folder)] == ["alice"]
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["grade", str(folder), "--lms", "exportonly"])
+    capsys.readouterr()
+    assert export_only in lms_exporters() and export_only not in lms_intakes()
+    dest = tmp_path / "exported.csv"
+    assert main(["export", "exportonly", "--course", str(graded.root), "--out", str(dest)]) == 0
+    assert dest.read_text().splitlines() == ["user", "101"]
+
+
+def test_a_plugin_of_neither_intake_nor_export_is_refused():
+    idle = type("Idle", (LmsPlugin,), {"name": "idle"})
+    with pytest.raises(ValueError, match=r"neither a named_regexp \(intake\) nor an export"):
+        register(idle)
+    assert "idle" not in {p.name for p in lms_plugins()}
 
 
 @pytest.mark.parametrize("name", ["auto", "nbgrader", "Fake LMS", "", "x" * 40])

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 import warnings
 
 import pytest
@@ -15,6 +16,7 @@ from autograder.grading import CANARY_PREFIX
 from autograder.lms.plugins.canvas import read_canvas_gradebook
 from autograder.models import TermError
 from autograder.term import export_to_lms
+from tests.autograder.fault_helpers import one_line_error, run_cli
 from tests.autograder.term.lms_importers import (
     ImportRejected,
     canvas_import,
@@ -254,6 +256,39 @@ def test_export_through_the_command_line(graded, tmp_path, capsys, monkeypatch):
     assert status == 2 and "no course folder" in capsys.readouterr().err
     status = main(["export", "canvas", "--course", str(graded.root), "--assignment", "07_x"])
     assert status == 2 and "07_x has not been graded" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lms", ["canvas", "moodle"])
+def test_an_export_on_a_full_disk_keeps_the_old_file(graded, tmp_path, namespace, lms):
+    """``export`` writes its file as every output is written (autograder.files.write_atomic):
+    on a full disk (a small tmpfs in a private mount namespace, filled) the command ends in
+    one line saying so, exit 1, the old file as it was and no temporary file beside it.
+    Before, the export wrote a fixed-name ``<file>.tmp`` without flushing it to disk, and a
+    full disk ended in a Python traceback with that temporary file left behind."""
+    out = tmp_path / "out"
+    namespace.mount_tmpfs(out, 256)
+    seen = namespace.view(out)
+    dest = out / f"{lms}-grades.csv"
+    (seen / dest.name).write_bytes(b"the old export\r\n")
+    ballast = namespace.fill(out, 0)
+    full = run_cli(
+        "export", lms, "--course", graded.root, "--out", dest, cwd=tmp_path, prefix=namespace.prefix
+    )
+    assert full.returncode == 1, full.stderr[-3000:]
+    line = one_line_error(full.stderr)
+    # (nsenter starts it in the namespace's root folder: the path is shown from there)
+    assert re.search(rf"error: no space left on device writing \S*out/{dest.name}: free ", line)
+    assert (seen / dest.name).read_bytes() == b"the old export\r\n"
+    assert sorted(p.name for p in seen.iterdir()) == sorted([dest.name, ballast.name])
+    ballast.unlink()
+    again = run_cli(
+        "export", lms, "--course", graded.root, "--out", dest, cwd=tmp_path, prefix=namespace.prefix
+    )
+    assert again.returncode == 0, again.stderr[-3000:]
+    export_to_lms(lms, graded, dest=tmp_path / "expected.csv")
+    assert (seen / dest.name).read_bytes() == (tmp_path / "expected.csv").read_bytes()
+    assert sorted(p.name for p in seen.iterdir()) == [dest.name]
 
 
 @pytest.fixture(scope="module")

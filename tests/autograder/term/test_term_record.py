@@ -263,3 +263,46 @@ def test_the_late_pages_notes_are_recorded_and_their_pages_marked(run):
     assert {(A, "extended")} <= set().union(*marked)
     notes = LateNotes(course.root / LATE_NOTES_FILE).read()
     assert notes[(A, "extended")].late_by == "1 day 11 h 2 min"  # late now, without it
+
+
+def test_recording_hides_sqlalchemys_autoflush_warnings_and_no_other(
+    tmp_path, new_course, monkeypatch
+):
+    """The term's record hides SQLAlchemy's SAWarning (nbgrader's autoflush warnings), and
+    only that: a warning of another kind raised while it writes the gradebook shows (issue
+    45: the block ignored every warning)."""
+    from nbgrader.api import Gradebook
+    from sqlalchemy.exc import SAWarning
+
+    course = new_course(tmp_path / "course")
+    with course.gradebook() as gb, warnings.catch_warnings():
+        warnings.simplefilter("ignore", SAWarning)
+        gb.add_assignment(A)
+        gb.add_notebook(A, A)
+        gb.add_grade_cell("test", A, A, max_score=10.0, cell_type="code")
+        gb.add_student("late")
+        gb.add_submission(A, "late")
+        gb.find_grade("test", A, A, "late").auto_score = 6.0
+        gb.db.commit()
+    original = Gradebook.update_or_create_assignment
+
+    def warns(self, *args, **kwargs):
+        warnings.warn("nbgrader's autoflush", SAWarning, stacklevel=2)
+        warnings.warn("another kind of warning", UserWarning, stacklevel=2)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Gradebook, "update_or_create_assignment", warns)
+    at = HANDED_IN["late"][1]
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        settle(
+            course,
+            parse_calendar(CALENDAR, [A]),
+            [SubmissionResult("late", A, scores={"test": (6.0, 10.0)})],
+            {(A, "late"): RawSubmission("late", A, submitted_at=at)},
+        )
+    assert [(w.category, str(w.message)) for w in seen] == [
+        (UserWarning, "another kind of warning")
+    ]
+    with course.gradebook() as gb:
+        assert gb.find_submission(A, "late").late_submission_penalty == pytest.approx(1.2)
